@@ -1,0 +1,20 @@
+# Sourced by every script: where the cached tools live and which Node runs the project.
+# Tools are cached outside the repository so a fresh clone reuses them.
+ROOT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/activation-sys"
+NODE_VERSION="24.21.0"
+NODE_HOME="$CACHE_DIR/node/v$NODE_VERSION"
+TEMPORAL_CLI_VERSION="v1.5.1"
+TEMPORAL_CLI="$CACHE_DIR/temporal-cli/$TEMPORAL_CLI_VERSION/temporal"
+TEMPORAL_TEST_SERVER_VERSION="1.38.0"
+TEMPORAL_TEST_SERVER_DIR="$CACHE_DIR/temporal-test-server/$TEMPORAL_TEST_SERVER_VERSION"
+export ROOT_DIR CACHE_DIR TEMPORAL_CLI TEMPORAL_TEST_SERVER_DIR
+export TEMPORAL_CLI_PATH="${TEMPORAL_CLI_PATH:-$TEMPORAL_CLI}"
+export TEMPORAL_TEST_SERVER_PATH="${TEMPORAL_TEST_SERVER_PATH:-$ROOT_DIR/scripts/temporal-test-server.sh}"
+
+# The machine's Node may be older than 24: prefer the cached Node 24 when present.
+machine_node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ -x "$NODE_HOME/bin/node" ]; then
+  export PATH="$NODE_HOME/bin:$PATH"
+fi
+log() { printf '\033[1m[activation-sys]\033[0m %s\n' "$*" >&2; }

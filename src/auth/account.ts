@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { REQUIRED_CONSENT_TYPES, User, type ClientType, type UserRow } from '../entities';
+import { AppError, validationError } from '../http/errors';
+import type { PersonalDataCipher } from '../lib/crypto';
+import type { OtpService } from './otp';
+import type { IssuedSession, Principal, SessionService } from './sessions';
+import { findUserByIdentifier, profileView, sessionView, signInView, type Identifiers } from './users';
+
+export interface AccountDeps {
+  orm: MikroORM;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  otp: OtpService;
+  sessions: SessionService;
+}
+
+export interface ConsentInput {
+  type: string;
+  version: string;
+}
+
+/** Sign-up, sign-in by OTP, consents and the profile. */
+export function createAccountService(deps: AccountDeps) {
+  const { orm, cipher, clock, otp, sessions } = deps;
+
+  async function register(input: Identifiers & { name: string; consents: ConsentInput[] }): Promise<{ userId: string }> {
+    const userId = randomUUID();
+    const issued = await orm.em.fork().transactional(async (em) => {
+      if (input.phone && (await findUserByIdentifier(em, cipher, { phone: input.phone }))) throw new AppError('AUTH_PHONE_EXISTS');
+      if (input.email && (await findUserByIdentifier(em, cipher, { email: input.email }))) throw new AppError('AUTH_EMAIL_EXISTS');
+      await otp.countRequest(em, [input.phone, input.email]);
+      const now = clock();
+      em.create(User, {
+        id: userId,
+        name: input.name,
+        phoneEncrypted: input.phone ? cipher.encrypt(input.phone) : null,
+        phoneHash: input.phone ? cipher.lookupHash(input.phone) : null,
+        emailEncrypted: input.email ? cipher.encrypt(input.email) : null,
+        emailHash: input.email ? cipher.lookupHash(input.email) : null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await em.flush().catch(rethrowDuplicateIdentifier);
+      await recordConsents(em, userId, input.consents);
+      return otp.createChallenge(em, { purpose: 'register', userId, phone: input.phone, email: input.email });
+    });
+    await otp.send(issued);
+    return { userId };
+  }
+
+  /** Unknown identifiers answer AUTH_INVALID_OTP like a wrong code, after counting the request like any other. */
+  async function login(input: Identifiers): Promise<void> {
+    const issued = await orm.em.fork().transactional(async (em) => {
+      await otp.countRequest(em, [input.phone, input.email]);
+      const user = await findUserByIdentifier(em, cipher, input);
+      if (!user || !matchesAll(user, input)) return null;
+      return otp.createChallenge(em, { purpose: 'login', userId: user.id, phone: input.phone, email: input.email });
+    });
+    if (!issued) throw new AppError('AUTH_INVALID_OTP');
+    await otp.send(issued);
+  }
+
+  async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType) {
+    const em = orm.em.fork();
+    const userId = await otp.verify(em, { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
+    const user = await em.findOne(User, { id: userId });
+    if (!user) throw new AppError('AUTH_INVALID_OTP');
+    if (!user.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+    if (!user.verifiedAt) {
+      user.verifiedAt = clock();
+      await em.flush();
+    }
+    const session = await sessions.issue(user.id, clientType);
+    return { user: signInView(user, cipher), session };
+  }
+
+  async function recordConsentsFor(userId: string, consents: ConsentInput[]): Promise<void> {
+    await orm.em.fork().transactional((em) => recordConsents(em, userId, consents));
+  }
+
+  async function recordConsents(em: EntityManager, userId: string, consents: ConsentInput[]): Promise<void> {
+    const now = clock();
+    for (const consent of consents) {
+      await em.execute('insert into consents (id, user_id, type, version, recorded_at) values (?, ?, ?, ?, ?)', [
+        randomUUID(),
+        userId,
+        consent.type,
+        consent.version,
+        now,
+      ]);
+    }
+  }
+
+  /** Required consent types the user has not recorded yet. */
+  async function missingConsents(userId: string): Promise<string[]> {
+    const rows = await orm.em.fork().execute<{ type: string }[]>('select distinct type from consents where user_id = ?', [userId]);
+    const recorded = new Set(rows.map((r) => r.type));
+    return REQUIRED_CONSENT_TYPES.filter((t) => !recorded.has(t));
+  }
+
+  function session(principal: Principal) {
+    return {
+      session: { clientType: principal.clientType, expiresAt: principal.expiresAt.toISOString() },
+      user: sessionView(principal.user, cipher),
+    };
+  }
+
+  async function me(userId: string) {
+    const user = await orm.em.fork().findOneOrFail(User, { id: userId });
+    return profileView(user, cipher);
+  }
+
+  /** Only name and e-mail change here; null removes the e-mail unless it is the last credential. */
+  async function updateMe(userId: string, input: { name?: string; email?: string | null }) {
+    const em = orm.em.fork();
+    const user = await em.findOneOrFail(User, { id: userId });
+    if (input.name !== undefined) user.name = input.name;
+    if (input.email === null) {
+      if (!user.phoneHash) throw validationError([{ path: 'email', message: 'An account needs a phone or an e-mail' }]);
+      user.emailEncrypted = null;
+      user.emailHash = null;
+    } else if (input.email !== undefined) {
+      user.emailEncrypted = cipher.encrypt(input.email);
+      user.emailHash = cipher.lookupHash(input.email);
+    }
+    user.updatedAt = clock();
+    await em.flush().catch((err) => {
+      if (err instanceof UniqueConstraintViolationException) {
+        throw validationError([{ path: 'email', message: 'This e-mail is already registered' }]);
+      }
+      throw err;
+    });
+    return profileView(user, cipher);
+  }
+
+  return { register, login, verifyOtp, recordConsents: recordConsentsFor, missingConsents, session, me, updateMe };
+
+  function matchesAll(user: UserRow, ids: Identifiers): boolean {
+    return (!ids.phone || user.phoneHash === cipher.lookupHash(ids.phone)) && (!ids.email || user.emailHash === cipher.lookupHash(ids.email));
+  }
+}
+
+/** A parallel registration can win the unique index between our check and our insert. */
+function rethrowDuplicateIdentifier(err: unknown): never {
+  if (err instanceof UniqueConstraintViolationException) {
+    throw new AppError(String(err.message).includes('email_hash') ? 'AUTH_EMAIL_EXISTS' : 'AUTH_PHONE_EXISTS');
+  }
+  throw err;
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;
+export type { IssuedSession };

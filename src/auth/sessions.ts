@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import type { Config } from '../config';
+import type { ClientType, UserRow } from '../entities';
+import { AppError } from '../http/errors';
+import { sha256Hex } from '../lib/crypto';
+
+export type SessionConfig = Pick<Config, 'JWT_SECRET' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'WEB_SESSION_SECONDS' | 'MOBILE_SESSION_SECONDS'>;
+
+export interface SessionDeps {
+  orm: MikroORM;
+  pool: Pool;
+  clock: () => Date;
+  config: SessionConfig;
+}
+
+export interface IssuedSession {
+  id: string;
+  token: string;
+  clientType: ClientType;
+  expiresAt: Date;
+}
+
+/** What an authenticated request knows about its caller. */
+export interface Principal {
+  sessionId: string;
+  clientType: ClientType;
+  expiresAt: Date;
+  token: string;
+  user: UserRow;
+}
+
+const ALGORITHM = 'HS256';
+
+/**
+ * Sessions are JWTs (HS256 pinned; iss, aud and exp checked) whose `jti` is a
+ * row in `sessions`, so every session of a user can be revoked at once. Mobile
+ * logout also blocklists the token's SHA-256 until it would have expired.
+ */
+export function createSessionService(deps: SessionDeps) {
+  const { config, clock } = deps;
+  const key = new TextEncoder().encode(config.JWT_SECRET);
+
+  async function issue(userId: string, clientType: ClientType): Promise<IssuedSession> {
+    const id = randomUUID();
+    const now = clock();
+    const lifetime = clientType === 'web' ? config.WEB_SESSION_SECONDS : config.MOBILE_SESSION_SECONDS;
+    const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + lifetime * 1000);
+    await deps.orm.em.fork().execute('insert into sessions (id, user_id, client_type, expires_at, created_at) values (?, ?, ?, ?, ?)', [
+      id,
+      userId,
+      clientType,
+      expiresAt,
+      now,
+    ]);
+    const token = await new SignJWT({ ctype: clientType })
+      .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+      .setSubject(userId)
+      .setJti(id)
+      .setIssuer(config.JWT_ISSUER)
+      .setAudience(config.JWT_AUDIENCE)
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .sign(key);
+    return { id, token, clientType, expiresAt };
+  }
+
+  /** One round trip: session row, its user, and the blocklist. */
+  async function authenticate(token: string): Promise<Principal> {
+    let claims;
+    try {
+      ({ payload: claims } = await jwtVerify(token, key, {
+        algorithms: [ALGORITHM],
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        requiredClaims: ['jti', 'sub', 'exp'],
+        currentDate: clock(),
+      }));
+    } catch (err) {
+      throw new AppError(err instanceof joseErrors.JWTExpired ? 'AUTH_SESSION_EXPIRED' : 'AUTH_REQUIRED');
+    }
+    const { rows } = await deps.pool.query({
+      name: 'authenticate-session',
+      text: `select s.client_type, s.expires_at, s.revoked_at,
+                    exists (select 1 from token_blocklist b where b.token_hash = $2) as blocked,
+                    u.id, u.phone_encrypted, u.phone_hash, u.email_encrypted, u.email_hash, u.name, u.app_role,
+                    u.identity_type, u.is_active, u.verified_at, u.managed_areas, u.managed_areas_write,
+                    u.created_at, u.updated_at
+               from sessions s join users u on u.id = s.user_id
+              where s.id = $1 and s.user_id = $3`,
+      values: [claims.jti, sha256Hex(token), claims.sub],
+    });
+    const row = rows[0];
+    if (!row || row.revoked_at || row.blocked) throw new AppError('AUTH_REQUIRED');
+    if (new Date(row.expires_at).getTime() <= clock().getTime()) throw new AppError('AUTH_SESSION_EXPIRED');
+    if (!row.is_active) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+    return {
+      sessionId: claims.jti!,
+      clientType: row.client_type,
+      expiresAt: new Date(row.expires_at),
+      token,
+      user: {
+        id: row.id,
+        phoneEncrypted: row.phone_encrypted,
+        phoneHash: row.phone_hash,
+        emailEncrypted: row.email_encrypted,
+        emailHash: row.email_hash,
+        name: row.name,
+        appRole: row.app_role,
+        identityType: row.identity_type,
+        isActive: row.is_active,
+        verifiedAt: row.verified_at,
+        managedAreas: row.managed_areas,
+        managedAreasWrite: row.managed_areas_write,
+        createdAt: new Date(row.created_at),
+        updatedAt: new Date(row.updated_at),
+      } as UserRow,
+    };
+  }
+
+  /** Ends one session; a mobile token is also blocklisted for its remaining lifetime. */
+  async function logout(principal: Principal): Promise<void> {
+    await deps.orm.em.fork().transactional(async (em) => {
+      await em.execute('update sessions set revoked_at = ? where id = ? and revoked_at is null', [clock(), principal.sessionId]);
+      if (principal.clientType === 'mobile') {
+        await em.execute('insert into token_blocklist (token_hash, expires_at, created_at) values (?, ?, ?) on conflict do nothing', [
+          sha256Hex(principal.token),
+          principal.expiresAt,
+          clock(),
+        ]);
+      }
+    });
+  }
+
+  /** Every live session of a user ends now (deactivation, company suspension). */
+  async function revokeAllForUser(userId: string): Promise<number> {
+    const rows = await deps.orm.em.fork().execute<{ id: string }[]>(
+      'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
+      [clock(), userId, clock()],
+    );
+    return rows.length;
+  }
+
+  return { issue, authenticate, logout, revokeAllForUser };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

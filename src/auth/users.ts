@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PersonalDataCipher } from '../lib/crypto';
+import { User, type UserRow } from '../entities';
+
+/** The user as sign-in answers it (verify-otp, magic-link). */
+export function signInView(user: UserRow, cipher: PersonalDataCipher) {
+  return {
+    id: user.id,
+    phone: user.phoneEncrypted ? cipher.decrypt(user.phoneEncrypted) : null,
+    name: user.name,
+    email: user.emailEncrypted ? cipher.decrypt(user.emailEncrypted) : null,
+    appRole: user.appRole,
+    identityType: user.identityType,
+  };
+}
+
+/** Profile, phone-change and /auth/me answers add isActive and createdAt. */
+export function profileView(user: UserRow, cipher: PersonalDataCipher) {
+  return { ...signInView(user, cipher), isActive: user.isActive, createdAt: user.createdAt.toISOString() };
+}
+
+/** GET /auth/session adds the portal areas: only `admin` users carry them. */
+export function sessionView(user: UserRow, cipher: PersonalDataCipher) {
+  const isAdmin = user.appRole === 'admin';
+  return {
+    ...profileView(user, cipher),
+    managedAreas: isAdmin ? (user.managedAreas ?? []) : null,
+    managedAreasWrite: isAdmin ? (user.managedAreasWrite ?? []) : null,
+  };
+}
+
+export interface Identifiers {
+  phone?: string;
+  email?: string;
+}
+
+export function findUserByIdentifier(em: EntityManager, cipher: PersonalDataCipher, ids: Identifiers): Promise<UserRow | null> {
+  const or = [];
+  if (ids.phone) or.push({ phoneHash: cipher.lookupHash(ids.phone) });
+  if (ids.email) or.push({ emailHash: cipher.lookupHash(ids.email) });
+  if (or.length === 0) return Promise.resolve(null);
+  return em.findOne(User, { $or: or });
+}
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  const name = e?.constraint ?? e?.cause?.constraint;
+  return code === '23505' && (!constraint || name === constraint);
+}

@@ -1,0 +1,30 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { User } from './user';
+
+export const CLIENT_TYPES = ['mobile', 'web'] as const;
+export type ClientType = (typeof CLIENT_TYPES)[number];
+
+/** A signed-in session; its id is the JWT's `jti`. Revoking rows ends sessions at once. */
+export const Session = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
+    clientType: p.enum(CLIENT_TYPES),
+    expiresAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+/** SHA-256 of a logged-out mobile token, kept until the token would have expired. */
+export const TokenBlocklist = defineEntity({
+  name: 'TokenBlocklist',
+  tableName: 'token_blocklist',
+  properties: {
+    tokenHash: p.string().length(64).primary(),
+    expiresAt: p.datetime().index(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});

@@ -1,0 +1,34 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const APP_ROLES = ['end_user', 'b2b_admin', 'activation_officer', 'support', 'admin', 'super_admin'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+export const IDENTITY_TYPES = ['citizen', 'resident', 'visitor'] as const;
+export type IdentityType = (typeof IDENTITY_TYPES)[number];
+
+/**
+ * A person who can sign in. Phone and e-mail are stored encrypted; the `*Hash`
+ * columns are keyed hashes that carry uniqueness and lookups.
+ */
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    phoneEncrypted: p.text().nullable(),
+    phoneHash: p.string().length(64).nullable().unique(),
+    emailEncrypted: p.text().nullable(),
+    emailHash: p.string().length(64).nullable().unique(),
+    name: p.string().length(255),
+    appRole: p.enum(APP_ROLES).default('end_user'),
+    identityType: p.enum(IDENTITY_TYPES).default('citizen'),
+    isActive: p.boolean().default(true),
+    /** Set when the first OTP was verified (registration completed). */
+    verifiedAt: p.datetime().nullable(),
+    /** Portal areas of an `admin` user; null for every other role. */
+    managedAreas: p.array().nullable(),
+    managedAreasWrite: p.array().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type UserRow = InstanceType<typeof User.class>;

@@ -1,0 +1,47 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Personal data at rest: AES-256-GCM with a random 96-bit IV per value.
+ * Stored as `v1.<iv>.<tag>.<ciphertext>` (base64url) so the key can rotate later.
+ * Lookups and uniqueness use a keyed hash (HMAC-SHA256), never the ciphertext.
+ */
+export interface PersonalDataCipher {
+  encrypt(plain: string): string;
+  decrypt(stored: string): string;
+  /** Deterministic keyed hash for lookups and unique indexes. */
+  lookupHash(value: string): string;
+}
+
+export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: string): PersonalDataCipher {
+  const key = Buffer.from(encryptionKeyBase64, 'base64');
+  if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
+  return {
+    encrypt(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    },
+    decrypt(stored) {
+      const [version, iv, tag, body] = stored.split('.');
+      if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown ciphertext format');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    lookupHash(value) {
+      return createHmac('sha256', hashKey).update(value).digest('hex');
+    },
+  };
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time comparison of two hex or text digests of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

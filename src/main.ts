@@ -1,0 +1,40 @@
+/**
+ * The API process: validates configuration, opens Postgres (embedded when no
+ * DATABASE_URL), runs committed migrations, connects to Temporal lazily, listens.
+ */
+import { createApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './db/database';
+import { createLogger } from './http/logger';
+import { createFileMessageSender } from './providers/messages';
+import { connectTemporal } from './temporal/connection';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const db = await openDatabase(config, { migrate: true });
+  const temporal = connectTemporal(config);
+  const app = createApp({
+    config, logger, orm: db.orm, pool: db.pool,
+    messages: createFileMessageSender(config.MESSAGES_FILE),
+    temporalReady: temporal.ready,
+  });
+  const server = app.listen(config.PORT, config.HOST, () => {
+    logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');
+  });
+  const shutdown = () => {
+    logger.info('API stopping');
+    server.close(async () => {
+      await temporal.connection.close().catch(() => undefined);
+      await db.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import { nativePool, openOrm } from '../../src/db/orm';
+
+export interface TestDatabase {
+  orm: MikroORM;
+  pool: Pool;
+  name: string;
+  /** Runs a SQL query against this test file's database. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database for one test file, cloned from the migrated template. */
+export async function createTestDatabase(poolMax = 20): Promise<TestDatabase> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name} template activation_sys_template`));
+  const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
+  url.pathname = `/${name}`;
+  const orm = await openOrm(url.toString(), poolMax);
+  const pool = await nativePool(orm);
+  return {
+    orm,
+    pool,
+    name,
+    async query(sql, params) {
+      return (await pool.query(sql, params as unknown[])).rows;
+    },
+    async drop() {
+      await orm.close();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}

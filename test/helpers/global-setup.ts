@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { migrate, openOrm } from '../../src/db/orm';
+
+export const TEMPLATE_DB = 'activation_sys_template';
+
+/**
+ * One embedded PostgreSQL per test run; the committed migrations build a
+ * template database, and every test file clones its own database from it.
+ * With DATABASE_URL set, that server is used instead.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.DATABASE_URL) {
+    process.env.TEST_DATABASE_ADMIN_URL = process.env.DATABASE_URL;
+  } else {
+    const port = 55000 + Math.floor(Math.random() * 5000);
+    const db = await startEmbeddedPostgres({ dir: path.resolve('.data/test-pg'), port });
+    (globalThis as { __TEST_PG__?: unknown }).__TEST_PG__ = db;
+    process.env.TEST_DATABASE_ADMIN_URL = db.url('postgres');
+  }
+  const { Client } = await import('pg');
+  const admin = new Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
+  await admin.query(`create database ${TEMPLATE_DB}`);
+  await admin.end();
+  const url = new URL(process.env.TEST_DATABASE_ADMIN_URL);
+  url.pathname = `/${TEMPLATE_DB}`;
+  const orm = await openOrm(url.toString(), 2);
+  await migrate(orm);
+  await orm.close();
+}
