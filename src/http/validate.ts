@@ -6,7 +6,12 @@ export type Part = 'body' | 'query' | 'params';
 
 /** zod issues as the spec's `details: [{ path, message }]`. */
 export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  return error.issues.flatMap((issue) =>
+    // One detail per unknown key, so clients can point at the offending field.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key].join('.'), message: 'Unknown field' }))
+      : [{ path: issue.path.join('.'), message: issue.message }],
+  );
 }
 
 /**

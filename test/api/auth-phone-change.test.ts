@@ -1,0 +1,131 @@
+import request from 'supertest';
+import { createTestApp, lastCode, newPhone, signUp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const code = (res: request.Response) => res.body?.error?.code;
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+describe('phone change', () => {
+  it('sends a purpose-bound code to the new number and changes the phone on verification, without a new session', async () => {
+    const { token, userId } = await signUp(t);
+    const newNumber = newPhone();
+    const sent = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: newNumber });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ message: expect.any(String) });
+    expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: newNumber, purpose: 'otp.change_phone' });
+
+    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: newNumber, otp: lastCode(t, newNumber) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: { id: userId, phone: newNumber, name: 'Sara', email: null, appRole: 'end_user', identityType: 'citizen', isActive: true, createdAt: expect.any(String) },
+      message: expect.any(String),
+    });
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.body.session).toBeUndefined();
+    expect((await request(t.app).get('/auth/me').set(bearer(token))).body.phone).toBe(newNumber);
+  });
+
+  it('answers AUTH_PHONE_EXISTS 409 and sends nothing when another account owns the number', async () => {
+    const other = await signUp(t);
+    const { token } = await signUp(t);
+    const before = t.messages.length;
+    const res = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: other.phone });
+    expect([res.status, code(res)]).toEqual([409, 'AUTH_PHONE_EXISTS']);
+    expect(t.messages.length).toBe(before);
+  });
+
+  it('answers AUTH_PHONE_EXISTS 409 on verification when the number was taken meanwhile', async () => {
+    const { token } = await signUp(t);
+    const contested = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: contested }).expect(200);
+    const otp = lastCode(t, contested);
+    await signUp(t, { phone: contested });
+    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: contested, otp });
+    expect([res.status, code(res)]).toEqual([409, 'AUTH_PHONE_EXISTS']);
+  });
+
+  it('does not accept a login or register code, and its code does not sign in', async () => {
+    const { token, phone } = await signUp(t);
+    const target = newPhone();
+    // A register code for `target` belongs to another flow and must not complete the change.
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    const changeCode = lastCode(t, target);
+    const signIn = await request(t.app).post('/auth/verify-otp').send({ phone: target, otp: changeCode });
+    expect(code(signIn)).toBe('AUTH_INVALID_OTP');
+
+    await request(t.app).post('/auth/login').send({ phone }).expect(200);
+    const loginCode = lastCode(t, phone!);
+    const misuse = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: phone, otp: loginCode });
+    expect([misuse.status, code(misuse)]).toEqual([401, 'AUTH_INVALID_OTP']);
+  });
+
+  it("is bound to the user: another user's session cannot complete it", async () => {
+    const alice = await signUp(t);
+    const mallory = await signUp(t);
+    const target = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(alice.token)).send({ newPhone: target }).expect(200);
+    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(mallory.token)).send({ newPhone: target, otp: lastCode(t, target) });
+    expect(code(res)).toBe('AUTH_INVALID_OTP');
+    // Alice can still complete it.
+    const ok = await request(t.app).post('/auth/verify-change-phone').set(bearer(alice.token)).send({ newPhone: target, otp: lastCode(t, target) });
+    expect(ok.status).toBe(200);
+  });
+
+  it('expires codes after 300 seconds and after 5 wrong attempts', async () => {
+    const { token } = await signUp(t);
+    const target = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    const otp = lastCode(t, target);
+    const wrong = otp === '000000' ? '000001' : '000000';
+    for (let i = 0; i < 5; i += 1) {
+      expect(code(await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: wrong }))).toBe('AUTH_INVALID_OTP');
+    }
+    const locked = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp });
+    expect([locked.status, code(locked)]).toEqual([401, 'AUTH_EXPIRED_OTP']);
+
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    t.clock.advance(301_000);
+    const late = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: lastCode(t, target) });
+    expect(code(late)).toBe('AUTH_EXPIRED_OTP');
+  });
+
+  it('limits change-phone requests to 3 per number per window', async () => {
+    const { token } = await signUp(t);
+    const target = newPhone();
+    for (let i = 0; i < 3; i += 1) await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    const res = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target });
+    expect([res.status, code(res)]).toEqual([401, 'AUTH_RATE_LIMIT_EXCEEDED']);
+  });
+
+  it('validates the number and requires a session', async () => {
+    const { token } = await signUp(t);
+    const bad = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: '0501234567' });
+    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'newPhone', message: expect.any(String) }] });
+    expect(code(await request(t.app).post('/auth/change-phone').send({ newPhone: newPhone() }))).toBe('AUTH_REQUIRED');
+    expect(code(await request(t.app).post('/auth/verify-change-phone').send({ newPhone: newPhone(), otp: '123456' }))).toBe('AUTH_REQUIRED');
+    const noOtp = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: newPhone() });
+    expect(noOtp.body.error.details).toEqual([{ path: 'otp', message: expect.any(String) }]);
+  });
+
+  it('answers AUTH_PHONE_UPDATE_FAILED 502 when persisting fails, and leaves the old phone', async () => {
+    const { token, userId, phone } = await signUp(t);
+    const target = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    // A trigger makes the write fail the way a broken database would.
+    await t.db.query(`create function fail_phone() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
+    await t.db.query(`create trigger fail_phone before update of phone_hash on users for each row execute function fail_phone()`);
+    try {
+      const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: lastCode(t, target) });
+      expect([res.status, code(res)]).toEqual([502, 'AUTH_PHONE_UPDATE_FAILED']);
+      expect(JSON.stringify(res.body)).not.toContain('disk full');
+    } finally {
+      await t.db.query('drop trigger fail_phone on users; drop function fail_phone();');
+    }
+    expect((await request(t.app).get('/auth/me').set(bearer(token))).body).toMatchObject({ id: userId, phone });
+  });
+});

@@ -1,0 +1,146 @@
+import express from 'express';
+import request from 'supertest';
+import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_SECONDS: '900' } });
+});
+afterAll(() => t.close());
+
+// Each test uses its own client IP (X-Forwarded-For from loopback is trusted) so the small limit applies per test.
+let ipCounter = 10;
+const fromIp = () => {
+  ipCounter += 1;
+  return { 'X-Forwarded-For': `203.0.113.${ipCounter}` };
+};
+
+describe('global rate limit', () => {
+  it('allows the configured number of requests per IP, then answers 429 RATE_LIMIT_EXCEEDED with the three headers', async () => {
+    const ip = fromIp();
+    const started = Math.floor(Date.now() / 1000);
+    for (let i = 1; i <= 5; i += 1) {
+      const res = await request(t.app).get('/auth/session').set(ip);
+      expect(res.headers['x-ratelimit-limit']).toBe('5');
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(5 - i));
+      const reset = Number(res.headers['x-ratelimit-reset']);
+      expect(reset).toBeGreaterThanOrEqual(started + 899);
+      expect(reset).toBeLessThanOrEqual(started + 901);
+    }
+    const limited = await request(t.app).get('/auth/session').set(ip);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    // Another IP is unaffected; counters live in Postgres.
+    expect((await request(t.app).get('/auth/session').set(fromIp())).status).toBe(401);
+    const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', ['global:203.0.113.11']);
+    expect(row!.points).toBe(6);
+  });
+
+  it('holds exactly under parallel requests', async () => {
+    const ip = fromIp();
+    const results = await Promise.all(Array.from({ length: 12 }, () => request(t.app).get('/auth/session').set(ip)));
+    expect(results.filter((r) => r.status === 429)).toHaveLength(7);
+  });
+});
+
+describe('error envelope and languages', () => {
+  it('answers in English by default and in Arabic for Accept-Language: ar', async () => {
+    const en = await request(t.app).get('/auth/me').set(fromIp());
+    const ar = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'ar-SA,ar;q=0.9,en;q=0.8');
+    expect(en.body).toEqual({ error: { code: 'AUTH_REQUIRED', message: 'Authentication required' } });
+    expect(ar.body.error.code).toBe('AUTH_REQUIRED');
+    expect(ar.body.error.message).toMatch(/[\u0600-\u06FF]/);
+    expect(ar.body.error.message).not.toBe(en.body.error.message);
+  });
+
+  it('localizes validation errors too', async () => {
+    const ar = await request(t.app).post('/auth/login').set(fromIp()).set('Accept-Language', 'ar').send({ phone: 'x' });
+    expect(ar.body.error.code).toBe('VALIDATION_ERROR');
+    expect(ar.body.error.message).toMatch(/[\u0600-\u06FF]/);
+  });
+
+  it('answers unknown routes with NOT_FOUND 404', async () => {
+    const res = await request(t.app).get('/nope').set(fromIp());
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('answers unhandled failures with INTERNAL_ERROR and no stack trace or SQL', async () => {
+    const { errorHandler } = await import('../../src/http/error-middleware');
+    const app = express();
+    app.get('/boom', () => {
+      throw new Error('select * from users where secret = 1\n    at Object.<anonymous> (/src/x.ts:1:1)');
+    });
+    app.use(errorHandler);
+    const res = await request(app).get('/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+    expect(res.text).not.toMatch(/select|at Object|\.ts/);
+  });
+});
+
+describe('logs', () => {
+  it('writes one JSON line per request with a request id, and never an OTP, token, cookie or phone number', async () => {
+    const phone = newPhone();
+    const email = `logs-${Date.now()}@example.com`;
+    const ip = fromIp();
+    await request(t.app).post('/auth/register').set(ip).send({ phone, email, name: 'Logged', consents: CONSENTS }).expect(201);
+    const otp = lastCode(t, phone);
+    const web = await request(t.app).post('/auth/verify-otp').set(ip).set('X-Client-Type', 'web').send({ phone, otp });
+    const cookie = (web.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
+    await request(t.app).get('/auth/session').set(ip).set('Cookie', cookie).expect(200);
+    const ip2 = fromIp();
+    await request(t.app).post('/auth/login').set(ip2).send({ phone }).expect(200);
+    const mobile = await request(t.app).post('/auth/verify-otp').set(ip2).set(MOBILE).send({ phone, otp: lastCode(t, phone) });
+    await request(t.app).get('/auth/me').set(ip2).set('Authorization', `Bearer ${mobile.body.session.token}`).expect(200);
+
+    const lines = t.logLines.map((l) => JSON.parse(l));
+    const requests = lines.filter((l) => l.req);
+    expect(requests.length).toBeGreaterThanOrEqual(5);
+    for (const line of requests) expect(line.req.id).toEqual(expect.any(String));
+    const all = t.logLines.join('\n');
+    for (const secret of [otp, lastCode(t, phone), phone, phone.slice(1), email, mobile.body.session.token, cookie.split('=')[1]!]) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
+
+describe('health and OpenAPI', () => {
+  it('GET /healthz answers while the process is up', async () => {
+    expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz checks Postgres and Temporal', async () => {
+    const ready = await request(t.app).get('/readyz');
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } }]);
+    const down = await createTestApp({ deps: { temporalReady: () => Promise.reject(new Error('down')) } });
+    try {
+      const res = await request(down.app).get('/readyz');
+      expect([res.status, res.body.checks]).toEqual([503, { postgres: 'ok', temporal: 'unavailable' }]);
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas, and a docs page', async () => {
+    const res = await request(t.app).get('/openapi.json').set(fromIp());
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const paths = Object.keys(res.body.paths);
+    for (const p of ['/auth/register', '/auth/login', '/auth/verify-otp', '/auth/magic-link', '/auth/consents', '/auth/logout', '/auth/session', '/auth/me', '/auth/change-phone', '/auth/verify-change-phone', '/healthz', '/readyz']) {
+      expect(paths).toContain(p);
+    }
+    const changePhone = res.body.paths['/auth/change-phone'].post;
+    expect(changePhone.responses['409'].description).toContain('AUTH_PHONE_EXISTS');
+    expect(res.body.paths['/auth/register'].post.requestBody.content['application/json'].schema).toBeDefined();
+    const docs = await request(t.app).get('/docs').set(fromIp());
+    expect(docs.text).toContain('swagger-ui');
+    expect((await request(t.app).get('/docs/assets/swagger-ui-bundle.js').set(fromIp())).status).toBe(200);
+  });
+});
+
+it('signUp helper yields a working bearer token', async () => {
+  const { token } = await signUp(t);
+  expect((await request(t.app).get('/auth/session').set(fromIp()).set('Authorization', `Bearer ${token}`)).status).toBe(200);
+});
