@@ -22,8 +22,11 @@ ensure_packages() {
   local stamp=node_modules/.activation-sys-lock
   local want; want="$(sha256sum package-lock.json | cut -d' ' -f1) $(node --version)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
-  log "installing npm packages (npm ci)"
-  npm ci --no-fund --no-audit --loglevel=error
+  # Not `npm ci`: the registry here lacks some other platforms' optional packages
+  # (e.g. @swc/core-darwin-arm64), so the lockfile cannot list them and `npm ci`
+  # refuses it. `npm install --no-save` still installs exactly the locked versions.
+  log "installing npm packages"
+  npm install --no-save --no-fund --no-audit --loglevel=error
   echo "$want" > "$stamp"
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { LatestActivation, MagicLinkLookups } from '../../src/auth/magic-link';
+import { nextStepOf, type LatestActivation, type MagicLinkLookups } from '../../src/auth/magic-link';
 import { createTestApp, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 // Companies and activations arrive with later issues; these lookups stand in for them.
@@ -134,8 +134,7 @@ describe('POST /auth/magic-link', () => {
 });
 
 describe('nextStepOf', () => {
-  it('maps every activation state', async () => {
-    const { nextStepOf } = await import('../../src/auth/magic-link');
+  it('maps every activation state', () => {
     const base = { id: 'a', packageId: null, identityRef: null } as const;
     expect(nextStepOf(null)).toBe('iccid_entry');
     expect(nextStepOf({ ...base, status: 'failed', identityStatus: 'completed' })).toBe('iccid_entry');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
@@ -85,7 +86,6 @@ describe('POST /auth/logout', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: expect.any(String) });
     const rows = await t.db.query<{ token_hash: string; expires_at: Date }>('select token_hash, expires_at from token_blocklist');
-    const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update(token).digest('hex');
     const row = rows.find((r) => r.token_hash === hash);
     expect(row).toBeDefined();

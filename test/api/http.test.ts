@@ -1,5 +1,6 @@
 import express from 'express';
 import request from 'supertest';
+import { errorHandler } from '../../src/http/error-middleware';
 import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
@@ -67,7 +68,6 @@ describe('error envelope and languages', () => {
   });
 
   it('answers unhandled failures with INTERNAL_ERROR and no stack trace or SQL', async () => {
-    const { errorHandler } = await import('../../src/http/error-middleware');
     const app = express();
     app.get('/boom', () => {
       throw new Error('select * from users where secret = 1\n    at Object.<anonymous> (/src/x.ts:1:1)');

@@ -1,5 +1,9 @@
 // Committed migrations, listed explicitly so compiled builds and tests find them
 // without a file-system glob. Append new ones at the end.
 import { Migration20261122023614_initial } from './Migration20261122023614_initial';
+import { Migration20261122024451_catalog } from './Migration20261122024451_catalog';
 
-export const migrationsList = [{ name: 'Migration20261122023614_initial', class: Migration20261122023614_initial }];
+export const migrationsList = [
+  { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
+  { name: 'Migration20261122024451_catalog', class: Migration20261122024451_catalog },
+];

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One command for the whole local stack: set-up (idempotent), then PostgreSQL
+# (embedded unless DATABASE_URL is set; migrated and seeded), the Temporal dev
+# server with its UI, the API and the worker. Ctrl-C stops everything.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+bash "$ROOT_DIR/scripts/setup.sh"
+cd "$ROOT_DIR"
+
+PORT="${PORT:-3000}"
+TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+export PORT TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
+LOG_DIR="$ROOT_DIR/.data/logs"
+mkdir -p "$LOG_DIR"
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  log "stopping the stack"
+  for ((i=${#pids[@]}-1; i>=0; i--)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup INT TERM EXIT
+
+wait_for() { # name, check command, seconds
+  local name="$1" check="$2" limit="${3:-60}"
+  for ((n=0; n<limit*4; n++)); do
+    if eval "$check" >/dev/null 2>&1; then return 0; fi
+    sleep 0.25
+  done
+  log "$name did not become ready; see $LOG_DIR"; exit 1
+}
+
+# 1. PostgreSQL: migrated and seeded; the helper keeps the embedded server alive.
+DB_FIFO="$LOG_DIR/database.out"; : > "$DB_FIFO"
+node dist/src/cli/prepare-database.js > "$DB_FIFO" 2> "$LOG_DIR/database.log" &
+pids+=($!)
+wait_for "PostgreSQL" "grep -q '^DATABASE_URL=' '$DB_FIFO'" 120
+export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-)"
+
+# 2. Temporal dev server, persisted in SQLite, with the UI.
+"$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+  --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
+  --dynamic-config-value frontend.enableServerVersionCheck=false \
+  --dynamic-config-value frontend.enableExecuteMultiOperation=true \
+  > "$LOG_DIR/temporal.log" 2>&1 &
+pids+=($!)
+wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60
+
+# 3. Worker and API.
+node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
+pids+=($!)
+node dist/src/main.js > "$LOG_DIR/api.log" 2>&1 &
+pids+=($!)
+wait_for "API" "curl -sf http://127.0.0.1:$PORT/healthz" 60
+
+cat <<INFO
+
+  activation-sys is running
+    API          http://127.0.0.1:$PORT        (docs: http://127.0.0.1:$PORT/docs)
+    Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT
+    Temporal     127.0.0.1:$TEMPORAL_PORT (namespace default, task queue activation-sys)
+    PostgreSQL   ${DATABASE_URL%%@*}@${DATABASE_URL#*@}
+    OTPs & links $ROOT_DIR/.data/messages.jsonl
+    Logs         $LOG_DIR/{api,worker,temporal,database}.log
+  Ctrl-C stops everything.
+
+INFO
+# Exit (and stop the rest) as soon as any part dies.
+wait -n "${pids[@]}"
+log "a stack process exited; see $LOG_DIR"

@@ -1,0 +1,52 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+export const OPERATOR_KINDS = ['telecom', 'esim_store'] as const;
+
+/**
+ * A telecom operator (or an eSIM store provider, `kind = esim_store`). Its
+ * behaviour comes from the plugin registered under its slug; apiConfig and
+ * apiBaseUrl are secrets never served.
+ */
+export const Operator = defineEntity({
+  name: 'Operator',
+  tableName: 'operators',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    slug: p.string().length(64).unique(),
+    kind: p.enum(OPERATOR_KINDS).default('telecom'),
+    nameEn: p.string().length(255),
+    nameAr: p.string().length(255),
+    logoUrl: p.string().length(1024).nullable(),
+    isActive: p.boolean().default(true),
+    apiBaseUrl: p.string().length(1024).nullable(),
+    apiConfig: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+/** A sellable package. Prices are SAR decimals, kept as strings end to end (never floats). */
+export const Package = defineEntity({
+  name: 'Package',
+  tableName: 'packages',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    operator: () => p.manyToOne(Operator).mapToPk().index(),
+    nameEn: p.string().length(255),
+    nameAr: p.string().length(255),
+    descriptionEn: p.text().nullable(),
+    descriptionAr: p.text().nullable(),
+    dataAmountMb: p.integer(),
+    voiceMinutes: p.integer(),
+    smsCount: p.integer(),
+    validityDays: p.integer(),
+    priceSar: p.decimal('string').precision(12).scale(2),
+    priceSarB2b: p.decimal('string').precision(12).scale(2).nullable(),
+    isActive: p.boolean().default(true),
+    isPromotional: p.boolean().default(false),
+    isNameCustomized: p.boolean().default(false),
+    isPriceCustomized: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});

@@ -1,0 +1,181 @@
+// The worker process: connects to Temporal, hosts the workflows (bundled from workflows/)
+// and the activities (built from their dependencies), and stops cleanly on SIGINT/SIGTERM.
+//
+// Environment: TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default
+// "default"), TEMPORAL_TASK_QUEUE (default "activation-sys"), TEMPORAL_CONNECT_TIMEOUT_MS
+// (default 60000: the worker may start before the dev server is ready), LOG_LEVEL.
+import pino from 'pino';
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export const DEFAULT_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_TASK_QUEUE = 'activation-sys';
+const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+
+export interface StartWorkerOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+  /** An existing connection (e.g. a test environment's nativeConnection); it is not closed on shutdown. */
+  connection?: NativeConnection;
+  /** How long to keep retrying the first connection. */
+  connectTimeoutMs?: number;
+  /** Dependencies handed to createActivities. */
+  activityDeps?: ActivityDeps;
+  /** A prebuilt bundle (tests bundle once per file); default: bundle workflows/ at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+  logger?: pino.Logger;
+  /** Stops the connection retry loop early (e.g. a signal before the server was up). */
+  signal?: AbortSignal;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  connection: NativeConnection;
+  /** Settles when the worker has stopped (rejects if it failed). */
+  done: Promise<void>;
+  /** Stops polling, lets running tasks finish, closes the connection if startWorker opened it. */
+  shutdown(): Promise<void>;
+}
+
+/** Connects, retrying with backoff until `timeoutMs` has passed: the server may still be starting. */
+export async function connectWithRetry(
+  address: string,
+  { timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, logger, signal }: { timeoutMs?: number; logger?: pino.Logger; signal?: AbortSignal } = {},
+): Promise<NativeConnection> {
+  const deadline = Date.now() + timeoutMs;
+  let delayMs = 250;
+  let lastLoggedAt = 0;
+  for (;;) {
+    signal?.throwIfAborted();
+    try {
+      return await NativeConnection.connect({ address });
+    } catch (error) {
+      const now = Date.now();
+      if (now + delayMs > deadline) {
+        throw new Error(`could not connect to Temporal at ${address} within ${timeoutMs} ms`, { cause: error });
+      }
+      if (now - lastLoggedAt >= 10_000) {
+        lastLoggedAt = now;
+        logger?.warn({ address, err: error }, 'Temporal not reachable yet, retrying');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+      delayMs = Math.min(delayMs * 2, 2_000);
+    }
+  }
+}
+
+export async function startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+  const address = options.address ?? DEFAULT_ADDRESS;
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const logger = options.logger ?? pino({ name: 'worker' });
+
+  const ownsConnection = !options.connection;
+  const connection =
+    options.connection ??
+    (await connectWithRetry(address, { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal }));
+
+  let worker: Worker;
+  try {
+    worker = await Worker.create({
+      connection,
+      namespace,
+      taskQueue,
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: require.resolve('../workflows') }),
+      activities: createActivities(options.activityDeps ?? {}),
+    });
+  } catch (error) {
+    if (ownsConnection) await connection.close().catch(() => undefined);
+    throw error;
+  }
+
+  const done = worker.run();
+  logger.info({ address, namespace, taskQueue }, 'worker running');
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      try {
+        await done;
+      } finally {
+        if (ownsConnection) await connection.close().catch(() => undefined);
+      }
+    })();
+    return stopping;
+  };
+  return { worker, connection, done, shutdown };
+}
+
+/** Routes the SDK's own logs (worker state, core) through pino. */
+function temporalLoggerFor(logger: pino.Logger): TemporalLogger {
+  const levels: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[levels[level]]({ ...meta }, message);
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}
+
+export async function main(): Promise<void> {
+  const logger = pino({ name: 'worker', level: process.env.LOG_LEVEL ?? 'info' });
+  // We handle signals ourselves: the SDK's handlers would swallow a signal that arrives
+  // while we are still waiting for the server.
+  Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
+
+  const aborter = new AbortController();
+  let running: RunningWorker | undefined;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal, exiting without waiting');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'shutting down');
+    aborter.abort();
+    void running?.shutdown();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const timeout = Number(process.env.TEMPORAL_CONNECT_TIMEOUT_MS);
+  running = await startWorker({
+    address: process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS,
+    namespace: process.env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
+    connectTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_CONNECT_TIMEOUT_MS,
+    logger,
+    signal: aborter.signal,
+  });
+  if (aborter.signal.aborted) void running.shutdown();
+  try {
+    await running.done;
+  } finally {
+    await running.shutdown().catch(() => undefined);
+  }
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      if (error instanceof Error && error.name === 'AbortError') process.exit(0);
+      pino({ name: 'worker' }).fatal({ err: error }, 'worker failed');
+      process.exit(1);
+    },
+  );
+}
