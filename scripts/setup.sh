@@ -68,6 +68,10 @@ ensure_packages
 ensure_build
 ensure_temporal_cli
 ensure_test_server
+# A loopback-only launcher for the Java test server, then its class-data-sharing
+# archive (fast start-up). Build before warm: the jar is part of the archive key.
+bash scripts/temporal-test-server-build.sh
+bash scripts/temporal-test-server-warm.sh
 ensure_postgres_reachable
 mkdir -p .data
 log "set-up complete"

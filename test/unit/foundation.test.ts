@@ -1,0 +1,86 @@
+import { clientTypeOf } from '../../src/auth/client-type';
+import { loadConfig } from '../../src/config';
+import { languageOf } from '../../src/http/errors';
+import { createPersonalDataCipher, safeEqual } from '../../src/lib/crypto';
+import { errorCodes } from '../../src/http/error-codes';
+
+describe('configuration', () => {
+  it('has development defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 3000, RATE_LIMIT_MAX: 100, RATE_LIMIT_WINDOW_SECONDS: 900, OTP_TTL_SECONDS: 300 });
+  });
+
+  it('stops production start-up when a secret is missing, naming it', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET[\s\S]*DATA_HASH_KEY[\s\S]*DATA_ENCRYPTION_KEY[\s\S]*DATABASE_URL/);
+  });
+
+  it('accepts production with every secret set', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'p'.repeat(40),
+      DATA_HASH_KEY: 'h'.repeat(40),
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      DATABASE_URL: 'postgres://x@db/y',
+    });
+    expect(config.NODE_ENV).toBe('production');
+  });
+
+  it('rejects a key of the wrong size', () => {
+    expect(() => loadConfig({ DATA_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') })).toThrow(/DATA_ENCRYPTION_KEY/);
+  });
+});
+
+describe('personal data cipher', () => {
+  const cipher = createPersonalDataCipher(Buffer.alloc(32, 3).toString('base64'), 'k'.repeat(32));
+
+  it('round-trips and never repeats a ciphertext', () => {
+    const a = cipher.encrypt('+966500000001');
+    const b = cipher.encrypt('+966500000001');
+    expect(a).not.toBe(b);
+    expect(a).not.toContain('966500000001');
+    expect(cipher.decrypt(a)).toBe('+966500000001');
+  });
+
+  it('detects tampering', () => {
+    const stored = cipher.encrypt('sara@example.com');
+    const parts = stored.split('.');
+    parts[3] = Buffer.from('x' + Buffer.from(parts[3]!, 'base64url').toString('latin1').slice(1), 'latin1').toString('base64url');
+    expect(() => cipher.decrypt(parts.join('.'))).toThrow();
+  });
+
+  it('hashes deterministically with its key', () => {
+    const other = createPersonalDataCipher(Buffer.alloc(32, 3).toString('base64'), 'z'.repeat(32));
+    expect(cipher.lookupHash('a')).toBe(cipher.lookupHash('a'));
+    expect(cipher.lookupHash('a')).not.toBe(other.lookupHash('a'));
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('client type and language', () => {
+  it.each([
+    [{ 'x-client-type': 'mobile' }, 'mobile'],
+    [{ 'x-client-type': 'WEB', 'user-agent': 'okhttp/4' }, 'web'],
+    [{ 'user-agent': 'okhttp/4.12.0' }, 'mobile'],
+    [{ 'user-agent': 'Dart/3.5 (dart:io)' }, 'mobile'],
+    [{ 'user-agent': 'ActivationSys/2.1 CFNetwork/1490 Darwin/23' }, 'mobile'],
+    [{ 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0) Safari' }, 'web'],
+    [{}, 'web'],
+  ])('%j is %s', (headers, expected) => {
+    expect(clientTypeOf(headers)).toBe(expected);
+  });
+
+  it('reads Accept-Language', () => {
+    expect(languageOf('ar')).toBe('ar');
+    expect(languageOf('ar-SA,en;q=0.5')).toBe('ar');
+    expect(languageOf('en-US,ar;q=0.5')).toBe('en');
+    expect(languageOf(undefined)).toBe('en');
+  });
+
+  it('has both languages for every error code', () => {
+    for (const [code, def] of Object.entries(errorCodes)) {
+      expect([code, def.en.length > 0, /[\u0600-\u06FF]/.test(def.ar)]).toEqual([code, true, true]);
+    }
+  });
+});
