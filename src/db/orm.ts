@@ -21,6 +21,7 @@ export function ormOptions(clientUrl: string, poolMax = 10): Options {
       snapshot: true,
       snapshotOnMigrate: false,
       snapshotName: '.snapshot-activation-sys',
+      silent: true,
     },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: { connectionTimeoutMillis: 5_000 },
