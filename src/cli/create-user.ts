@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
 import { APP_ROLES, IDENTITY_TYPES, User } from '../entities';
-import { createPersonalDataCipher } from '../lib/crypto';
+import { createPersonalDataCipher, type PersonalDataCipher } from '../lib/crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 const Args = z
   .object({
@@ -22,48 +23,57 @@ const Args = z
   })
   .refine((a) => a.phone || a.email, { message: 'give --phone or --email' });
 
-async function main(): Promise<void> {
+export type CreateUserArgs = z.infer<typeof Args>;
+
+/** Parses command-line arguments; throws with one line per problem. */
+export function parseCreateUserArgs(argv: string[]): CreateUserArgs {
   const { values } = parseArgs({
+    args: argv,
     options: {
       role: { type: 'string' }, name: { type: 'string' }, phone: { type: 'string' }, email: { type: 'string' },
       'identity-type': { type: 'string' }, areas: { type: 'string' }, 'areas-write': { type: 'string' },
     },
   });
   const parsed = Args.safeParse(values);
-  if (!parsed.success) {
-    console.error(parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('\n'));
-    process.exit(2);
-  }
-  const args = parsed.data;
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('\n'));
+  return parsed.data;
+}
+
+/** Inserts the user, verified, with the given role (and areas for an `admin`). */
+export async function createUser(em: EntityManager, cipher: PersonalDataCipher, args: CreateUserArgs) {
+  const list = (v?: string) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+  const now = new Date();
+  const user = em.create(User, {
+    name: args.name,
+    appRole: args.role,
+    identityType: args['identity-type'],
+    phoneEncrypted: args.phone ? cipher.encrypt(args.phone) : null,
+    phoneHash: args.phone ? cipher.lookupHash(args.phone) : null,
+    emailEncrypted: args.email ? cipher.encrypt(args.email) : null,
+    emailHash: args.email ? cipher.lookupHash(args.email) : null,
+    managedAreas: args.role === 'admin' ? list(args.areas) : null,
+    managedAreasWrite: args.role === 'admin' ? list(args['areas-write']) : null,
+    verifiedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await em.flush();
+  return { id: user.id, role: user.appRole, name: user.name };
+}
+
+async function main(): Promise<void> {
+  const args = parseCreateUserArgs(process.argv.slice(2));
   const config = loadConfig();
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
   const db = await openDatabase(config, { migrate: true });
   try {
-    const em = db.orm.em.fork();
-    const list = (v?: string) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
-    const now = new Date();
-    const user = em.create(User, {
-      name: args.name,
-      appRole: args.role,
-      identityType: args['identity-type'],
-      phoneEncrypted: args.phone ? cipher.encrypt(args.phone) : null,
-      phoneHash: args.phone ? cipher.lookupHash(args.phone) : null,
-      emailEncrypted: args.email ? cipher.encrypt(args.email) : null,
-      emailHash: args.email ? cipher.lookupHash(args.email) : null,
-      managedAreas: args.role === 'admin' ? list(args.areas) : null,
-      managedAreasWrite: args.role === 'admin' ? list(args['areas-write']) : null,
-      verifiedAt: now,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await em.flush();
-    console.log(JSON.stringify({ id: user.id, role: user.appRole, name: user.name }));
+    console.log(JSON.stringify(await createUser(db.orm.em.fork(), cipher, args)));
   } finally {
     await db.close();
   }
 }
 
-main().catch((err) => {
+if (require.main === module) main().catch((err) => {
   console.error(err?.message ?? err);
   process.exit(1);
 });

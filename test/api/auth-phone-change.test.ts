@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestApp, lastCode, newPhone, signUp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, lastCode, newPhone, signUp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,8 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const code = (res: request.Response) => res.body?.error?.code;
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const code = errorCode;
 
 describe('phone change', () => {
   it('sends a purpose-bound code to the new number and changes the phone on verification, without a new session', async () => {

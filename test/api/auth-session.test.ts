@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { bearer, CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,8 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const code = (res: request.Response) => res.body?.error?.code;
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const code = errorCode;
 
 async function webSignIn() {
   const phone = newPhone();

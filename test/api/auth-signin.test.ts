@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
+import { CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,7 +8,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const register = (body: object) => request(t.app).post('/auth/register').send(body);
-const errorCode = (res: request.Response) => res.body?.error?.code;
 
 describe('POST /auth/register', () => {
   it('creates the user, stores personal data encrypted and sends one OTP over both channels', async () => {

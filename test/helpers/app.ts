@@ -72,3 +72,7 @@ export async function signUp(t: TestApp, opts: { phone?: string; email?: string;
   if (verify.status !== 200) throw new Error(`verify failed: ${verify.status} ${JSON.stringify(verify.body)}`);
   return { token: verify.body.session.token as string, userId: reg.body.userId as string, phone, email: opts.email };
 }
+
+/** The error code of an answer, or undefined. */
+export const errorCode = (res: { body?: { error?: { code?: string } } }) => res.body?.error?.code;
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
