@@ -1,15 +1,11 @@
 // Activities are built from their dependencies so tests can hand in fakes and the worker
 // hands in the real ones (ORM, providers). One file per area; this factory assembles them.
+import { createActivationActivities, type ActivationActivityDeps } from './activations';
 
-/**
- * Everything activities need from the outside world. Placeholder: each area adds its own
- * fields (e.g. the MikroORM instance, provider clients, a clock) as it lands.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- fields are added per area
-export interface ActivityDeps {}
+export type ActivityDeps = ActivationActivityDeps;
 
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return { ...createActivationActivities(deps) };
 }
 
 /** The activity functions registered with the worker; workflows import this type only. */

@@ -2,6 +2,11 @@ import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Pool } from 'pg';
+import { createActivationCreation } from './activations/create';
+import { createActivationIdentity } from './activations/identity';
+import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
+import { createActivationReads } from './activations/read-service';
+import { activationRoutes } from './activations/routes';
 import { createAccountService } from './auth/account';
 import { createMagicLinkService, noLookupsYet, type MagicLinkLookups } from './auth/magic-link';
 import { createOtpService } from './auth/otp';
@@ -16,7 +21,10 @@ import { globalRateLimit } from './http/rate-limit';
 import { createPersonalDataCipher } from './lib/crypto';
 import { createRegistry } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
+import { mockOperators } from './operators/mock';
+import { OperatorRegistry } from './operators/plugin';
 import type { MessageSender } from './providers/messages';
+import type { ActivationWorkflows } from './temporal/activations';
 
 export interface AppDeps {
   config: Config;
@@ -27,7 +35,17 @@ export interface AppDeps {
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
   magicLinkLookups?: MagicLinkLookups;
+  /** Operator plugins by slug; default: the mock operators. */
+  operators?: OperatorRegistry;
+  /** The Temporal side of activations; without it, creates fail cleanly (nothing is kept). */
+  activationWorkflows?: ActivationWorkflows;
 }
+
+const noTemporal: ActivationWorkflows = {
+  start: () => Promise.reject(new Error('Temporal is not configured')),
+  verifyIdentity: () => Promise.reject(new Error('Temporal is not configured')),
+  orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
+};
 
 /** Builds the API without listening, so tests drive it with supertest. */
 export function createApp(deps: AppDeps): Express {
@@ -41,6 +59,11 @@ export function createApp(deps: AppDeps): Express {
   const magicLinks = createMagicLinkService({
     orm, cipher, clock, sessions, lookups: deps.magicLinkLookups ?? noLookupsYet, missingConsents: accounts.missingConsents,
   });
+  const operators = deps.operators ?? new OperatorRegistry(mockOperators());
+  const workflows = deps.activationWorkflows ?? noTemporal;
+  const creation = createActivationCreation({ orm, operators, workflows, config, clock });
+  const identity = createActivationIdentity({ orm, workflows });
+  const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const registry = createRegistry();
 
   const app = express();
@@ -52,6 +75,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(globalRateLimit({ pool, max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }));
   app.use(express.json({ limit: '100kb' }));
   app.use(authRoutes(registry, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS }));
+  app.use(activationReadRoutes(registry, { reads, sessions }));
+  app.use(activationRoutes(registry, { creation, identity, sessions }));
+  app.use(operatorRoutes(registry, { reads }));
   app.use(openApiRoutes(registry, config.PUBLIC_BASE_URL));
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -26,6 +26,8 @@ const schema = z
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
     TEMPORAL_TASK_QUEUE: z.string().default('activation-sys'),
+    /** Set false where the namespace lacks our custom search attributes. */
+    TEMPORAL_SEARCH_ATTRIBUTES: bool.default(true),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').default(DEV_SECRET),
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
@@ -45,6 +47,12 @@ const schema = z
     MESSAGE_PROVIDER: z.enum(['file']).default('file'),
     TRUST_PROXY: z.string().default('loopback'),
     FEATURE_ESIM: bool.default(true),
+    /** Activation timers (workflow configuration). */
+    ACTIVATION_CANCEL_AFTER_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+    IDENTITY_POLL_INTERVAL_SECONDS: z.coerce.number().int().positive().default(5),
+    IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+    /** How long the mock identity provider takes to reach its outcome. */
+    MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(54329),
     EMBEDDED_PG_DIR: z.string().default('.data/pg'),
   })

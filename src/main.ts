@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { createLogger } from './http/logger';
 import { createFileMessageSender } from './providers/messages';
+import { createActivationWorkflows } from './temporal/activations';
 import { connectTemporal } from './temporal/connection';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
     config, logger, orm: db.orm, pool: db.pool,
     messages: createFileMessageSender(config.MESSAGES_FILE),
     temporalReady: temporal.ready,
+    activationWorkflows: createActivationWorkflows(temporal.client, config),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');

@@ -7,7 +7,15 @@
 import pino from 'pino';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities, type ActivityDeps } from '../activities';
+import { loadConfig, type Config } from '../src/config';
+import { openDatabase } from '../src/db/database';
+import { createMockIdentityProvider } from '../src/identity/provider';
+import { createPersonalDataCipher } from '../src/lib/crypto';
+import { mockOperators } from '../src/operators/mock';
+import { OperatorRegistry } from '../src/operators/plugin';
+import { createFileMessageSender } from '../src/providers/messages';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -23,7 +31,7 @@ export interface StartWorkerOptions {
   /** How long to keep retrying the first connection. */
   connectTimeoutMs?: number;
   /** Dependencies handed to createActivities. */
-  activityDeps?: ActivityDeps;
+  activityDeps: ActivityDeps;
   /** A prebuilt bundle (tests bundle once per file); default: bundle workflows/ at start. */
   workflowBundle?: WorkflowBundleWithSourceMap;
   logger?: pino.Logger;
@@ -70,7 +78,7 @@ export async function connectWithRetry(
   }
 }
 
-export async function startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
   const address = options.address ?? DEFAULT_ADDRESS;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
@@ -90,7 +98,7 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Run
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: require.resolve('../workflows') }),
-      activities: createActivities(options.activityDeps ?? {}),
+      activities: createActivities(options.activityDeps),
     });
   } catch (error) {
     if (ownsConnection) await connection.close().catch(() => undefined);
@@ -113,6 +121,17 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Run
     return stopping;
   };
   return { worker, connection, done, shutdown };
+}
+
+/** The real dependencies of the activities: Postgres, operator plugins, identity provider, messages. */
+export function buildActivityDeps(config: Config, orm: MikroORM): ActivityDeps {
+  return {
+    orm,
+    operators: new OperatorRegistry(mockOperators()),
+    identity: createMockIdentityProvider({ delayMs: config.MOCK_IDENTITY_DELAY_MS }),
+    cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
+    messages: createFileMessageSender(config.MESSAGES_FILE),
+  };
 }
 
 /** Routes the SDK's own logs (worker state, core) through pino. */
@@ -152,7 +171,10 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const timeout = Number(process.env.TEMPORAL_CONNECT_TIMEOUT_MS);
+  const config = loadConfig();
+  const db = await openDatabase(config, { migrate: false });
   running = await startWorker({
+    activityDeps: buildActivityDeps(config, db.orm),
     address: process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS,
     namespace: process.env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
     taskQueue: process.env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
@@ -165,6 +187,7 @@ export async function main(): Promise<void> {
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
+    await db.close().catch(() => undefined);
   }
   logger.info('worker stopped');
 }

@@ -1,4 +1,4 @@
 // Workflow definitions, one file per process (see DESIGN.md); re-export each one here.
 // The worker bundles this module: only deterministic workflow code and type-only imports
 // of activities belong in it.
-export {};
+export { activationWorkflow } from './activation';

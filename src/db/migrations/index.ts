@@ -2,8 +2,10 @@
 // without a file-system glob. Append new ones at the end.
 import { Migration20261122023614_initial } from './Migration20261122023614_initial';
 import { Migration20261122024451_catalog } from './Migration20261122024451_catalog';
+import { Migration20261122030720_activations } from './Migration20261122030720_activations';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
   { name: 'Migration20261122024451_catalog', class: Migration20261122024451_catalog },
+  { name: 'Migration20261122030720_activations', class: Migration20261122030720_activations },
 ];

@@ -1,0 +1,180 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ActivationStatus, EsimProfile, IdentityStatus } from '../src/entities/activation';
+import type { IdentityType } from '../src/entities/user';
+import { IdentityInitiationError, type IdentityProvider } from '../src/identity/provider';
+import type { PersonalDataCipher } from '../src/lib/crypto';
+import { parseActivationCode } from '../src/operators/esim-code';
+import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
+import type { MessageSender } from '../src/providers/messages';
+
+export interface ActivationActivityDeps {
+  orm: MikroORM;
+  operators: OperatorRegistry;
+  identity: IdentityProvider;
+  cipher: PersonalDataCipher;
+  messages: MessageSender;
+  clock?: () => Date;
+}
+
+/** Rough time to activation per status, for clients that show a progress hint. */
+export const ESTIMATED_SECONDS: Record<ActivationStatus, number | null> = {
+  pending: null,
+  in_progress: 120,
+  activated: 0,
+  failed: null,
+  cancelled: null,
+};
+
+interface ActivationRow {
+  id: string;
+  iccid: string;
+  sim_type: 'physical' | 'esim';
+  status: ActivationStatus;
+  user_id: string;
+  order_id: string;
+  operator_slug: string;
+  esim_profile: EsimProfile | null;
+}
+
+/**
+ * Activities of the activation workflow. Each writes Postgres in one statement
+ * or transaction and is idempotent: re-running one after a crash changes
+ * nothing twice. Provider refusals become non-retryable failures.
+ */
+export function createActivationActivities(deps: ActivationActivityDeps) {
+  const { orm, operators, cipher } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const em = () => orm.em.fork();
+
+  async function load(activationId: string): Promise<ActivationRow> {
+    const [row] = await em().execute<ActivationRow[]>(
+      `select a.id, a.iccid, a.sim_type, a.status, a.user_id, a.order_id, a.esim_profile, o.slug as operator_slug
+         from activations a join operators o on o.id = a.operator_id where a.id = ?`,
+      [activationId],
+    );
+    if (!row) throw ApplicationFailure.nonRetryable(`activation ${activationId} not found`, 'ActivationNotFound');
+    return row;
+  }
+
+  function pluginFor(slug: string) {
+    const plugin = operators.get(slug);
+    if (!plugin) throw ApplicationFailure.nonRetryable(`no operator plugin for ${slug}`, 'OperatorRejection');
+    return plugin;
+  }
+
+  return {
+    async initiateIdentity(input: { activationId: string; identityType: IdentityType; idNumber: string }) {
+      let started;
+      try {
+        started = await deps.identity.initiate({ idNumber: input.idNumber, identityType: input.identityType, reference: input.activationId });
+      } catch (err) {
+        if (err instanceof IdentityInitiationError) throw ApplicationFailure.nonRetryable(err.message, 'IDENTITY_ERROR');
+        throw err;
+      }
+      await em().execute(
+        `update activations set identity_ref = ?, identity_status = 'waiting', identity_verified_at = null, identity_type = ?,
+           id_number_encrypted = ?, id_number_hash = ?, updated_at = ? where id = ?`,
+        [started.transId, input.identityType, cipher.encrypt(input.idNumber), cipher.lookupHash(input.idNumber), clock(), input.activationId],
+      );
+      return started;
+    },
+
+    async pollIdentity(input: { transId: string }): Promise<IdentityStatus> {
+      return deps.identity.status(input.transId);
+    },
+
+    /** Only the verification that is still current may write its outcome. */
+    async recordIdentityStatus(input: { activationId: string; transId: string; identityStatus: IdentityStatus }) {
+      await em().transactional(async (tx) => {
+        const now = clock();
+        await tx.execute(
+          `update activations set identity_status = ?, identity_verified_at = ?, updated_at = ? where id = ? and identity_ref = ?`,
+          [input.identityStatus, input.identityStatus === 'completed' ? now : null, now, input.activationId, input.transId],
+        );
+        // A completed verification establishes the person's identity type (it sets their SIM limit).
+        if (input.identityStatus === 'completed') {
+          await tx.execute(
+            `update users u set identity_type = a.identity_type, updated_at = ? from activations a
+              where a.id = ? and a.identity_ref = ? and u.id = a.user_id and a.identity_type is not null`,
+            [now, input.activationId, input.transId],
+          );
+        }
+      });
+    },
+
+    async recordActivationStatus(input: { activationId: string; status: ActivationStatus; failedReason?: string }) {
+      await em().transactional(async (tx) => {
+        const now = clock();
+        await tx.execute(
+          `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = ?, updated_at = ?
+            where id = ? and status not in ('activated', 'failed', 'cancelled')`,
+          [input.status, input.failedReason ?? null, ESTIMATED_SECONDS[input.status], now, input.activationId],
+        );
+        if (input.status === 'cancelled') {
+          await tx.execute(
+            `update orders set status = 'cancelled', updated_at = ? where id = (select order_id from activations where id = ?) and status = 'pending_payment'`,
+            [now, input.activationId],
+          );
+        }
+      });
+    },
+
+    async activateSim(input: { activationId: string }) {
+      const row = await load(input.activationId);
+      if (row.status === 'activated') return;
+      try {
+        await pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id });
+      } catch (err) {
+        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
+        throw err;
+      }
+      await markActivated(row.id, {});
+    },
+
+    /** Issues the profile: the operator's refreshed code and assigned ICCID replace the submitted code. */
+    async issueEsim(input: { activationId: string }) {
+      const row = await load(input.activationId);
+      if (row.status === 'activated') return;
+      let issued;
+      try {
+        issued = await pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id });
+      } catch (err) {
+        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
+        throw err;
+      }
+      const code = parseActivationCode(issued.activationCode);
+      if (!code) throw ApplicationFailure.nonRetryable('operator returned an invalid activation code', 'OperatorRejection');
+      const profile: EsimProfile = {
+        smdpAddress: code.smdpAddress,
+        matchingId: code.matchingId,
+        activationCodeRaw: code.raw,
+        qrUrl: `/activations/${row.id}/esim-qr`,
+      };
+      await markActivated(row.id, { iccid: issued.iccid ?? code.raw, profile });
+    },
+
+    async sendEsimQrEmail(input: { activationId: string }) {
+      const [row] = await em().execute<{ email_encrypted: string | null; esim_profile: EsimProfile | null }[]>(
+        'select u.email_encrypted, a.esim_profile from activations a join users u on u.id = a.user_id where a.id = ?',
+        [input.activationId],
+      );
+      if (!row?.email_encrypted || !row.esim_profile) return;
+      await deps.messages.send({
+        channel: 'email',
+        to: cipher.decrypt(row.email_encrypted),
+        purpose: 'esim.qr',
+        text: `Your eSIM is ready. Scan the QR code in the app (${row.esim_profile.qrUrl}) or enter ${row.esim_profile.activationCodeRaw}`,
+      });
+    },
+  };
+
+  async function markActivated(activationId: string, change: { iccid?: string; profile?: EsimProfile }) {
+    const now = clock();
+    await em().execute(
+      `update activations set status = 'activated', activated_at = coalesce(activated_at, ?), estimated_activation_seconds = 0,
+         iccid = coalesce(?, iccid), esim_profile = coalesce(?::jsonb, esim_profile), updated_at = ? where id = ?`,
+      [now, change.iccid ?? null, change.profile ? JSON.stringify(change.profile) : null, now, activationId],
+    );
+  }
+}

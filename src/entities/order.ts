@@ -1,0 +1,36 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Package } from './catalog';
+import { User } from './user';
+
+/** `cancelled` is ours: an order whose activation was cancelled unpaid. */
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'completed', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** An order; amounts are decimal strings in the order's currency, never floats. */
+export const Order = defineEntity({
+  name: 'Order',
+  tableName: 'orders',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    user: () => p.manyToOne(User).mapToPk().index(),
+    companyId: p.uuid().nullable().index(),
+    status: p.enum(ORDER_STATUSES).default('pending_payment'),
+    totalAmountSar: p.decimal('string').precision(12).scale(2),
+    currency: p.string().length(3).default('SAR'),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export const OrderItem = defineEntity({
+  name: 'OrderItem',
+  tableName: 'order_items',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    order: () => p.manyToOne(Order).mapToPk().deleteRule('cascade').index(),
+    package: () => p.manyToOne(Package).mapToPk(),
+    iccid: p.string().length(255),
+    quantity: p.integer().default(1),
+    unitPriceSar: p.decimal('string').precision(12).scale(2),
+  },
+});

@@ -1,0 +1,58 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { IdentityStatus, IdentityType } from '../entities';
+
+/** The provider refused to start a verification (IDENTITY_ERROR at the API). */
+export class IdentityInitiationError extends Error {
+  constructor(message = 'identity verification could not be started') {
+    super(message);
+    this.name = 'IdentityInitiationError';
+  }
+}
+
+export interface IdentityInitiation {
+  transId: string;
+  /** The code the person confirms in the national identity app. */
+  randomCode: string;
+}
+
+/**
+ * A national identity app provider: initiate returns a transaction and a code
+ * the person confirms in the app; the status is then polled until final.
+ */
+export interface IdentityProvider {
+  initiate(input: { idNumber: string; identityType: IdentityType; reference: string }): Promise<IdentityInitiation>;
+  status(transId: string): Promise<IdentityStatus>;
+}
+
+const OUTCOME_BY_LAST_DIGIT: Record<string, IdentityStatus | 'initiation_error'> = {
+  '1': 'rejected',
+  '2': 'expired',
+  '3': 'error',
+  '4': 'initiation_error',
+};
+
+/**
+ * The mock provider. The outcome is chosen by the id number's last digit —
+ * 1 rejected, 2 expired, 3 error, 4 initiation fails, anything else completed —
+ * and reached `delayMs` after initiation. Stateless: the outcome and start time
+ * travel inside the transaction id, so any worker can poll it.
+ */
+export function createMockIdentityProvider(opts: { delayMs?: number; clock?: () => number } = {}): IdentityProvider {
+  const delayMs = opts.delayMs ?? 3_000;
+  const now = opts.clock ?? Date.now;
+  return {
+    async initiate({ idNumber }) {
+      const outcome = OUTCOME_BY_LAST_DIGIT[idNumber.slice(-1)] ?? 'completed';
+      if (outcome === 'initiation_error') throw new IdentityInitiationError();
+      return {
+        transId: `mock.${outcome}.${now()}.${randomUUID()}`,
+        randomCode: String(randomInt(10, 100)),
+      };
+    },
+    async status(transId) {
+      const [kind, outcome, startedAt] = transId.split('.');
+      if (kind !== 'mock' || !outcome || !startedAt) return 'error';
+      return now() - Number(startedAt) >= delayMs ? (outcome as IdentityStatus) : 'waiting';
+    },
+  };
+}

@@ -1,0 +1,255 @@
+import request from 'supertest';
+import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { DEMO, esimCode, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+
+const temporal = fakeWorkflows();
+let t: TestApp;
+let noEsim: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ deps: { activationWorkflows: temporal.workflows } });
+  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationWorkflows: temporal.workflows } });
+  await Promise.all([seedCatalog(t.db), seedCatalog(noEsim.db)]);
+});
+afterAll(async () => {
+  await t.close();
+  await noEsim.close();
+});
+
+const validate = (body: object, operator?: string) =>
+  request(t.app).post(`/activations/validate-iccid${operator ? `?operator=${operator}` : ''}`).send(body);
+const create = (token: string, body: object, app = t.app) => request(app).post('/activations').set(bearer(token)).send(body);
+
+describe('POST /activations/validate-iccid', () => {
+  it('accepts a Luhn-valid ICCID starting 89 with the mock operator by default', async () => {
+    const res = await validate({ iccid: iccid() });
+    expect([res.status, res.body]).toEqual([200, { valid: true, operatorId: DEMO.operators.mock, operatorSlug: 'mock', simType: 'physical' }]);
+  });
+
+  it('answers valid:false for a serial the operator refuses (bad Luhn, wrong prefix)', async () => {
+    const good = iccid();
+    const badLuhn = good.slice(0, 18) + String((Number(good[18]) + 1) % 10);
+    for (const serial of [badLuhn, '12' + good.slice(2)]) {
+      const res = await validate({ iccid: serial });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ valid: false, simType: 'physical', error: expect.any(String) });
+    }
+  });
+
+  it.each([
+    ['18 digits', { iccid: '891234567890123456' }],
+    ['letters', { iccid: '89123456789012345ab' }],
+    ['a missing iccid', {}],
+    ['an unknown simType', { iccid: '8912345678901234567', simType: 'nano' }],
+    ['an eSIM code with 2 segments', { iccid: 'LPA:1$smdp.example.com', simType: 'esim' }],
+    ['an eSIM code over 255 characters', { iccid: `LPA:1$smdp.example.com$${'A'.repeat(250)}`, simType: 'esim' }],
+    ['an eSIM code with 7 segments', { iccid: 'LPA:1$smdp.example.com$X$1.2$1$x$y', simType: 'esim' }],
+  ])('answers VALIDATION_ERROR for %s', async (_label, body) => {
+    const res = await validate(body);
+    expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(res.body.error.details[0].path).toEqual(expect.stringMatching(/iccid|simType/));
+  });
+
+  it('validates eSIM codes with or without the LPA: prefix', async () => {
+    for (const code of ['LPA:1$smdp.example.com$ABC-123', '1$smdp.example.com$ABC-123', 'LPA:1$smdp.example.com$ABC$1.3.6.1$1']) {
+      expect((await validate({ iccid: code, simType: 'esim' })).body).toMatchObject({ valid: true, simType: 'esim' });
+    }
+  });
+
+  it('answers OPERATOR_NOT_FOUND for an unregistered slug', async () => {
+    const res = await validate({ iccid: iccid() }, 'nope');
+    expect([res.status, errorCode(res)]).toEqual([404, 'OPERATOR_NOT_FOUND']);
+  });
+
+  it('answers ACTIVATION_ESIM_UNSUPPORTED_OPERATOR for an operator without eSIM', async () => {
+    const res = await validate({ iccid: esimCode(), simType: 'esim' }, 'mock-noesim');
+    expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR']);
+  });
+
+  it('answers ACTIVATION_ESIM_DISABLED when the eSIM gate is off', async () => {
+    const res = await request(noEsim.app).post('/activations/validate-iccid').send({ iccid: esimCode(), simType: 'esim' });
+    expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_ESIM_DISABLED']);
+  });
+
+  it('maps operator timeouts to 504 and failures to 502', async () => {
+    const timeout = await validate({ iccid: iccid('9001') });
+    expect([timeout.status, errorCode(timeout)]).toEqual([504, 'OPERATOR_TIMEOUT']);
+    const down = await validate({ iccid: iccid('9002') });
+    expect([down.status, errorCode(down)]).toEqual([502, 'OPERATOR_UNAVAILABLE']);
+  });
+});
+
+describe('POST /activations', () => {
+  it('creates order, order item and activation in one transaction and starts the workflow', async () => {
+    const { token, userId } = await signUp(t);
+    const serial = iccid();
+    const res = await create(token, { iccid: serial, packageId: DEMO.packages.starter });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ activationId: expect.any(String), orderId: expect.any(String), status: 'pending', identityStatus: 'waiting', simType: 'physical' });
+    const [row] = await t.db.query<Record<string, unknown>>(
+      `select a.user_id, a.iccid, a.sim_type, a.status, a.identity_status, o.status as order_status, o.total_amount_sar, i.unit_price_sar, i.quantity
+         from activations a join orders o on o.id = a.order_id join order_items i on i.id = a.order_item_id where a.id = $1`,
+      [res.body.activationId],
+    );
+    expect(row).toEqual({
+      user_id: userId, iccid: serial, sim_type: 'physical', status: 'pending', identity_status: 'waiting',
+      order_status: 'pending_payment', total_amount_sar: '49.00', unit_price_sar: '49.00', quantity: 1,
+    });
+    expect(temporal.started.at(-1)).toEqual({ activationId: res.body.activationId, userId, orderId: res.body.orderId, simType: 'physical' });
+  });
+
+  it('creates an eSIM activation storing the submitted code', async () => {
+    const { token } = await signUp(t);
+    const code = esimCode();
+    const res = await create(token, { iccid: code, packageId: DEMO.packages.plus, simType: 'esim' });
+    expect(res.status).toBe(201);
+    expect(res.body.simType).toBe('esim');
+    const [row] = await t.db.query<{ iccid: string; esim_profile: unknown }>('select iccid, esim_profile from activations where id = $1', [res.body.activationId]);
+    expect(row).toEqual({ iccid: code, esim_profile: null });
+  });
+
+  it('leaves nothing behind when the workflow cannot start', async () => {
+    const { token, userId } = await signUp(t);
+    temporal.state.failStart = true;
+    try {
+      const res = await create(token, { iccid: iccid(), packageId: DEMO.packages.starter });
+      expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_FAILED']);
+      expect(res.body.error.details).toEqual({ reason: 'WORKFLOW_UNAVAILABLE' });
+    } finally {
+      temporal.state.failStart = false;
+    }
+    expect(await t.db.query('select 1 from activations where user_id = $1', [userId])).toHaveLength(0);
+    expect(await t.db.query('select 1 from orders where user_id = $1', [userId])).toHaveLength(0);
+  });
+
+  it.each([
+    ['visitor', 1],
+    ['resident', 2],
+  ])('holds the %s SIM limit (%i) under parallel creates', async (identityType, limit) => {
+    const { token, userId } = await signUp(t);
+    await t.db.query('update users set identity_type = $1 where id = $2', [identityType, userId]);
+    const results = await Promise.all(Array.from({ length: 6 }, () => create(token, { iccid: iccid(), packageId: DEMO.packages.starter })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(limit);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => [r.status, errorCode(r), r.body.error.details.reason])).toEqual(
+      Array(6 - limit).fill([422, 'ACTIVATION_FAILED', 'SIM_LIMIT_EXCEEDED']),
+    );
+    expect(await t.db.query('select 1 from activations where user_id = $1', [userId])).toHaveLength(limit);
+  });
+
+  it('holds the citizen limit of 10 and frees a seat when an activation fails', async () => {
+    const { token, userId } = await signUp(t);
+    for (let i = 0; i < 10; i += 1) expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
+    const eleventh = await create(token, { iccid: iccid(), packageId: DEMO.packages.starter });
+    expect(eleventh.body.error).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SIM_LIMIT_EXCEEDED', limit: 10, identityType: 'citizen' } });
+    await t.db.query(`update activations set status = 'failed' where id = (select id from activations where user_id = $1 limit 1)`, [userId]);
+    expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
+  });
+
+  it('refuses a serial already in a live activation', async () => {
+    const a = await signUp(t);
+    const b = await signUp(t);
+    const serial = iccid();
+    await create(a.token, { iccid: serial, packageId: DEMO.packages.starter }).expect(201);
+    const res = await create(b.token, { iccid: serial, packageId: DEMO.packages.starter });
+    expect(res.body.error).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SERIAL_IN_USE' } });
+  });
+
+  it.each([
+    ['a missing packageId', { iccid: '8912345678901234567' }, 'packageId'],
+    ['a packageId that is not a uuid', { iccid: '8912345678901234567', packageId: 'x' }, 'packageId'],
+    ['a short ICCID', { iccid: '89123', packageId: DEMO.packages.starter }, 'iccid'],
+    ['a malformed eSIM code', { iccid: 'LPA:2$x$y', packageId: DEMO.packages.starter, simType: 'esim' }, 'iccid'],
+  ])('answers VALIDATION_ERROR for %s', async (_label, body, path) => {
+    const { token } = await signUp(t);
+    const res = await create(token, body);
+    expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+
+  it('answers NOT_FOUND for an unknown or inactive package', async () => {
+    const { token } = await signUp(t);
+    const unknown = await create(token, { iccid: iccid(), packageId: '00000000-0000-4000-8000-000000000000' });
+    expect([unknown.status, errorCode(unknown)]).toEqual([404, 'NOT_FOUND']);
+    await t.db.query('update packages set is_active = false where id = $1', [DEMO.packages.unlimited]);
+    const inactive = await create(token, { iccid: iccid(), packageId: DEMO.packages.unlimited });
+    expect(errorCode(inactive)).toBe('NOT_FOUND');
+  });
+
+  it('answers the eSIM gate, operator support and operator refusal codes', async () => {
+    const { token } = await signUp(t);
+    const unsupported = await create(token, { iccid: esimCode(), packageId: DEMO.packages.basic, simType: 'esim' });
+    expect([unsupported.status, errorCode(unsupported)]).toEqual([422, 'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR']);
+    const rejected = await create(token, { iccid: '8900000000000000000', packageId: DEMO.packages.starter });
+    expect([rejected.status, errorCode(rejected)]).toEqual([422, 'ACTIVATION_ICCID_INVALID']);
+    const timeout = await create(token, { iccid: esimCode('TIMEOUT'), packageId: DEMO.packages.starter, simType: 'esim' });
+    expect([timeout.status, errorCode(timeout)]).toEqual([504, 'OPERATOR_TIMEOUT']);
+    const other = await signUp(noEsim);
+    const disabled = await create(other.token, { iccid: esimCode(), packageId: DEMO.packages.starter, simType: 'esim' }, noEsim.app);
+    expect([disabled.status, errorCode(disabled)]).toEqual([422, 'ACTIVATION_ESIM_DISABLED']);
+  });
+
+  it('requires a session', async () => {
+    const res = await request(t.app).post('/activations').send({ iccid: iccid(), packageId: DEMO.packages.starter });
+    expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_REQUIRED']);
+  });
+});
+
+describe('verify-identity', () => {
+  async function pending() {
+    const user = await signUp(t);
+    const res = await create(user.token, { iccid: iccid(), packageId: DEMO.packages.starter });
+    return { ...user, activationId: res.body.activationId as string };
+  }
+
+  it('POST starts verification through the workflow and answers transId, randomCode, status', async () => {
+    const { token, activationId } = await pending();
+    const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send({ identityType: 'citizen', idNumber: '1234567890' });
+    expect([res.status, res.body]).toEqual([200, { transId: expect.any(String), randomCode: '42', status: 'waiting' }]);
+    expect(temporal.verified.at(-1)).toEqual({ activationId, idNumber: '1234567890' });
+  });
+
+  it('GET reads the identity status from Postgres; verifiedAt only when completed', async () => {
+    const { token, activationId } = await pending();
+    const waiting = await request(t.app).get(`/activations/${activationId}/verify-identity`).set(bearer(token));
+    expect(waiting.body).toEqual({ status: 'waiting', verifiedAt: null });
+    await t.db.query(`update activations set identity_status = 'completed', identity_verified_at = now() where id = $1`, [activationId]);
+    const done = await request(t.app).get(`/activations/${activationId}/verify-identity`).set(bearer(token));
+    expect(done.body).toEqual({ status: 'completed', verifiedAt: expect.stringMatching(/\.\d{3}Z$/) });
+  });
+
+  it("answers ACTIVATION_NOT_FOUND for another user's, an unknown or a malformed id", async () => {
+    const { activationId } = await pending();
+    const stranger = await signUp(t);
+    for (const id of [activationId, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const post = await request(t.app).post(`/activations/${id}/verify-identity`).set(bearer(stranger.token)).send({ identityType: 'citizen', idNumber: '1234567890' });
+      expect([post.status, errorCode(post)]).toEqual([404, 'ACTIVATION_NOT_FOUND']);
+      const get = await request(t.app).get(`/activations/${id}/verify-identity`).set(bearer(stranger.token));
+      expect([get.status, errorCode(get)]).toEqual([404, 'ACTIVATION_NOT_FOUND']);
+    }
+  });
+
+  it('answers IDENTITY_ERROR when the activation is not pending, or the workflow refuses', async () => {
+    const { token, activationId } = await pending();
+    const body = { identityType: 'resident', idNumber: '2234567890' };
+    temporal.state.refuseVerify = 'IDENTITY_ERROR';
+    try {
+      const refused = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+      expect([refused.status, errorCode(refused)]).toEqual([422, 'IDENTITY_ERROR']);
+    } finally {
+      temporal.state.refuseVerify = undefined;
+    }
+    await t.db.query(`update activations set status = 'in_progress' where id = $1`, [activationId]);
+    const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+    expect([res.status, errorCode(res)]).toEqual([422, 'IDENTITY_ERROR']);
+  });
+
+  it('validates the body and requires a session', async () => {
+    const { token, activationId } = await pending();
+    for (const body of [{ identityType: 'alien', idNumber: '1234567890' }, { identityType: 'citizen', idNumber: '1234' }, { identityType: 'citizen', idNumber: 'x'.repeat(21) }]) {
+      const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+      expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+    }
+    const anon = await request(t.app).post(`/activations/${activationId}/verify-identity`).send({ identityType: 'citizen', idNumber: '1234567890' });
+    expect(errorCode(anon)).toBe('AUTH_REQUIRED');
+  });
+});

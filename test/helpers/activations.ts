@@ -1,0 +1,46 @@
+import { seedDemoCatalog } from '../../src/catalog/demo-seed';
+import { withLuhnDigit } from '../../src/operators/mock';
+import type { ActivationWorkflows, StartActivation } from '../../src/temporal/activations';
+import type { TestDatabase } from './db';
+
+export { DEMO } from '../../src/catalog/demo-seed';
+
+let serial = 0;
+/** A Luhn-valid mock ICCID, unique per call; `behaviour` picks the mock operator's outcome (e.g. '9004'). */
+export function iccid(behaviour = '0000'): string {
+  serial += 1;
+  return withLuhnDigit(`89${String(process.pid % 1000).padStart(3, '0')}${String(serial).padStart(9, '0')}${behaviour}`);
+}
+
+let code = 0;
+export function esimCode(matchingId = 'MATCH'): string {
+  code += 1;
+  return `LPA:1$smdp.example.com$${matchingId}-${process.pid}-${code}`;
+}
+
+export async function seedCatalog(db: TestDatabase): Promise<void> {
+  await db.orm.em.fork().transactional((em) => seedDemoCatalog(em));
+}
+
+/** Records what the API asked of Temporal; `fail` makes starts fail. */
+export function fakeWorkflows() {
+  const started: StartActivation[] = [];
+  const verified: Array<{ activationId: string; idNumber: string }> = [];
+  const state = { failStart: false, refuseVerify: undefined as string | undefined };
+  const workflows: ActivationWorkflows = {
+    async start(a) {
+      if (state.failStart) throw new Error('Temporal unavailable');
+      started.push(a);
+    },
+    async verifyIdentity(activationId, input) {
+      if (state.refuseVerify) {
+        const { WorkflowRefusal } = jest.requireActual('../../src/temporal/activations') as typeof import('../../src/temporal/activations');
+        throw new WorkflowRefusal(state.refuseVerify, 'refused');
+      }
+      verified.push({ activationId, idNumber: input.idNumber });
+      return { transId: `trans-${verified.length}`, randomCode: '42', status: 'waiting' };
+    },
+    async orderPaid() {},
+  };
+  return { workflows, started, verified, state };
+}

@@ -1,0 +1,184 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ActivationStatus, IdentityStatus, SimType } from '../src/entities/activation';
+import type { IdentityType } from '../src/entities/user';
+
+/** Timers of one activation, all from configuration. */
+export interface ActivationTimers {
+  /** Cancel an activation still unpaid or unverified after this long. */
+  cancelAfterMs: number;
+  /** How often the identity provider is asked about a running verification. */
+  identityPollIntervalMs: number;
+  /** A verification request not final after this long reads `expired`. */
+  identityRequestTtlMs: number;
+}
+
+export interface ActivationWorkflowInput {
+  activationId: string;
+  simType: SimType;
+  timers: ActivationTimers;
+  /** Company seats land paid (synthetic corporate payment). */
+  paid?: boolean;
+  /** Whether this namespace has our search attributes (the Java test server does not need them). */
+  searchAttributes?: boolean;
+}
+
+export interface VerifyIdentityInput {
+  identityType: IdentityType;
+  idNumber: string;
+}
+
+export interface VerifyIdentityResult {
+  transId: string;
+  randomCode: string;
+  status: IdentityStatus;
+}
+
+export interface ActivationState {
+  status: ActivationStatus;
+  identityStatus: IdentityStatus;
+  paid: boolean;
+}
+
+export const orderPaidSignal = defineSignal<[{ paymentId: string }]>('orderPaid');
+export const verifyIdentityUpdate = defineUpdate<VerifyIdentityResult, [VerifyIdentityInput]>('verifyIdentity');
+export const stateQuery = defineQuery<ActivationState>('state');
+
+/** Error type names shared with activities and the API. */
+export const OPERATOR_REJECTION = 'OperatorRejection';
+export const IDENTITY_ERROR = 'IDENTITY_ERROR';
+
+const records = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const identity = proxyActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [IDENTITY_ERROR] },
+});
+// Operators are slow and flaky: transient failures retry without limit (never surfaced);
+// a definite refusal is non-retryable and ends the activation `failed`.
+const operator = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [OPERATOR_REJECTION] },
+});
+
+interface Transaction {
+  generation: number;
+  transId: string;
+  expiresAt: number;
+}
+
+/**
+ * One activation from `pending` to `activated`, `failed` or `cancelled`.
+ * Completion needs a paid order and a completed identity verification, in
+ * either order; verification may be restarted after `rejected`, `expired` or
+ * `error` while the activation is pending.
+ */
+export async function activationWorkflow(input: ActivationWorkflowInput): Promise<ActivationStatus> {
+  const { activationId, timers } = input;
+  const state: ActivationState = { status: 'pending', identityStatus: 'waiting', paid: input.paid ?? false };
+  let transaction: Transaction | undefined;
+  let generation = 0;
+  let timedOut = false;
+
+  setHandler(stateQuery, () => state);
+  setHandler(orderPaidSignal, () => {
+    state.paid = true;
+  });
+  setHandler(
+    verifyIdentityUpdate,
+    async ({ identityType, idNumber }) => {
+      const started = await identity.initiateIdentity({ activationId, identityType, idNumber });
+      generation += 1;
+      transaction = { generation, transId: started.transId, expiresAt: Date.now() + timers.identityRequestTtlMs };
+      state.identityStatus = 'waiting';
+      return { transId: started.transId, randomCode: started.randomCode, status: 'waiting' as const };
+    },
+    {
+      // Rejected before it enters history: only a pending activation may (re)start verification.
+      validator: (_input: VerifyIdentityInput) => {
+        if (state.status !== 'pending' || state.identityStatus === 'completed' || timedOut) {
+          throw ApplicationFailure.nonRetryable('Activation is not pending', IDENTITY_ERROR);
+        }
+      },
+    },
+  );
+
+  const setStatus = async (status: ActivationStatus, extra: { failedReason?: string } = {}) => {
+    state.status = status;
+    if (input.searchAttributes) upsertSearchAttributes({ ActivationStatus: [status] });
+    await records.recordActivationStatus({ activationId, status, ...extra });
+  };
+
+  // Polls one verification until it is final, superseded by a newer one, or the activation times out.
+  const pollIdentity = async (tx: Transaction) => {
+    for (;;) {
+      const interrupted = await condition(() => tx.generation !== generation || timedOut, timers.identityPollIntervalMs);
+      if (interrupted) return;
+      const status: IdentityStatus = Date.now() >= tx.expiresAt ? 'expired' : await identity.pollIdentity({ transId: tx.transId });
+      if (tx.generation !== generation) return;
+      if (status === 'waiting') continue;
+      state.identityStatus = status;
+      await records.recordIdentityStatus({ activationId, transId: tx.transId, identityStatus: status });
+      return;
+    }
+  };
+
+  const cancelTimer = (async () => {
+    await condition(() => state.status !== 'pending', timers.cancelAfterMs);
+    if (state.status === 'pending') timedOut = true;
+  })();
+
+  let polled = 0;
+  for (;;) {
+    await condition(() => timedOut || readyForHandoff(state) || (transaction !== undefined && transaction.generation !== polled));
+    if (readyForHandoff(state)) break;
+    if (timedOut) {
+      await setStatus('cancelled');
+      return finish('cancelled');
+    }
+    polled = transaction!.generation;
+    await pollIdentity(transaction!);
+  }
+
+  await setStatus('in_progress');
+  try {
+    if (input.simType === 'esim') {
+      await operator.issueEsim({ activationId });
+      await records.sendEsimQrEmail({ activationId });
+    } else {
+      await operator.activateSim({ activationId });
+    }
+    state.status = 'activated';
+    if (input.searchAttributes) upsertSearchAttributes({ ActivationStatus: ['activated'] });
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (!(cause instanceof ApplicationFailure) || cause.type !== OPERATOR_REJECTION) throw err;
+    await setStatus('failed', { failedReason: cause.message });
+  }
+  void cancelTimer;
+  return finish(state.status);
+
+  async function finish(status: ActivationStatus): Promise<ActivationStatus> {
+    state.status = status;
+    // Let an in-flight update answer before the run closes.
+    await condition(allHandlersFinished);
+    return status;
+  }
+}
+
+function readyForHandoff(state: ActivationState): boolean {
+  return state.paid && state.identityStatus === 'completed';
+}
