@@ -12,6 +12,7 @@ import { createMagicLinkService, noLookupsYet, type MagicLinkLookups } from './a
 import { createOtpService } from './auth/otp';
 import { createPhoneChangeService } from './auth/phone-change';
 import { authRoutes } from './auth/routes';
+import { createSessionCache } from './auth/session-cache';
 import { createSessionService } from './auth/sessions';
 import type { Config } from './config';
 import { healthRoutes } from './health/routes';
@@ -53,7 +54,10 @@ export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
   const otp = createOtpService({ cipher, clock, config, messages: deps.messages });
-  const sessions = createSessionService({ orm, pool, clock, config });
+  const cache = createSessionCache({
+    pool, ttlMs: config.SESSION_CACHE_SECONDS * 1000, onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
+  });
+  const sessions = createSessionService({ orm, pool, clock, config, cache });
   const accounts = createAccountService({ orm, cipher, clock, otp, sessions });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
@@ -72,7 +76,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(deps.logger));
   // Probes stay outside the per-IP limit so orchestrators never lock themselves out.
   app.use(healthRoutes(registry, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) }));
-  app.use(globalRateLimit({ pool, max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS }));
+  const rateLimit = globalRateLimit({ pool, max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, syncMs: config.RATE_LIMIT_SYNC_MS });
+  app.use(rateLimit);
   app.use(express.json({ limit: '100kb' }));
   app.use(authRoutes(registry, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS }));
   app.use(activationReadRoutes(registry, { reads, sessions }));
@@ -81,5 +86,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRoutes(registry, config.PUBLIC_BASE_URL));
   app.use(notFoundHandler);
   app.use(errorHandler);
+  // Background work the app owns: the rate-limit sync and the session-cache listener.
+  app.locals.stop = async () => {
+    rateLimit.stop();
+    await rateLimit.flush().catch(() => undefined);
+    await cache.stop();
+  };
   return app;
 }

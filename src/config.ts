@@ -32,6 +32,8 @@ const schema = z
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
     WEB_SESSION_SECONDS: z.coerce.number().int().positive().default(3600),
+    /** How long a verified session is served from memory (0 disables); changes evict at once. */
+    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
     MOBILE_SESSION_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
     /** AES-256-GCM key for personal data at rest, base64 of 32 bytes. */
     DATA_ENCRYPTION_KEY: z.string().default(DEV_DATA_KEY),
@@ -39,6 +41,8 @@ const schema = z
     DATA_HASH_KEY: z.string().min(32, 'DATA_HASH_KEY must be at least 32 characters').default(DEV_SECRET),
     RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
     RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+    /** How often each instance adds its local counts to the shared Postgres counters. */
+    RATE_LIMIT_SYNC_MS: z.coerce.number().int().positive().default(100),
     OTP_TTL_SECONDS: z.coerce.number().int().positive().default(300),
     OTP_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
     OTP_MAX_REQUESTS: z.coerce.number().int().positive().default(3),

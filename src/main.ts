@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const shutdown = () => {
     logger.info('API stopping');
     server.close(async () => {
+      await (app.locals.stop as () => Promise<void>)();
       await temporal.connection.close().catch(() => undefined);
       await db.close();
       process.exit(0);

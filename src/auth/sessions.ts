@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { ClientType, UserRow } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex } from '../lib/crypto';
+import type { SessionCache } from './session-cache';
 
 export type SessionConfig = Pick<Config, 'JWT_SECRET' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'WEB_SESSION_SECONDS' | 'MOBILE_SESSION_SECONDS'>;
 
@@ -14,6 +15,8 @@ export interface SessionDeps {
   pool: Pool;
   clock: () => Date;
   config: SessionConfig;
+  /** Verified sessions kept briefly, evicted on any change (see session-cache.ts). */
+  cache?: SessionCache;
 }
 
 export interface IssuedSession {
@@ -41,7 +44,7 @@ const ALGORITHM = 'HS256';
  */
 export function createSessionService(deps: SessionDeps) {
   const { config, clock } = deps;
-  const key = new TextEncoder().encode(config.JWT_SECRET);
+  const key = createSecretKey(Buffer.from(config.JWT_SECRET, 'utf8'));
 
   async function issue(userId: string, clientType: ClientType): Promise<IssuedSession> {
     const id = randomUUID();
@@ -67,8 +70,24 @@ export function createSessionService(deps: SessionDeps) {
     return { id, token, clientType, expiresAt };
   }
 
-  /** One round trip: session row, its user, and the blocklist. */
+  /** From the cache when it can; otherwise token verification and one round trip (session, user, blocklist). */
   async function authenticate(token: string): Promise<Principal> {
+    const tokenHash = sha256Hex(token);
+    const cached = deps.cache?.get(tokenHash);
+    if (cached) {
+      if (cached.expiresAt.getTime() <= clock().getTime()) {
+        deps.cache!.evictToken(tokenHash);
+        throw new AppError('AUTH_SESSION_EXPIRED');
+      }
+      return { ...cached, token };
+    }
+    const principal = await verify(token, tokenHash);
+    const { token: _omit, ...cacheable } = principal;
+    deps.cache?.set(tokenHash, cacheable);
+    return principal;
+  }
+
+  async function verify(token: string, tokenHash: string): Promise<Principal> {
     let claims;
     try {
       ({ payload: claims } = await jwtVerify(token, key, {
@@ -90,7 +109,7 @@ export function createSessionService(deps: SessionDeps) {
                     u.created_at, u.updated_at
                from sessions s join users u on u.id = s.user_id
               where s.id = $1 and s.user_id = $3`,
-      values: [claims.jti, sha256Hex(token), claims.sub],
+      values: [claims.jti, tokenHash, claims.sub],
     });
     const row = rows[0];
     if (!row || row.revoked_at || row.blocked) throw new AppError('AUTH_REQUIRED');
@@ -122,6 +141,7 @@ export function createSessionService(deps: SessionDeps) {
 
   /** Ends one session; a mobile token is also blocklisted for its remaining lifetime. */
   async function logout(principal: Principal): Promise<void> {
+    deps.cache?.evictToken(sha256Hex(principal.token));
     await deps.orm.em.fork().transactional(async (em) => {
       await em.execute('update sessions set revoked_at = ? where id = ? and revoked_at is null', [clock(), principal.sessionId]);
       if (principal.clientType === 'mobile') {

@@ -1,7 +1,10 @@
 import express from 'express';
 import request from 'supertest';
+import { createApp } from '../../src/app';
 import { errorHandler } from '../../src/http/error-middleware';
-import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { createLogger } from '../../src/http/logger';
+import { createMemoryMessageSender } from '../../src/providers/messages';
+import { CONSENTS, createTestApp, eventually, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,14 +37,35 @@ describe('global rate limit', () => {
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     // Another IP is unaffected; counters live in Postgres.
     expect((await request(t.app).get('/auth/session').set(fromIp())).status).toBe(401);
-    const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', ['global:203.0.113.11']);
-    expect(row!.points).toBe(6);
+    // Counts reach the shared Postgres counter within one sync interval.
+    await eventually(async () => {
+      const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', ['global:203.0.113.11']);
+      expect(row?.points).toBe(6);
+    });
   });
 
   it('holds exactly under parallel requests', async () => {
     const ip = fromIp();
     const results = await Promise.all(Array.from({ length: 12 }, () => request(t.app).get('/auth/session').set(ip)));
     expect(results.filter((r) => r.status === 429)).toHaveLength(7);
+  });
+
+  it('shares counts across API instances through Postgres', async () => {
+    const second = createApp({ config: t.config, orm: t.db.orm, pool: t.db.pool, logger: createLogger('silent'), messages: createMemoryMessageSender() });
+    try {
+      const ip = fromIp();
+      for (let i = 0; i < 3; i += 1) await request(t.app).get('/healthz-nope').set(ip);
+      await eventually(async () => {
+        const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', [`global:${ip['X-Forwarded-For']}`]);
+        expect(row?.points).toBe(3);
+      });
+      // The other instance starts from the shared count: 2 left, then limited.
+      expect((await request(second).get('/nope').set(ip)).headers['x-ratelimit-remaining']).toBe('1');
+      expect((await request(second).get('/nope').set(ip)).headers['x-ratelimit-remaining']).toBe('0');
+      expect((await request(second).get('/nope').set(ip)).status).toBe(429);
+    } finally {
+      await (second.locals.stop as () => Promise<void>)();
+    }
   });
 });
 

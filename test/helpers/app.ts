@@ -30,13 +30,18 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const sender = createMemoryMessageSender();
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-  const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', ...opts.env });
+  // The session cache is off by default here: tests change rows with SQL and read at once.
+  const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', ...opts.env });
   const app = createApp({
     config, orm: db.orm, pool: db.pool, logger, clock, messages: sender,
     temporalReady: async () => undefined,
     ...opts.deps,
   });
-  return { app, db, clock, config, messages: sender.messages, logLines, close: () => db.drop() };
+  const close = async () => {
+    await (app.locals.stop as () => Promise<void>)();
+    await db.drop();
+  };
+  return { app, db, clock, config, messages: sender.messages, logLines, close };
 }
 
 export const CONSENTS = [
@@ -76,3 +81,17 @@ export async function signUp(t: TestApp, opts: { phone?: string; email?: string;
 /** The error code of an answer, or undefined. */
 export const errorCode = (res: { body?: { error?: { code?: string } } }) => res.body?.error?.code;
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** Retries an assertion until it passes or `timeoutMs` ends (for work that settles asynchronously). */
+export async function eventually(assertion: () => Promise<void> | void, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}

@@ -13,8 +13,9 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.DATABASE_URL) {
     process.env.TEST_DATABASE_ADMIN_URL = process.env.DATABASE_URL;
   } else {
+    // A fresh cluster per run, so concurrent runs (a developer and CI) never share one.
     const port = 55000 + Math.floor(Math.random() * 5000);
-    const db = await startEmbeddedPostgres({ dir: path.resolve('.data/test-pg'), port });
+    const db = await startEmbeddedPostgres({ dir: path.resolve(`.data/test-pg/run-${process.pid}`), port, persistent: false });
     (globalThis as { __TEST_PG__?: unknown }).__TEST_PG__ = db;
     process.env.TEST_DATABASE_ADMIN_URL = db.url('postgres');
   }

@@ -1,0 +1,121 @@
+import type { Pool, PoolClient } from 'pg';
+import type { Principal } from './sessions';
+
+export const AUTH_CHANGED_CHANNEL = 'auth_changed';
+
+interface Entry {
+  principal: Omit<Principal, 'token'>;
+  until: number;
+}
+
+export interface SessionCache {
+  get(tokenHash: string): Omit<Principal, 'token'> | undefined;
+  set(tokenHash: string, principal: Omit<Principal, 'token'>): void;
+  evictUser(userId: string): void;
+  evictToken(tokenHash: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Verified sessions, kept for a few seconds so the hot path skips token
+ * verification and the database. Correctness comes from invalidation, not
+ * from the TTL: triggers on users, sessions and token_blocklist NOTIFY
+ * `auth_changed`, every instance LISTENs and evicts at once. While the
+ * listening connection is down, the cache answers nothing.
+ */
+export function createSessionCache(opts: { pool: Pool; ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): SessionCache {
+  const entries = new Map<string, Entry>();
+  const byUser = new Map<string, Set<string>>();
+  const max = opts.maxEntries ?? 50_000;
+  let listening = false;
+  let stopped = false;
+  let client: PoolClient | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  function clear() {
+    entries.clear();
+    byUser.clear();
+  }
+
+  function evictToken(hash: string) {
+    const entry = entries.get(hash);
+    if (!entry) return;
+    entries.delete(hash);
+    byUser.get(entry.principal.user.id)?.delete(hash);
+  }
+
+  function evictUser(userId: string) {
+    for (const hash of byUser.get(userId) ?? []) entries.delete(hash);
+    byUser.delete(userId);
+  }
+
+  async function listen() {
+    try {
+      client = await opts.pool.connect();
+      client.on('notification', (msg) => {
+        const [kind, id] = (msg.payload ?? '').split(':');
+        if (kind === 'user' && id) evictUser(id);
+        else if (kind === 'token' && id) evictToken(id);
+        else clear();
+      });
+      client.on('error', (err) => lost(err));
+      client.on('end', () => lost());
+      await client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
+      listening = true;
+    } catch (err) {
+      lost(err);
+    }
+  }
+
+  function lost(err?: unknown) {
+    if (err) opts.onError?.(err);
+    listening = false;
+    clear();
+    client?.release(true);
+    client = undefined;
+    if (!stopped && !retry) {
+      retry = setTimeout(() => {
+        retry = undefined;
+        void listen();
+      }, 1_000);
+      retry.unref();
+    }
+  }
+
+  if (opts.ttlMs > 0) void listen();
+
+  return {
+    get(hash) {
+      if (!listening) return undefined;
+      const entry = entries.get(hash);
+      if (!entry) return undefined;
+      if (Date.now() >= entry.until) {
+        evictToken(hash);
+        return undefined;
+      }
+      return entry.principal;
+    },
+    set(hash, principal) {
+      if (!listening) return;
+      if (entries.size >= max) clear();
+      entries.set(hash, { principal, until: Date.now() + opts.ttlMs });
+      let hashes = byUser.get(principal.user.id);
+      if (!hashes) byUser.set(principal.user.id, (hashes = new Set()));
+      hashes.add(hash);
+    },
+    evictUser,
+    evictToken,
+    async stop() {
+      stopped = true;
+      listening = false;
+      if (retry) clearTimeout(retry);
+      clear();
+      if (client) {
+        const c = client;
+        client = undefined;
+        await c.query(`UNLISTEN ${AUTH_CHANGED_CHANNEL}`).catch(() => undefined);
+        c.release();
+      }
+    },
+  };
+}
