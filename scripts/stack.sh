@@ -44,6 +44,8 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
   --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
   --dynamic-config-value frontend.enableServerVersionCheck=false \
   --dynamic-config-value frontend.enableExecuteMultiOperation=true \
+  --search-attribute ActivationId=Keyword --search-attribute UserId=Keyword --search-attribute OrderId=Keyword \
+  --search-attribute SimType=Keyword --search-attribute ActivationStatus=Keyword \
   > "$LOG_DIR/temporal.log" 2>&1 &
 pids+=($!)
 wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60

@@ -100,7 +100,14 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   setHandler(
     verifyIdentityUpdate,
     async ({ identityType, idNumber }) => {
-      const started = await identity.initiateIdentity({ activationId, identityType, idNumber });
+      let started: { transId: string; randomCode: string };
+      try {
+        started = await identity.initiateIdentity({ activationId, identityType, idNumber });
+      } catch (err) {
+        // The provider refused or stayed down: the caller gets IDENTITY_ERROR, the activation stays pending.
+        const message = err instanceof ActivityFailure && err.cause ? err.cause.message : 'Identity verification could not start';
+        throw ApplicationFailure.nonRetryable(message, IDENTITY_ERROR);
+      }
       generation += 1;
       transaction = { generation, transId: started.transId, expiresAt: Date.now() + timers.identityRequestTtlMs };
       state.identityStatus = 'waiting';
