@@ -44,11 +44,19 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
   --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
   --dynamic-config-value frontend.enableServerVersionCheck=false \
   --dynamic-config-value frontend.enableExecuteMultiOperation=true \
-  --search-attribute ActivationId=Keyword --search-attribute UserId=Keyword --search-attribute OrderId=Keyword \
-  --search-attribute SimType=Keyword --search-attribute ActivationStatus=Keyword \
   > "$LOG_DIR/temporal.log" 2>&1 &
 pids+=($!)
 wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60
+# Business keys as search attributes, so runs are findable in the UI. Created one by one
+# (start-dev's --search-attribute is ignored when the SQLite file already exists).
+for attribute in ActivationId UserId OrderId SimType ActivationStatus; do
+  for _ in 1 2 3 4 5; do
+    out="$("$TEMPORAL_CLI" operator search-attribute create --name "$attribute" --type Keyword \
+      --address "127.0.0.1:$TEMPORAL_PORT" 2>&1)" && break
+    grep -qi "already" <<<"$out" && break
+    sleep 1
+  done
+done
 
 # 3. Worker and API.
 node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &

@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;
-  const creation = createActivationCreation({ orm, operators, workflows, config, clock });
+  const creation = createActivationCreation({ orm, operators, workflows, config, clock, logger: deps.logger });
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const registry = createRegistry();

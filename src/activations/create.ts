@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { IdentityType, SimType } from '../entities';
 import { AppError } from '../http/errors';
@@ -16,6 +17,7 @@ export interface CreateActivationDeps {
   workflows: ActivationWorkflows;
   config: Pick<Config, 'FEATURE_ESIM'>;
   clock: () => Date;
+  logger?: Pick<Logger, 'error'>;
 }
 
 interface PackageRow {
@@ -65,6 +67,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     try {
       await deps.workflows.start({ activationId: ids.activationId, userId, orderId: ids.orderId, simType: input.simType });
     } catch (err) {
+      deps.logger?.error({ err, activationId: ids.activationId }, 'activation workflow did not start; rows removed');
       await removeRows(ids);
       throw new AppError('ACTIVATION_FAILED', { details: { reason: 'WORKFLOW_UNAVAILABLE' }, message: String(err) });
     }
