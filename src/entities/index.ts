@@ -4,6 +4,7 @@ import { Consent } from './consent';
 import { InvitationLink } from './invitation-link';
 import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
+import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
 import { Session, TokenBlocklist } from './session';
 import { User } from './user';
@@ -14,8 +15,9 @@ export * from './consent';
 export * from './invitation-link';
 export * from './order';
 export * from './otp';
+export * from './payment';
 export * from './rate-limit';
 export * from './session';
 export * from './user';
 
-export const entities = [User, Consent, OtpChallenge, OtpRequest, Session, TokenBlocklist, InvitationLink, RateLimitCounter, Operator, Package, Order, OrderItem, Activation];
+export const entities = [User, Consent, OtpChallenge, OtpRequest, Session, TokenBlocklist, InvitationLink, RateLimitCounter, Operator, Package, Order, OrderItem, Activation, Payment, WebhookEvent];

@@ -4,10 +4,12 @@ import { Migration20261122023614_initial } from './Migration20261122023614_initi
 import { Migration20261122024451_catalog } from './Migration20261122024451_catalog';
 import { Migration20261122030720_activations } from './Migration20261122030720_activations';
 import { Migration20261122031500_auth_changed_notify } from './Migration20261122031500_auth_changed_notify';
+import { Migration20261122032236_payments } from './Migration20261122032236_payments';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
   { name: 'Migration20261122024451_catalog', class: Migration20261122024451_catalog },
   { name: 'Migration20261122030720_activations', class: Migration20261122030720_activations },
   { name: 'Migration20261122031500_auth_changed_notify', class: Migration20261122031500_auth_changed_notify },
+  { name: 'Migration20261122032236_payments', class: Migration20261122032236_payments },
 ];
