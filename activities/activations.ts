@@ -80,6 +80,15 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       return started;
     },
 
+    /** The order row is the truth about payment; the signal is only the fast path. */
+    async isOrderPaid(input: { activationId: string }): Promise<boolean> {
+      const [row] = await em().execute<{ status: string }[]>(
+        'select o.status from activations a join orders o on o.id = a.order_id where a.id = ?',
+        [input.activationId],
+      );
+      return row?.status === 'paid' || row?.status === 'completed';
+    },
+
     async pollIdentity(input: { transId: string }): Promise<IdentityStatus> {
       return deps.identity.status(input.transId);
     },

@@ -54,6 +54,8 @@ const schema = z
     /** Activation timers (workflow configuration). */
     ACTIVATION_CANCEL_AFTER_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
     IDENTITY_POLL_INTERVAL_SECONDS: z.coerce.number().int().positive().default(5),
+    /** Safety net for a lost "order paid" signal: the workflow checks the order this often. */
+    ACTIVATION_PAID_CHECK_SECONDS: z.coerce.number().int().positive().default(300),
     IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),

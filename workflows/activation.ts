@@ -22,6 +22,8 @@ export interface ActivationTimers {
   identityPollIntervalMs: number;
   /** A verification request not final after this long reads `expired`. */
   identityRequestTtlMs: number;
+  /** Safety net for a lost "order paid" signal: how often the order row is checked. */
+  paidCheckIntervalMs?: number;
 }
 
 export interface ActivationWorkflowInput {
@@ -150,7 +152,15 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
 
   let polled = 0;
   for (;;) {
-    await condition(() => timedOut || readyForHandoff(state) || (transaction !== undefined && transaction.generation !== polled));
+    const woke = await condition(
+      () => timedOut || readyForHandoff(state) || (transaction !== undefined && transaction.generation !== polled),
+      timers.paidCheckIntervalMs ?? 5 * 60_000,
+    );
+    if (!woke) {
+      // No signal for a while: the payment may have completed while Temporal was away.
+      if (!state.paid) state.paid = await records.isOrderPaid({ activationId });
+      continue;
+    }
     if (readyForHandoff(state)) break;
     if (timedOut) {
       await setStatus('cancelled');

@@ -45,7 +45,12 @@ export class WorkflowRefusal extends Error {
 
 export type ActivationWorkflowConfig = Pick<
   Config,
-  'TEMPORAL_TASK_QUEUE' | 'ACTIVATION_CANCEL_AFTER_SECONDS' | 'IDENTITY_POLL_INTERVAL_SECONDS' | 'IDENTITY_REQUEST_TTL_SECONDS' | 'TEMPORAL_SEARCH_ATTRIBUTES'
+  | 'TEMPORAL_TASK_QUEUE'
+  | 'ACTIVATION_CANCEL_AFTER_SECONDS'
+  | 'IDENTITY_POLL_INTERVAL_SECONDS'
+  | 'IDENTITY_REQUEST_TTL_SECONDS'
+  | 'ACTIVATION_PAID_CHECK_SECONDS'
+  | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
 const UPDATE_DEADLINE_MS = 15_000;
@@ -63,6 +68,7 @@ export function createActivationWorkflows(client: Client, config: ActivationWork
           cancelAfterMs: config.ACTIVATION_CANCEL_AFTER_SECONDS * 1000,
           identityPollIntervalMs: config.IDENTITY_POLL_INTERVAL_SECONDS * 1000,
           identityRequestTtlMs: config.IDENTITY_REQUEST_TTL_SECONDS * 1000,
+          paidCheckIntervalMs: config.ACTIVATION_PAID_CHECK_SECONDS * 1000,
         },
       };
       await client.workflow.start('activationWorkflow', {

@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 /** Fake activities that record what the workflow asked for. */
-function fakes(opts: { identity?: (transId: string, poll: number) => IdentityStatus; activateSim?: (attempt: number) => void } = {}) {
+function fakes(opts: { identity?: (transId: string, poll: number) => IdentityStatus; activateSim?: (attempt: number) => void; orderPaidInDatabase?: () => boolean } = {}) {
   const log: string[] = [];
   const polls = new Map<string, number>();
   let transactions = 0;
@@ -56,6 +56,9 @@ function fakes(opts: { identity?: (transId: string, poll: number) => IdentitySta
     },
     async sendEsimQrEmail() {
       log.push('email:qr');
+    },
+    async isOrderPaid() {
+      return opts.orderPaidInDatabase?.() ?? false;
     },
   };
   return { activities, log };
@@ -182,6 +185,18 @@ describe('activation workflow', () => {
     });
     expect(status).toBe('failed');
     expect(log.slice(-2)).toEqual(['status:in_progress', 'status:failed:SIM blocked by the operator']);
+  });
+
+  it('notices a payment whose signal was lost, by checking the order row', async () => {
+    let paidInDatabase = false;
+    const { activities, log } = fakes({ orderPaidInDatabase: () => paidInDatabase });
+    const status = await run(activities, async (handle) => {
+      await handle.executeUpdate(verifyIdentityUpdate, verify());
+      await env.sleep(60_000);
+      paidInDatabase = true; // the payment committed, but no signal ever arrives
+    });
+    expect(status).toBe('activated');
+    expect(log.slice(-2)).toEqual(['status:in_progress', 'operator:activateSim']);
   });
 
   it('issues an eSIM and sends the QR e-mail', async () => {
