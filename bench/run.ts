@@ -21,6 +21,17 @@
  *     rounds and the median of each is reported, so slow drifts of the machine
  *     hit both sides alike. Each measurement is preceded by a short warm-up.
  *
+ * GET /activations/history at scale (after the scenarios; section "GET
+ * /activations/history at scale" below, data in bench/history.ts): the bench
+ * user's history pages with 10,000 and then 1,000,000 activations in the table,
+ * in one run. Budgets: server-side p50 under 5 ms at 1,000,000 rows, p50 at
+ * 1,000,000 rows at most 1.5 times p50 at 10,000 rows, and EXPLAIN (ANALYZE,
+ * BUFFERS) of the API's own statements reading activations only through
+ * activations_user_history_index. Server-side means timed inside the server
+ * process (a separate `app+timing` server), over sequential requests on one
+ * connection, so no queueing is counted; the first page under autocannon load is
+ * reported next to it for throughput.
+ *
  * Adding a scenario: append to SCENARIOS below (name, server, method, path,
  * headers from the fixtures, optional body and budget). A scenario that needs
  * data seeds it in `signUpFixtures` (or a new fixture step) of the `app` server,
@@ -35,6 +46,9 @@
  *                     (pino-http, the Postgres rate limiter, the session check)
  *   --cpu-prof        run the servers with --cpu-prof and summarise where their CPU
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
+ *   --no-history      skip the GET /activations/history benchmark
+ *   --history-rows N  activations in its second phase (default 1000000; the first has 10000)
+ *   --history-requests N  sequential requests per page and phase (default 1000)
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -47,15 +61,18 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool, PoolClient } from 'pg';
+import { DEFAULT_PAGE_SIZE } from '../src/activations/read-service';
 import { createApp } from '../src/app';
 import { authenticate } from '../src/auth/middleware';
 import { createSessionService } from '../src/auth/sessions';
+import { seedDemoCatalog } from '../src/catalog/demo-seed';
 import { loadConfig, type Config } from '../src/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded';
 import { migrate, nativePool, openOrm } from '../src/db/orm';
@@ -63,6 +80,10 @@ import { errorHandler } from '../src/http/error-middleware';
 import { createLogger, requestLogger } from '../src/http/logger';
 import { globalRateLimit } from '../src/http/rate-limit';
 import { createMemoryMessageSender } from '../src/providers/messages';
+import {
+  bulkLoadSchema, counts, dropForBulkLoad, explainHistory, HISTORY_INDEX, rebuildAfterBulkLoad, SEEDED_USERS, seedActivations,
+  seedUsers, settle, type PlanCheck, type TableCounts,
+} from './history';
 
 // ---------------------------------------------------------------------------
 // Scenarios
@@ -75,7 +96,7 @@ export interface Fixtures {
   userId: string;
 }
 
-type ServerKind = 'app' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
+type ServerKind = 'app' | 'app+timing' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
 
 export interface Scenario {
   name: string;
@@ -151,6 +172,10 @@ interface Built {
   /** Runs once the server listens (e.g. sign-up through HTTP). */
   fixtures?: (baseUrl: string) => Promise<Fixtures>;
   close?: () => Promise<void>;
+  /** Serve this instead of `app` (e.g. `app` wrapped in a timer). */
+  listener?: RequestListener;
+  /** Answers the parent's requests other than 'stop' and 'cpu'. */
+  handle?: (msg: ToChild) => ToParent | undefined;
 }
 
 interface ServerContext {
@@ -175,6 +200,32 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     });
     return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => orm.close() };
   },
+  /**
+   * The same app, timed server-side: from the request event to the response's
+   * 'finish' (everything the process does for the request: rate limit, session
+   * check, query, JSON), per URL, for the history route and GET /auth/session
+   * (the control). It also captures the statement texts the history reads
+   * prepare, for EXPLAIN in the parent.
+   */
+  async 'app+timing'(ctx) {
+    const { orm, pool } = await openDb(ctx);
+    const statements = captureStatements(pool, HISTORY_STATEMENTS);
+    const app = createApp({
+      config: ctx.config, orm, pool, messages: createMemoryMessageSender(), logger: discardLogger(ctx.config),
+      temporalReady: async () => undefined,
+    });
+    const timer = requestTimer(app, ['/activations/history', '/auth/session']);
+    return {
+      app,
+      listener: timer.listener,
+      handle: (msg) => {
+        if (msg.type === 'timing') return { type: 'timing', samples: timer.take() };
+        if (msg.type === 'sql') return { type: 'sql', statements: { ...statements } };
+        return undefined;
+      },
+      close: () => orm.close(),
+    };
+  },
   async 'bare+pino-http'(ctx) {
     const app = bareApp();
     app.use(requestLogger(discardLogger(ctx.config)));
@@ -194,6 +245,61 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     return { app: bareRoute(app), close: () => orm.close() };
   },
 };
+
+/** The history statements (first page, next page; no status filter), by prepared-statement name. */
+const HISTORY_STATEMENTS = { first: 'activation-reads-history-fa', cursor: 'activation-reads-history-ca' } as const;
+
+/**
+ * Records the text of the named statements as the app sends them through the
+ * pool; once all are seen, the pool's own `query` is put back untouched.
+ */
+function captureStatements(pool: Pool, names: Record<string, string>): Record<string, string> {
+  const captured: Record<string, string> = {};
+  const target = pool as unknown as { query: (...args: unknown[]) => unknown };
+  const original = target.query;
+  const ownProperty = Object.prototype.hasOwnProperty.call(target, 'query');
+  const restore = () => {
+    if (ownProperty) target.query = original;
+    else delete (target as { query?: unknown }).query;
+  };
+  target.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as { name?: unknown; text?: unknown } | undefined;
+    if (config && typeof config === 'object' && typeof config.name === 'string' && typeof config.text === 'string') {
+      const key = Object.keys(names).find((k) => names[k] === config.name);
+      if (key) captured[key] = config.text;
+      if (Object.keys(names).every((k) => captured[k] !== undefined)) restore();
+    }
+    return original.apply(this, args);
+  };
+  return captured;
+}
+
+interface TimingSamples { ms: number[]; non2xx: number }
+
+/** Wraps the app in a listener that times requests whose URL starts with one of `prefixes`, per URL. */
+function requestTimer(app: Express, prefixes: string[]): { listener: RequestListener; take: () => Record<string, TimingSamples> } {
+  let samples = new Map<string, TimingSamples>();
+  const listener: RequestListener = (req, res) => {
+    const url = req.url ?? '';
+    if (prefixes.some((prefix) => url.startsWith(prefix))) {
+      const start = process.hrtime.bigint();
+      res.once('finish', () => {
+        const ms = Number(process.hrtime.bigint() - start) / 1e6;
+        let s = samples.get(url);
+        if (!s) samples.set(url, (s = { ms: [], non2xx: 0 }));
+        s.ms.push(ms);
+        if (res.statusCode < 200 || res.statusCode > 299) s.non2xx++;
+      });
+    }
+    app(req, res);
+  };
+  const take = () => {
+    const out = Object.fromEntries(samples);
+    samples = new Map();
+    return out;
+  };
+  return { listener, take };
+}
 
 /** Registers one phone user and verifies the OTP as mobile, through HTTP like a real client. */
 async function signUpFixtures(baseUrl: string, sent: { to: string; text: string }[]): Promise<Fixtures> {
@@ -220,7 +326,12 @@ async function signUpFixtures(baseUrl: string, sent: { to: string; text: string 
 type ToParent =
   | { type: 'ready'; port: number; fixtures?: Fixtures }
   | { type: 'failed'; error: string }
-  | { type: 'cpu'; micros: number };
+  | { type: 'cpu'; micros: number }
+  | { type: 'timing'; samples: Record<string, TimingSamples> }
+  | { type: 'sql'; statements: Record<string, string> };
+
+/** Requests to a server besides the strings 'stop' and 'cpu'. */
+type ToChild = { type: 'timing' } | { type: 'sql' };
 
 /** Child process entry: build one server, listen on an ephemeral port, report, stop on request. */
 async function serve(kind: ServerKind): Promise<void> {
@@ -240,14 +351,20 @@ async function serve(kind: ServerKind): Promise<void> {
       const usage = process.cpuUsage();
       send({ type: 'cpu', micros: usage.user + usage.system });
     }
+    if (msg && typeof msg === 'object') {
+      const reply = built?.handle?.(msg as ToChild);
+      if (reply) send(reply);
+    }
   });
   try {
     const builder = SERVERS[kind];
     if (!builder) throw new Error(`unknown server kind ${kind}`);
     built = await builder({ config: benchConfig(), databaseUrl: process.env.BENCH_DATABASE_URL ?? '' });
-    const app = built.app;
+    const { app, listener } = built;
     server = await new Promise<HttpServer>((resolve, reject) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      const s = listener
+        ? createHttpServer(listener).listen(0, '127.0.0.1', () => resolve(s))
+        : app.listen(0, '127.0.0.1', () => resolve(s));
       s.once('error', reject);
     });
     server.keepAliveTimeout = 65_000;
@@ -301,10 +418,18 @@ interface Options {
   connections: number;
   breakdown: boolean;
   cpuProf: boolean;
+  /** GET /activations/history at HISTORY_SMALL_ROWS and then at historyRows activations. */
+  history: boolean;
+  historyRows: number;
+  /** Sequential requests per page and table size. */
+  historyRequests: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { rounds: 2, durationSeconds: 10, warmupSeconds: 2, connections: 50, breakdown: false, cpuProf: false };
+  const opts: Options = {
+    rounds: 2, durationSeconds: 10, warmupSeconds: 2, connections: 50, breakdown: false, cpuProf: false,
+    history: true, historyRows: 1_000_000, historyRequests: 1000,
+  };
   const num = (i: number) => {
     const v = Number(argv[i + 1]);
     if (!Number.isFinite(v) || v <= 0) throw new Error(`${argv[i]} needs a positive number`);
@@ -318,8 +443,12 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--connections') opts.connections = Math.round(num(i++));
     else if (arg === '--breakdown') opts.breakdown = true;
     else if (arg === '--cpu-prof') opts.cpuProf = true;
+    else if (arg === '--no-history') opts.history = false;
+    else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
+    else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
     else throw new Error(`unknown option ${arg}`);
   }
+  if (opts.history && opts.historyRows <= HISTORY_SMALL_ROWS) throw new Error(`--history-rows must be above ${HISTORY_SMALL_ROWS}`);
   return opts;
 }
 
@@ -553,7 +682,8 @@ async function main(): Promise<void> {
   }
 
   console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.rounds} rounds x ${scenarios.length} scenarios, ` +
-    `${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each, ${opts.connections} connections`);
+    `${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each, ${opts.connections} connections` +
+    (opts.history ? `; then GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : ''));
   console.log('bench: starting embedded PostgreSQL and migrating');
   const { url: databaseUrl, port: pgPort } = await startDatabase();
   const postgresCpu = postgresCpuMeter(pgPort);
@@ -633,8 +763,9 @@ async function main(): Promise<void> {
   }
 
   printTable(reports);
+  const history = opts.history ? await historyBench(databaseUrl, fixtures, opts, postgresCpu) : undefined;
   const budgets = reports.filter((r) => r.verdict);
-  const verdict = budgets.every((r) => r.verdict === 'PASS') ? 'PASS' : 'FAIL';
+  const verdict = budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') ? 'PASS' : 'FAIL';
   const file = path.join(OUT_DIR, 'results.json');
   await writeFile(file, `${JSON.stringify({
     generatedAt: new Date().toISOString(),
@@ -642,6 +773,7 @@ async function main(): Promise<void> {
     load: { connections: opts.connections, durationSeconds: opts.durationSeconds, warmupSeconds: opts.warmupSeconds, rounds: opts.rounds, cpuProf: opts.cpuProf },
     verdict,
     scenarios: reports,
+    history,
   }, null, 2)}\n`);
   console.log(`\nbench: results written to ${path.relative(ROOT, file)}`);
   if (opts.cpuProf) console.log('bench: --cpu-prof slows the servers; compare these figures only with each other');
@@ -677,6 +809,365 @@ function printTable(reports: ScenarioReport[]): void {
     if (r.roundRatios && r.roundRatios.length > 1) {
       console.log(`  ${r.name}: per-round ratio to ${r.baseline}: ${r.roundRatios.map((x) => `${fmt(x * 100, 1)}%`).join(', ')}`);
     }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// GET /activations/history at scale
+// ---------------------------------------------------------------------------
+//
+// Two phases in one run, same user, same requests: the table first holds
+// HISTORY_SMALL_ROWS activations, then grows to --history-rows (1,000,000). The
+// signed-up bench user owns HISTORY_USER_ROWS of them (all seeded in the first
+// phase; growing the table only adds other users' rows). Each phase measures:
+//   - sequential requests on one keep-alive connection (no queueing), first page
+//     and next page (its cursor) alternately, timed inside the server process
+//     (the `app+timing` server: request event to response 'finish') and by the
+//     client: the budgets use the server-side p50;
+//   - the first page under autocannon load, for throughput and CPU per request
+//     (context only; its latency includes queueing);
+//   - EXPLAIN (ANALYZE, BUFFERS) of the very statement texts the API prepared,
+//     with the custom and the generic plan.
+// Budgets (the issue): server-side p50 under 5 ms at the large size, p50 at the
+// large size at most 1.5 times p50 at the small size, and every plan at the large
+// size reads activations through activations_user_history_index.
+// Seeding: see bench/history.ts (set operations; the large phase loads like
+// pg_restore: keys, indexes and foreign keys dropped, then recreated and checked).
+
+const HISTORY_SMALL_ROWS = 10_000;
+const HISTORY_USER_ROWS = 200;
+const HISTORY_WARMUP_REQUESTS = 200;
+const HISTORY_BUDGET = { maxP50Ms: 5, maxRatio: 1.5 };
+const HISTORY_PATH = '/activations/history';
+
+interface LatencyStats { n: number; p50: number; p90: number; p99: number; mean: number; max: number }
+
+function latencyStats(values: number[]): LatencyStats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return {
+    n: sorted.length, p50: median(sorted), p90: at(0.9), p99: at(0.99),
+    mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1), max: sorted[sorted.length - 1] ?? NaN,
+  };
+}
+
+/** The first page, the next page (through the first page's cursor), and the control route (no activations read). */
+const HISTORY_PAGES = ['first', 'cursor', 'control'] as const;
+type HistoryPage = (typeof HISTORY_PAGES)[number];
+const HISTORY_CONTROL_PATH = '/auth/session';
+
+interface HistoryPhase {
+  activations: number;
+  counts: TableCounts;
+  /** Sequential requests, one connection: server-side and client latency (ms). */
+  sequential: Record<HistoryPage, { url: string; server: LatencyStats; client: LatencyStats }>;
+  /** First page under autocannon load (context, no budget). */
+  load: {
+    connections: number; durationSeconds: number; rps: number; p50: number; p99: number; non2xx: number; errors: number;
+    serverSide: LatencyStats; cpuPerRequest: { server: number; postgres: number | null };
+  };
+  explain: PlanCheck[];
+}
+
+interface HistoryBudget { name: string; value: number | boolean; limit: string; verdict: 'PASS' | 'FAIL' }
+
+interface HistoryReport {
+  route: string;
+  pageSize: number;
+  seededUsers: number;
+  benchUserRows: number;
+  requestsPerPage: number;
+  seedingSeconds: {
+    small: { insert: number; settle: number };
+    large: { drop: number; insert: number; rebuild: number; settle: number; total: number; rowsPerSecond: number };
+  };
+  phases: HistoryPhase[];
+  /**
+   * p50 at the large size / p50 at the small size, server-side, sequential. The
+   * control route reads no activations: its ratio shows how much the machine
+   * itself drifted between the two phases.
+   */
+  p50Ratio: Record<HistoryPage, number>;
+  budgets: HistoryBudget[];
+  verdict: 'PASS' | 'FAIL';
+}
+
+/** Sends a request to a server child and waits for its answer of the given type. */
+function ask<K extends ToParent['type']>(child: Child, request: ToChild, type: K): Promise<Extract<ToParent, { type: K }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: ToParent) => {
+      if (msg.type !== type) return;
+      child.proc.off('message', onMessage);
+      resolve(msg as Extract<ToParent, { type: K }>);
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send(request, (err) => err && reject(err));
+  });
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+async function historyBench(
+  databaseUrl: string, fx: Fixtures, opts: Options, postgresCpu: () => number | null,
+): Promise<HistoryReport> {
+  const large = opts.historyRows;
+  console.log(`\nbench: GET ${HISTORY_PATH} at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(large, 0)} activations across ` +
+    `${fmt(SEEDED_USERS, 0)} seeded users; the bench user owns ${HISTORY_USER_ROWS}`);
+  const orm = await openOrm(databaseUrl, 3); // two held for seeding and EXPLAIN, one for the ORM (the catalog seed)
+  const dbs: PoolClient[] = [];
+  try {
+    const pool = await nativePool(orm);
+    for (let i = 0; i < 2; i++) {
+      const client = await pool.connect();
+      dbs.push(client);
+      await client.query(`set maintenance_work_mem = '256MB'`);
+    }
+    const db = dbs[0]!;
+    const server = await startServer('app+timing', databaseUrl, opts.cpuProf);
+    const range = { benchUserId: fx.userId, smallRows: HISTORY_SMALL_ROWS, benchEvery: HISTORY_SMALL_ROWS / HISTORY_USER_ROWS };
+
+    // Phase 1: every row inserted with all constraints and indexes live.
+    let t = performance.now();
+    await seedDemoCatalog(orm.em.fork());
+    await seedUsers(db);
+    await seedActivations([db], { ...range, from: 1, to: HISTORY_SMALL_ROWS });
+    const smallInsert = seconds(t);
+    t = performance.now();
+    await settle(db);
+    const smallSettle = seconds(t);
+    console.log(`  seeded ${fmt(HISTORY_SMALL_ROWS, 0)} activations (+ orders, order items, ${fmt(SEEDED_USERS, 0)} users, demo catalog) ` +
+      `with every constraint live in ${fmt(smallInsert, 1)} s; vacuum analyze + checkpoint ${fmt(smallSettle, 1)} s`);
+    const small = await historyPhase(server, fx, HISTORY_SMALL_ROWS, opts, postgresCpu, db);
+    printHistoryPhase(small, false);
+
+    // Phase 2: grow the table the way pg_restore loads one.
+    const t0 = performance.now();
+    t = t0;
+    const schema = await bulkLoadSchema(db);
+    await dropForBulkLoad(db, schema);
+    const drop = seconds(t);
+    t = performance.now();
+    let lastLog = performance.now();
+    const inserted = await seedActivations(dbs, { ...range, from: HISTORY_SMALL_ROWS + 1, to: large }, (done) => {
+      if (performance.now() - lastLog < 10_000) return;
+      lastLog = performance.now();
+      console.log(`    ... ${fmt(done, 0)} rows inserted (${fmt(seconds(t), 0)} s)`);
+    });
+    const insert = seconds(t);
+    t = performance.now();
+    await rebuildAfterBulkLoad(dbs, schema);
+    const rebuild = seconds(t);
+    t = performance.now();
+    await settle(db);
+    const settleLarge = seconds(t);
+    const total = seconds(t0);
+    console.log(`  grew the table by ${fmt(inserted, 0)} activations (+ orders, order items) in ${fmt(total, 1)} s: ` +
+      `insert ${fmt(insert, 1)} s (${fmt(inserted / insert, 0)} rows/s, ${dbs.length} connections, keys and indexes dropped), ` +
+      `recreate and check ${schema.objects.length} keys, indexes and foreign keys ${fmt(rebuild, 1)} s, ` +
+      `vacuum analyze + checkpoint ${fmt(settleLarge, 1)} s`);
+    const big = await historyPhase(server, fx, large, opts, postgresCpu, db);
+    printHistoryPhase(big, true);
+
+    const ratio = (k: HistoryPage) => big.sequential[k].server.p50 / small.sequential[k].server.p50;
+    const p50Ratio = { first: ratio('first'), cursor: ratio('cursor'), control: ratio('control') };
+    const budgets: HistoryBudget[] = [];
+    for (const pageKind of ['first', 'cursor'] as const) {
+      const label = pageKind === 'first' ? 'first page' : 'next page (cursor)';
+      const p50 = big.sequential[pageKind].server.p50;
+      budgets.push({
+        name: `${label}: server-side p50 at ${fmt(large, 0)} rows`, value: p50, limit: `< ${HISTORY_BUDGET.maxP50Ms} ms`,
+        verdict: p50 < HISTORY_BUDGET.maxP50Ms ? 'PASS' : 'FAIL',
+      });
+      budgets.push({
+        name: `${label}: p50 at ${fmt(large, 0)} / p50 at ${fmt(HISTORY_SMALL_ROWS, 0)} rows`, value: p50Ratio[pageKind],
+        limit: `<= ${HISTORY_BUDGET.maxRatio}`, verdict: p50Ratio[pageKind] <= HISTORY_BUDGET.maxRatio ? 'PASS' : 'FAIL',
+      });
+    }
+    const indexUsed = big.explain.length > 0 && big.explain.every((e) => e.usesHistoryIndex);
+    budgets.push({
+      name: `EXPLAIN at ${fmt(large, 0)} rows: every plan reads activations through ${HISTORY_INDEX}`, value: indexUsed,
+      limit: 'index scan only', verdict: indexUsed ? 'PASS' : 'FAIL',
+    });
+    const report: HistoryReport = {
+      route: `GET ${HISTORY_PATH}`,
+      pageSize: DEFAULT_PAGE_SIZE,
+      seededUsers: SEEDED_USERS,
+      benchUserRows: HISTORY_USER_ROWS,
+      requestsPerPage: opts.historyRequests,
+      seedingSeconds: {
+        small: { insert: smallInsert, settle: smallSettle },
+        large: { drop, insert, rebuild, settle: settleLarge, total, rowsPerSecond: inserted / insert },
+      },
+      phases: [small, big],
+      p50Ratio,
+      budgets,
+      verdict: budgets.every((b) => b.verdict === 'PASS') ? 'PASS' : 'FAIL',
+    };
+    printHistoryReport(report);
+    return report;
+  } finally {
+    for (const client of dbs) client.release();
+    await orm.close();
+  }
+}
+
+interface HistoryPageBody {
+  items: Array<{ activationId: string; createdAt: string }>;
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+async function historyPhase(
+  server: Child, fx: Fixtures, activations: number, opts: Options, postgresCpu: () => number | null, db: PoolClient,
+): Promise<HistoryPhase> {
+  const origin = `http://127.0.0.1:${server.port}`;
+  const headers = MOBILE_AUTH(fx);
+  const getPage = async (pathAndQuery: string): Promise<HistoryPageBody> => {
+    const res = await fetch(`${origin}${pathAndQuery}`, { headers });
+    const body = (await res.json()) as HistoryPageBody;
+    if (res.status !== 200) throw new Error(`GET ${pathAndQuery} answered ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  // The pages must be full, and the second must continue the first.
+  const first = await getPage(HISTORY_PATH);
+  if (first.items.length !== DEFAULT_PAGE_SIZE || !first.hasMore || !first.nextCursor) {
+    throw new Error(`the bench user's first history page is not full: ${first.items.length} items, hasMore ${first.hasMore}`);
+  }
+  const paths: Record<HistoryPage, string> = {
+    first: HISTORY_PATH, cursor: `${HISTORY_PATH}?cursor=${encodeURIComponent(first.nextCursor)}`, control: HISTORY_CONTROL_PATH,
+  };
+  const second = await getPage(paths.cursor);
+  const seen = new Set(first.items.map((i) => i.activationId));
+  if (second.items.length !== DEFAULT_PAGE_SIZE || second.items.some((i) => seen.has(i.activationId)) ||
+    second.items[0]!.createdAt > first.items[first.items.length - 1]!.createdAt) {
+    throw new Error('the second history page does not continue the first');
+  }
+
+  const timed = async (pathAndQuery: string): Promise<number> => {
+    const start = performance.now();
+    const res = await fetch(`${origin}${pathAndQuery}`, { headers });
+    await res.arrayBuffer();
+    const ms = performance.now() - start;
+    if (res.status !== 200) throw new Error(`GET ${pathAndQuery} answered ${res.status}`);
+    return ms;
+  };
+  for (let i = 0; i < HISTORY_WARMUP_REQUESTS; i++) {
+    await timed(paths.first);
+    await timed(paths.cursor);
+  }
+  const { statements } = await ask(server, { type: 'sql' }, 'sql');
+  if (!statements.first || !statements.cursor) throw new Error('the server did not capture the history statements');
+
+  // The first page under load: throughput and CPU per request, for context. It
+  // comes before the sequential measurement so that both phases measure a server
+  // whose code is equally warm (JIT), not one fresh and one after the load.
+  const scenario: Scenario = { name: 'history', server: 'app+timing', path: HISTORY_PATH, headers: MOBILE_AUTH };
+  const url = `${origin}${HISTORY_PATH}`;
+  await load(url, scenario, fx, opts.connections, opts.warmupSeconds);
+  await ask(server, { type: 'timing' }, 'timing');
+  const before = { server: await serverCpu(server), postgres: postgresCpu() };
+  const r = await load(url, scenario, fx, opts.connections, opts.durationSeconds);
+  const serverMicros = (await serverCpu(server)) - before.server;
+  const pgAfter = postgresCpu();
+  const underLoad = (await ask(server, { type: 'timing' }, 'timing')).samples[HISTORY_PATH];
+  const perRequest = (micros: number) => (r.requests.total ? micros / r.requests.total : 0);
+
+  // Sequential requests, one connection: first page, next page and the control
+  // route in turn, so that any drift of the machine hits all three alike.
+  for (let i = 0; i < HISTORY_WARMUP_REQUESTS; i++) await timed(paths.control);
+  await ask(server, { type: 'timing' }, 'timing'); // drop the warm-up samples
+  const client: Record<HistoryPage, number[]> = { first: [], cursor: [], control: [] };
+  for (let i = 0; i < opts.historyRequests; i++) {
+    for (const pageKind of HISTORY_PAGES) client[pageKind].push(await timed(paths[pageKind]));
+  }
+  const { samples } = await ask(server, { type: 'timing' }, 'timing');
+  const sequential = {} as HistoryPhase['sequential'];
+  for (const pageKind of HISTORY_PAGES) {
+    const s = samples[paths[pageKind]];
+    if (!s || s.ms.length !== opts.historyRequests || s.non2xx) {
+      throw new Error(`server-side timing of ${paths[pageKind]}: ${s?.ms.length ?? 0} samples, ${s?.non2xx ?? 0} non-2xx`);
+    }
+    sequential[pageKind] = { url: paths[pageKind], server: latencyStats(s.ms), client: latencyStats(client[pageKind]) };
+  }
+
+  const [createdAt, id] = first.nextCursor.split('|') as [string, string];
+  const limit = DEFAULT_PAGE_SIZE + 1; // the service asks for one row more to know whether there is a next page
+  const explain = [
+    ...await explainHistory(db, 'first page', statements.first, [fx.userId, limit]),
+    ...await explainHistory(db, 'next page', statements.cursor, [fx.userId, createdAt, id, limit]),
+  ];
+  return {
+    activations,
+    counts: await counts(db, fx.userId),
+    sequential,
+    load: {
+      connections: opts.connections, durationSeconds: opts.durationSeconds, rps: r.requests.total / r.duration,
+      p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors,
+      serverSide: latencyStats(underLoad?.ms ?? []),
+      cpuPerRequest: {
+        server: perRequest(serverMicros),
+        postgres: pgAfter === null || before.postgres === null ? null : perRequest(pgAfter - before.postgres),
+      },
+    },
+    explain,
+  };
+}
+
+const HISTORY_PAGE_LABEL: Record<HistoryPage, string> = {
+  first: 'first page', cursor: 'next page (cursor)', control: `control ${HISTORY_CONTROL_PATH}`,
+};
+
+function printHistoryPhase(p: HistoryPhase, printPlan: boolean): void {
+  const pg = p.load.cpuPerRequest.postgres === null ? '' : `, postgres ${fmt(p.load.cpuPerRequest.postgres, 0)}`;
+  console.log(`  ${fmt(p.activations, 0)} activations (${fmt(p.counts.liveActivations, 0)} live; the bench user's live: ${p.counts.benchUserLive}):`);
+  console.log(`    first page under load (${p.load.connections} connections): ${fmt(p.load.rps, 0)} req/s, p50 ${fmt(p.load.p50, 1)} ms, ` +
+    `p99 ${fmt(p.load.p99, 1)} ms (server-side p50 ${fmt(p.load.serverSide.p50, 1)} ms, queueing included); ` +
+    `CPU us/req: server ${fmt(p.load.cpuPerRequest.server, 0)}${pg}` +
+    (p.load.non2xx || p.load.errors ? `  (non-2xx ${p.load.non2xx}, errors ${p.load.errors})` : ''));
+  for (const k of HISTORY_PAGES) {
+    const q = p.sequential[k];
+    console.log(`    ${`${HISTORY_PAGE_LABEL[k]}:`.padEnd(29)} server-side p50 ${fmt(q.server.p50, 2)} ms, p99 ${fmt(q.server.p99, 2)} ms ` +
+      `(client p50 ${fmt(q.client.p50, 2)} ms), sequential`);
+  }
+  for (const e of p.explain) {
+    console.log(`    EXPLAIN ${e.label}: ${e.activationsAccess.join(', ') || '(activations not read)'}; ` +
+      `execution ${fmt(e.executionMs, 3)} ms, buffers hit ${e.sharedHit}, read ${e.sharedRead}`);
+  }
+  // The full plan of the first page as the API runs it once PostgreSQL settles on the generic plan (all plans are in results.json).
+  for (const e of p.explain.filter((x) => printPlan && x.label === 'first page, generic plan')) {
+    console.log(`    plan (${e.label}):`);
+    for (const line of e.text.split('\n')) console.log(`      ${line}`);
+  }
+}
+
+function printHistoryReport(h: HistoryReport): void {
+  const [small, big] = h.phases as [HistoryPhase, HistoryPhase];
+  const head = (p: HistoryPhase) =>
+    p.activations % 1e6 === 0 ? `${p.activations / 1e6}M` : p.activations % 1e3 === 0 ? `${p.activations / 1e3}k` : fmt(p.activations, 0);
+  const rows = [[
+    'request', `p50 ms ${head(small)}`, `p50 ms ${head(big)}`, 'ratio', `p99 ms ${head(small)}`, `p99 ms ${head(big)}`,
+    `client p50 ${head(small)}`, `client p50 ${head(big)}`,
+  ]];
+  for (const k of HISTORY_PAGES) {
+    const a = small.sequential[k];
+    const b = big.sequential[k];
+    rows.push([
+      HISTORY_PAGE_LABEL[k], fmt(a.server.p50, 2), fmt(b.server.p50, 2), fmt(h.p50Ratio[k], 2), fmt(a.server.p99, 2), fmt(b.server.p99, 2),
+      fmt(a.client.p50, 2), fmt(b.client.p50, 2),
+    ]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  console.log(`
+${h.route} at ${fmt(small.activations, 0)} and ${fmt(big.activations, 0)} activations, the bench user's pages of ${h.pageSize}: ` +
+    `server-side latency of ${fmt(h.requestsPerPage, 0)} sequential requests each (one connection, no queueing):`);
+  console.log(line(rows[0]!));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows.slice(1)) console.log(line(row));
+  console.log(`  (the control reads no activations: its ratio is how much the machine itself drifted between the phases)`);
+  for (const b of h.budgets) {
+    const value = typeof b.value === 'boolean' ? (b.value ? 'yes' : 'no') : b.name.includes('/ p50') ? fmt(b.value, 2) : `${fmt(b.value, 2)} ms`;
+    console.log(`  ${b.name}: ${value} (${b.limit}) ${b.verdict === 'PASS' ? 'PASS' : '*** FAIL ***'}`);
   }
 }
 

@@ -16,16 +16,20 @@ import { createSessionCache } from './auth/session-cache';
 import { createSessionService } from './auth/sessions';
 import type { Config } from './config';
 import { healthRoutes } from './health/routes';
-import { errorHandler, notFoundHandler } from './http/error-middleware';
+import { createErrorHandler, notFoundHandler } from './http/error-middleware';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
 import { createPersonalDataCipher } from './lib/crypto';
 import { createRegistry } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
+import { createPaymentProvider, type PaymentProvider } from './payments/providers';
+import { paymentRoutes } from './payments/routes';
+import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
 import { OperatorRegistry } from './operators/plugin';
 import type { MessageSender } from './providers/messages';
 import type { ActivationWorkflows } from './temporal/activations';
+import type { PaymentWorkflows } from './temporal/payments';
 
 export interface AppDeps {
   config: Config;
@@ -40,12 +44,21 @@ export interface AppDeps {
   operators?: OperatorRegistry;
   /** The Temporal side of activations; without it, creates fail cleanly (nothing is kept). */
   activationWorkflows?: ActivationWorkflows;
+  /** Default: chosen by PAYMENT_PROVIDER (the local mock unless configured). */
+  paymentProvider?: PaymentProvider;
+  /** The Temporal side of payment settlement. */
+  paymentWorkflows?: PaymentWorkflows;
 }
 
 const noTemporal: ActivationWorkflows = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
   verifyIdentity: () => Promise.reject(new Error('Temporal is not configured')),
   orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
+};
+
+const noPaymentTemporal: PaymentWorkflows = {
+  startSettlement: () => Promise.reject(new Error('Temporal is not configured')),
+  deliverEvent: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -68,6 +81,10 @@ export function createApp(deps: AppDeps): Express {
   const creation = createActivationCreation({ orm, operators, workflows, config, clock, logger: deps.logger });
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
+  const payments = createPaymentService({
+    orm, provider: deps.paymentProvider ?? createPaymentProvider(config),
+    paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal, activationWorkflows: workflows, clock, logger: deps.logger,
+  });
   const registry = createRegistry();
 
   const app = express();
@@ -83,9 +100,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(activationReadRoutes(registry, { reads, sessions }));
   app.use(activationRoutes(registry, { creation, identity, sessions }));
   app.use(operatorRoutes(registry, { reads }));
+  app.use(paymentRoutes(registry, { payments, sessions }));
   app.use(openApiRoutes(registry, config.PUBLIC_BASE_URL));
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(createErrorHandler(deps.logger));
   // Background work the app owns: the rate-limit sync and the session-cache listener.
   app.locals.stop = async () => {
     rateLimit.stop();

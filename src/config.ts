@@ -9,6 +9,19 @@ const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 // 32 zero-ish bytes, base64: never valid in production (see refine below).
 const DEV_DATA_KEY = Buffer.alloc(32, 7).toString('base64');
 
+// eSIM provider callback key for development and tests only (its private half lives in
+// test/helpers/webhooks.ts); production must configure the provider's real key.
+const DEV_ESIM_PROVIDER_PUBLIC_KEY = `-----BEGIN PUBLIC KEY-----
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0EEvZEveBvDfRFEP8zFs
+cxSnGHKWynZvInFlrEe/qM1j2LnQqHyV3g7Jn8r0XNPemwvIHrIrkmhGXj7zQYBW
+qxSo/4tqj7ncvV++eVLXC+x90Z2LigBhNEhKdSOvwxDdRIhV+rLhJdnvkuZJVCxR
+87M8XM0PO1hjclJdxqHlG9eGWScQ4K66foOEQrOsWmH3NW7X/1ZebTcoxW5OIiqL
+dva4Igw6XK8sAvBFIdE7K5VW1vi6Q3joYJbLodvUosW/CgLtN/qzR4ulWYoZ+quo
+Dq1XP43yaJY7rr53vYDp9h2DGpLZIeOwOP1OjPlKhFj+IfQX/wNfND5NzZtcRU3n
+KwIDAQAB
+-----END PUBLIC KEY-----`;
+const DEV_WEBHOOK_SECRET = 'whsec_dev_only_change_me_0123456789abcdef';
+
 const bool = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
@@ -51,6 +64,24 @@ const schema = z
     MESSAGE_PROVIDER: z.enum(['file']).default('file'),
     TRUST_PROXY: z.string().default('loopback'),
     FEATURE_ESIM: bool.default(true),
+    /** Who takes payments: the local mock (completes card-like and wallet-token payments at once) or the card processor. */
+    PAYMENT_PROVIDER: z.enum(['mock', 'card_processor']).default('mock'),
+    /** Secret API key of the card processor; required when PAYMENT_PROVIDER=card_processor. */
+    CARD_PROCESSOR_API_KEY: z.string().min(1).optional(),
+    /** Override of the processor's API origin (e.g. a local stub); unset: the library's default host. */
+    CARD_PROCESSOR_API_BASE_URL: z.url().optional(),
+    /** Signing secret of the card processor's webhook endpoint (`Processor-Signature`). */
+    CARD_PROCESSOR_WEBHOOK_SECRET: z.string().min(16).default(DEV_WEBHOOK_SECRET),
+    /** Oldest (and furthest in the future) a signed webhook timestamp may be, in seconds. */
+    CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().positive().default(300),
+    /** A payment waiting on the processor that hears nothing this long asks the processor for the intent. */
+    PAYMENT_SETTLEMENT_SILENCE_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+    /** Lookups before the settlement workflow stops polling an intent that stays open (a later webhook still settles it). */
+    PAYMENT_SETTLEMENT_MAX_LOOKUPS: z.coerce.number().int().positive().default(96),
+    /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
+    ESIM_PROVIDER_PUBLIC_KEY: z.string().transform((v) => v.replace(/\\n/g, '\n')).default(DEV_ESIM_PROVIDER_PUBLIC_KEY),
+    /** Our merchant id at the eSIM provider: callbacks naming another merchant are refused. */
+    ESIM_PROVIDER_MERCHANT_ID: z.string().min(1).default('dev-merchant'),
     /** Activation timers (workflow configuration). */
     ACTIVATION_CANCEL_AFTER_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
     IDENTITY_POLL_INTERVAL_SECONDS: z.coerce.number().int().positive().default(5),
@@ -66,11 +97,16 @@ const schema = z
     if (Buffer.from(env.DATA_ENCRYPTION_KEY, 'base64').length !== 32) {
       ctx.addIssue({ code: 'custom', path: ['DATA_ENCRYPTION_KEY'], message: 'must be base64 of exactly 32 bytes' });
     }
+    if (env.PAYMENT_PROVIDER === 'card_processor' && !env.CARD_PROCESSOR_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['CARD_PROCESSOR_API_KEY'], message: 'must be set when PAYMENT_PROVIDER=card_processor' });
+    }
     if (env.NODE_ENV !== 'production') return;
     const devValues: Array<[keyof typeof env, string]> = [
       ['JWT_SECRET', DEV_SECRET],
       ['DATA_HASH_KEY', DEV_SECRET],
       ['DATA_ENCRYPTION_KEY', DEV_DATA_KEY],
+      ['CARD_PROCESSOR_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET],
+      ['ESIM_PROVIDER_PUBLIC_KEY', DEV_ESIM_PROVIDER_PUBLIC_KEY],
     ];
     for (const [key, dev] of devValues) {
       if (env[key] === dev) ctx.addIssue({ code: 'custom', path: [key], message: 'must be set in production' });

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { AppError, errorMessage, languageOf } from './errors';
 
 /** Unknown paths answer the spec's generic NOT_FOUND envelope. */
@@ -8,9 +9,17 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new Ap
  * The one place where failures become the envelope. Unknown failures are logged
  * with their stack and answered as INTERNAL_ERROR with nothing internal in the body.
  */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export function createErrorHandler(logger?: Pick<Logger, 'error'>): ErrorRequestHandler {
+  return (err, req, res, next) => handle(err, req, res, next, logger);
+}
+
+/** Without an app logger: logs through req.log when present. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, next) => handle(err, req, res, next, undefined);
+
+const handle = (err: unknown, req: Parameters<ErrorRequestHandler>[1], res: Parameters<ErrorRequestHandler>[2], _next: unknown, logger?: Pick<Logger, 'error'>) => {
   const appError = toAppError(err);
-  if (appError.code === 'INTERNAL_ERROR') req.log?.error({ err }, 'unhandled error');
+  // The app logger redacts personal data and credentials wherever they appear in the error.
+  if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');
   const lang = languageOf(req.headers['accept-language']);
   const body: { code: string; message: string; details?: unknown } = {
     code: appError.code,

@@ -25,10 +25,18 @@ function pathOnly(url: string | undefined): string {
   return (url ?? '').split('?')[0] ?? '';
 }
 
-/** One JSON line per request with a request id (reused from X-Request-Id when sane). */
+/**
+ * One JSON line per request with a request id (reused from X-Request-Id when
+ * sane). The line holds only id, method, path, status and time, fixed by the
+ * serializers below, so it is written by a sibling logger without the wildcard
+ * redaction (the costliest part of logging a request). Anything else is
+ * logged through the app's redacting logger, never through `req.log`.
+ */
 export function requestLogger(logger: Logger) {
+  const lineLogger = pino({ level: logger.level, base: { service: 'activation-sys' } }, streamOf(logger));
   return pinoHttp({
-    logger,
+    logger: lineLogger,
+    quietReqLogger: true,
     genReqId(req: IncomingMessage, res: ServerResponse) {
       const incoming = req.headers['x-request-id'];
       const id = typeof incoming === 'string' && /^[\w-]{8,64}$/.test(incoming) ? incoming : randomUUID();
@@ -38,7 +46,16 @@ export function requestLogger(logger: Logger) {
     serializers: {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: pathOnly(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      error: (err: { name?: string }) => ({ type: err?.name ?? 'Error' }),
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    // Failures are logged in full, redacted, by the error middleware; the line names the type only.
+    customAttributeKeys: { err: 'error' },
+    wrapSerializers: false,
   });
+}
+
+/** The destination a pino logger writes to, so a sibling logger can share it. */
+function streamOf(logger: Logger): pino.DestinationStream {
+  return (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
 }

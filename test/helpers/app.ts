@@ -20,7 +20,7 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
-  deps?: Partial<Pick<AppDeps, 'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators'>>;
+  deps?: Partial<Pick<AppDeps, 'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows'>>;
 }
 
 /** The real app on its own real database, with a hand-moved clock and in-memory messages. */

@@ -21,6 +21,8 @@ describe('configuration', () => {
       DATA_HASH_KEY: 'h'.repeat(40),
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
       DATABASE_URL: 'postgres://x@db/y',
+      CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'w'.repeat(32),
+      ESIM_PROVIDER_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nprod\\n-----END PUBLIC KEY-----',
     });
     expect(config.NODE_ENV).toBe('production');
   });
