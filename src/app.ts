@@ -22,6 +22,7 @@ import { globalRateLimit } from './http/rate-limit';
 import { createPersonalDataCipher } from './lib/crypto';
 import { createRegistry } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
+import { mockWalletRoutes } from './payments/mock-wallet';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';
 import { createPaymentService } from './payments/service';
@@ -101,6 +102,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(activationRoutes(registry, { creation, identity, sessions }));
   app.use(operatorRoutes(registry, { reads }));
   app.use(paymentRoutes(registry, { payments, sessions }));
+  if (config.PAYMENT_PROVIDER === 'mock' && config.NODE_ENV !== 'production') {
+    app.use(mockWalletRoutes({ orm, paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal }));
+  }
   app.use(openApiRoutes(registry, config.PUBLIC_BASE_URL));
   app.use(notFoundHandler);
   app.use(createErrorHandler(deps.logger));

@@ -1,0 +1,55 @@
+import request from 'supertest';
+import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
+import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
+import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+
+const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
+const paymentWorkflows: PaymentWorkflows = {
+  async startSettlement() {},
+  async deliverEvent(paymentId, event) {
+    delivered.push({ paymentId, event });
+  },
+};
+
+let t: TestApp;
+let production: TestApp;
+beforeAll(async () => {
+  const activationWorkflows = fakeWorkflows().workflows;
+  t = await createTestApp({ deps: { activationWorkflows, paymentWorkflows } });
+  production = await createTestApp({
+    env: {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'p'.repeat(40), DATA_HASH_KEY: 'h'.repeat(40), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      DATABASE_URL: 'postgres://unused', CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'x'.repeat(32),
+      ESIM_PROVIDER_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nx\\n-----END PUBLIC KEY-----',
+    },
+    deps: { paymentWorkflows },
+  });
+  await seedCatalog(t.db);
+});
+afterAll(async () => {
+  await t.close();
+  await production.close();
+});
+
+describe('mock mobile-wallet redirect (development only)', () => {
+  it('approves a processing mock mobile-wallet payment by handing settlement a succeeded event', async () => {
+    const { token } = await signUp(t);
+    const created = await request(t.app).post('/activations').set(bearer(token)).send({ iccid: iccid(), packageId: DEMO.packages.starter }).expect(201);
+    const pay = await request(t.app).post('/payments/mobile-wallet').set(bearer(token))
+      .send({ orderId: created.body.orderId, mobileNumber: '0512345678', idempotencyKey: 'wallet-key-1' }).expect(201);
+    expect(pay.body.status).toBe('processing');
+    const redirect = new URL(pay.body.redirectUrl);
+    const page = await request(t.app).get(redirect.pathname);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('approved');
+    expect(delivered).toEqual([{ paymentId: pay.body.paymentId, event: { eventId: `mock-wallet:${pay.body.paymentId}`, type: 'payment_intent.succeeded' } }]);
+  });
+
+  it('answers NOT_FOUND for unknown payments, and does not exist in production', async () => {
+    expect((await request(t.app).get('/mock-wallet/redirect/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await request(t.app).get('/mock-wallet/redirect/nope')).status).toBe(404);
+    const res = await request(production.app).get('/mock-wallet/redirect/00000000-0000-4000-8000-000000000000');
+    expect([res.status, res.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+});
