@@ -23,6 +23,7 @@ import { createPersonalDataCipher } from './lib/crypto';
 import { createRegistry } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
 import { mockWalletRoutes } from './payments/mock-wallet';
+import { webhookRoutes } from './webhooks/routes';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';
 import { createPaymentService } from './payments/service';
@@ -94,6 +95,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(deps.logger));
   // Probes stay outside the per-IP limit so orchestrators never lock themselves out.
   app.use(healthRoutes(registry, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) }));
+  // Provider webhooks: authenticated by signature on the raw body, outside the per-IP limit
+  // (a processor redelivering a burst from one address must not be locked out).
+  app.use(webhookRoutes(registry, { orm, logger: deps.logger, paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal, config }));
   const rateLimit = globalRateLimit({ pool, max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, syncMs: config.RATE_LIMIT_SYNC_MS });
   app.use(rateLimit);
   app.use(express.json({ limit: '100kb' }));

@@ -9,6 +9,7 @@ import { createLogger } from './http/logger';
 import { createFileMessageSender } from './providers/messages';
 import { createActivationWorkflows } from './temporal/activations';
 import { connectTemporal } from './temporal/connection';
+import { createPaymentWorkflows } from './temporal/payments';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
     messages: createFileMessageSender(config.MESSAGES_FILE),
     temporalReady: temporal.ready,
     activationWorkflows: createActivationWorkflows(temporal.client, config),
+    paymentWorkflows: createPaymentWorkflows(temporal.client, config),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');

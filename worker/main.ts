@@ -14,6 +14,7 @@ import { openDatabase } from '../src/db/database';
 import { createMockIdentityProvider } from '../src/identity/provider';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { mockOperators } from '../src/operators/mock';
+import { createPaymentProvider } from '../src/payments/providers';
 import { OperatorRegistry } from '../src/operators/plugin';
 import { createFileMessageSender } from '../src/providers/messages';
 
@@ -131,6 +132,7 @@ export function buildActivityDeps(config: Config, orm: MikroORM): ActivityDeps {
     identity: createMockIdentityProvider({ delayMs: config.MOCK_IDENTITY_DELAY_MS }),
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
     messages: createFileMessageSender(config.MESSAGES_FILE),
+    paymentProvider: createPaymentProvider(config),
   };
 }
 

@@ -2,3 +2,4 @@
 // The worker bundles this module: only deterministic workflow code and type-only imports
 // of activities belong in it.
 export { activationWorkflow } from './activation';
+export { settlementWorkflow } from './settlement';

@@ -1,3 +1,7 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { processorEventSignal, settlementWorkflow, type SettlementWorkflowInput } from '../../workflows/settlement';
+
 /**
  * The API's side of the payment settlement workflow (`payment:<paymentId>`).
  * Implemented by createPaymentWorkflows (settlement issue); payment routes and
@@ -16,4 +20,78 @@ export interface PaymentWorkflows {
   startSettlement(paymentId: string): Promise<void>;
   /** Delivers a verified processor event (signal-with-start: order of arrival does not matter). */
   deliverEvent(paymentId: string, event: ProcessorEvent): Promise<void>;
+}
+
+// --- Implementation ------------------------------------------------------------------------------
+
+export const paymentWorkflowId = (paymentId: string) => `payment:${paymentId}`;
+
+export type PaymentWorkflowConfig = Pick<
+  Config,
+  'TEMPORAL_TASK_QUEUE' | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS' | 'PAYMENT_SETTLEMENT_MAX_LOOKUPS'
+>;
+
+/** A webhook must answer fast: a Temporal that does not take the signal by then gets a 503 (the processor redelivers). */
+const DELIVER_DEADLINE_MS = 5_000;
+const START_DEADLINE_MS = 10_000;
+
+/**
+ * Id policies, chosen on purpose:
+ * - startSettlement (payment create): REJECT_DUPLICATE + USE_EXISTING. A replayed create
+ *   finds the running run, or the closed one and does nothing: one settlement per payment.
+ * - deliverEvent (webhook): signal-with-start, which always signals a running run; when the
+ *   run has closed, ALLOW_DUPLICATE starts a new one. The route only delivers events that can
+ *   still change the payment (it skips completed payments and failures of failed ones), so a
+ *   new run appears only for a success after a failure (the processor's retry with another
+ *   card) or in a race with a closing run; its activities are idempotent and the activation
+ *   is signalled by the first settling run only, so a duplicate changes nothing.
+ */
+export function createPaymentWorkflows(client: Client, config: PaymentWorkflowConfig): PaymentWorkflows {
+  const input = (paymentId: string): SettlementWorkflowInput => ({
+    paymentId,
+    silenceTimeoutMs: config.PAYMENT_SETTLEMENT_SILENCE_SECONDS * 1000,
+    maxLookups: config.PAYMENT_SETTLEMENT_MAX_LOOKUPS,
+  });
+  return {
+    async startSettlement(paymentId) {
+      try {
+        await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+          client.workflow.start(settlementWorkflow, {
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            workflowId: paymentWorkflowId(paymentId),
+            args: [input(paymentId)],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          }),
+        );
+      } catch (err) {
+        // Already ran to the end: settlement happened (or was given up) once, which is the point.
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw err;
+      }
+    },
+
+    async deliverEvent(paymentId, event) {
+      const deadline = Date.now() + DELIVER_DEADLINE_MS;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.withDeadline(deadline, () =>
+            client.workflow.signalWithStart(settlementWorkflow, {
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              workflowId: paymentWorkflowId(paymentId),
+              args: [input(paymentId)],
+              signal: processorEventSignal,
+              signalArgs: [event],
+              workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            }),
+          );
+          return;
+        } catch (err) {
+          // Two deliveries racing to start the same run: the loser signals the winner's run on retry
+          // (the real server resolves this itself; the Java test server answers "already started").
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 3) throw err;
+        }
+      }
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import request from 'supertest';
 import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
 import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
@@ -21,7 +22,7 @@ beforeAll(async () => {
       NODE_ENV: 'production',
       JWT_SECRET: 'p'.repeat(40), DATA_HASH_KEY: 'h'.repeat(40), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
       DATABASE_URL: 'postgres://unused', CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'x'.repeat(32),
-      ESIM_PROVIDER_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nx\\n-----END PUBLIC KEY-----',
+      ESIM_PROVIDER_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     },
     deps: { paymentWorkflows },
   });

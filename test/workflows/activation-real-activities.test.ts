@@ -5,6 +5,7 @@ import { createMockIdentityProvider } from '../../src/identity/provider';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { luhnValid, mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
+import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { orderPaidSignal, verifyIdentityUpdate, type ActivationWorkflowInput } from '../../workflows/activation';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
@@ -38,6 +39,7 @@ beforeAll(async () => {
       identity: createMockIdentityProvider({ delayMs: 0 }),
       cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
       messages,
+      paymentProvider: createMockPaymentProvider({ publicBaseUrl: 'http://127.0.0.1' }),
     }),
   });
   running = worker.run();

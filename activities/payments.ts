@@ -1,0 +1,148 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PaymentStatus } from '../src/entities/payment';
+import type { PaymentProvider } from '../src/payments/providers';
+import { completePayment, failPayment } from '../src/payments/settle';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type StoredPayment } from '../src/payments/verify';
+
+export interface PaymentActivityDeps {
+  orm: MikroORM;
+  /** The processor, asked about an intent when a payment hears nothing (reconciliation). */
+  paymentProvider: Pick<PaymentProvider, 'retrieveIntent'>;
+  clock?: () => Date;
+}
+
+/** What a settlement step leaves behind, for the workflow. */
+export interface SettlementResult {
+  /** `open`: the processor has no final answer yet. */
+  status: 'completed' | 'failed' | 'open';
+  activationId: string | null;
+  /** True for exactly one workflow run per payment: the run that must signal the activation. */
+  signalActivation: boolean;
+}
+
+interface PaymentRow {
+  id: string;
+  order_id: string;
+  user_id: string;
+  status: PaymentStatus;
+  amount: string;
+  currency: string;
+  gateway_transaction_id: string | null;
+}
+
+const NOT_FOUND = 'PaymentNotFound';
+const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, NOT_FOUND);
+
+/**
+ * Activities of the settlement workflow. Each writes Postgres in one
+ * transaction and is idempotent: a retry after a crash changes nothing twice.
+ */
+export function createPaymentActivities(deps: PaymentActivityDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  const em = () => deps.orm.em.fork();
+
+  async function load(paymentId: string): Promise<PaymentRow> {
+    const [row] = await em().execute<PaymentRow[]>(
+      'select id, order_id, user_id, status, amount, currency, gateway_transaction_id from payments where id = ?',
+      [paymentId],
+    );
+    if (!row) throw notFound(paymentId);
+    return row;
+  }
+
+  /**
+   * Completes the payment (receipt number, order paid) and claims the right to
+   * signal the activation for this run: a `settlement:<paymentId>` receipt in
+   * webhook_events names the first run that settled it, so a retried activity
+   * still signals and a later duplicate run does not.
+   */
+  async function settle(paymentId: string, runId: string, source: string): Promise<SettlementResult> {
+    return em().transactional(async (tx) => {
+      const now = clock();
+      const settled = await completePayment(tx, paymentId, now);
+      if (!settled) throw notFound(paymentId);
+      const [row] = await tx.execute<{ status: PaymentStatus }[]>('select status from payments where id = ?', [paymentId]);
+      if (row?.status !== 'completed') return { status: 'failed', activationId: null, signalActivation: false }; // refunded
+      const receipt = `settlement:${paymentId}`;
+      await tx.execute(
+        `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
+         values ('card_processor', ?, 'payment.settled', ?, 'settled', ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
+        [receipt, paymentId, JSON.stringify({ runId, source }), now],
+      );
+      const [claim] = await tx.execute<{ run_id: string }[]>(
+        `select detail->>'runId' as run_id from webhook_events where provider = 'card_processor' and event_id = ?`,
+        [receipt],
+      );
+      if (settled.changed) log.info('payment completed', { paymentId, orderId: settled.orderId, source });
+      return { status: 'completed', activationId: settled.activationId, signalActivation: claim?.run_id === runId };
+    });
+  }
+
+  async function fail(paymentId: string, reason: string): Promise<PaymentStatus> {
+    return em().transactional(async (tx) => {
+      const changed = await failPayment(tx, paymentId, reason, clock());
+      const [row] = await tx.execute<{ status: PaymentStatus }[]>('select status from payments where id = ?', [paymentId]);
+      if (!row) throw notFound(paymentId);
+      if (changed) log.info('payment failed', { paymentId, reason });
+      return row.status;
+    });
+  }
+
+  return {
+    /** A verified `payment_intent.succeeded`: complete the payment (idempotent). */
+    async settlePayment(input: { paymentId: string; eventId: string; runId: string }): Promise<SettlementResult> {
+      return settle(input.paymentId, input.runId, input.eventId);
+    },
+
+    /** `payment_failed` / `canceled`: fail the payment if still open; a completed one is never downgraded. */
+    async failPayment(input: { paymentId: string; reason: string }): Promise<{ status: PaymentStatus }> {
+      return { status: await fail(input.paymentId, input.reason) };
+    },
+
+    /**
+     * The payment heard nothing: ask the processor about the intent and settle
+     * from its answer, with the same four-rule verification as the webhook.
+     */
+    async lookupIntent(input: { paymentId: string; runId: string }): Promise<SettlementResult> {
+      const row = await load(input.paymentId);
+      const open: SettlementResult = { status: 'open', activationId: null, signalActivation: false };
+      if (row.status === 'completed') return settle(row.id, input.runId, 'lookup');
+      // Failed here means a mismatch was recorded while we waited (events end the run themselves).
+      if (row.status === 'failed' || row.status === 'refunded') return { ...open, status: 'failed' };
+      if (!row.gateway_transaction_id) {
+        log.warn('payment has no processor intent to look up', { paymentId: row.id });
+        return open;
+      }
+      const intent = await deps.paymentProvider.retrieveIntent(row.gateway_transaction_id);
+      if (!intent) {
+        log.warn('processor does not know the intent', { paymentId: row.id, intentId: row.gateway_transaction_id });
+        return open;
+      }
+      if (intent.status === 'canceled') {
+        const status = await fail(row.id, 'payment_intent.canceled');
+        return status === 'completed' ? settle(row.id, input.runId, 'lookup') : { ...open, status: 'failed' };
+      }
+      if (intent.status !== 'succeeded') return open;
+
+      const stored: StoredPayment = { id: row.id, orderId: row.order_id, userId: row.user_id, amount: row.amount, currency: row.currency };
+      const verification = verifySucceededIntent(stored, intent);
+      if (verification.ok) return settle(row.id, input.runId, 'lookup');
+
+      const { paymentFailed } = await recordMismatch(em(), {
+        paymentId: row.id,
+        eventId: `lookup:${intent.id}`,
+        eventType: 'payment_intent.lookup',
+        intentId: intent.id,
+        mismatches: verification.mismatches,
+        now: clock(),
+      });
+      log.warn('processor intent does not match the stored payment', {
+        code: AMOUNT_MISMATCH, paymentId: row.id, intentId: intent.id, mismatches: verification.mismatches, paymentFailed,
+      });
+      return { ...open, status: 'failed' };
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -1,0 +1,219 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import Stripe from 'stripe';
+import { z } from 'zod';
+import { AppError, validationError } from '../http/errors';
+import { issuesOf } from '../http/validate';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type StoredPayment } from '../payments/verify';
+import type { PaymentStatus } from '../entities/payment';
+import type { PaymentWorkflows, ProcessorEvent } from '../temporal/payments';
+
+export interface CardProcessorWebhookDeps {
+  orm: MikroORM;
+  logger: Logger;
+  workflows: PaymentWorkflows;
+  /** The endpoint's signing secret. */
+  secret: string;
+  /** How old (or how far in the future) a signed timestamp may be. */
+  toleranceSeconds: number;
+  clock?: () => Date;
+}
+
+/** The acknowledgement: `ignored` for event types we do not handle and events naming no payment of ours. */
+export interface CardProcessorAck {
+  received: true;
+  ignored?: true;
+}
+
+const HANDLED = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled'] as const;
+type HandledType = (typeof HANDLED)[number];
+
+/** The envelope every processor event has (the public event object). */
+const EventEnvelope = z.object({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(100),
+  data: z.object({ object: z.unknown() }),
+});
+
+/** Metadata values are strings; anything else is dropped (and then fails rule 4). */
+const Metadata = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((m) => (m ? Object.fromEntries(Object.entries(m).filter((e): e is [string, string] => typeof e[1] === 'string')) : null));
+
+/** The part of a PaymentIntent a failure or cancellation needs. */
+const IntentRef = z.object({
+  id: z.string().min(1).max(255),
+  metadata: Metadata,
+  last_payment_error: z.object({ message: z.string().nullish() }).nullish(),
+});
+
+/** A succeeded intent: the fields the four settlement rules read (values are checked by the rules, not here). */
+const SucceededIntent = IntentRef.extend({
+  status: z.string(),
+  amount: z.number(),
+  amount_received: z.number(),
+  currency: z.string(),
+});
+
+interface PaymentRow {
+  id: string;
+  order_id: string;
+  user_id: string;
+  status: PaymentStatus;
+  amount: string;
+  currency: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */
+function signedAt(header: string): number | null {
+  let t: number | null = null;
+  for (const part of header.split(',')) {
+    const [key, value] = part.split('=');
+    if (key === 't') t = value && /^\d+$/.test(value) ? Number(value) : null;
+  }
+  return t;
+}
+
+/**
+ * Why a mismatch is recorded here and not by the workflow: the spec ties the answer to
+ * the record (500 PAYMENT_MISMATCH_RECORD_FAILED when it could not be written, so the
+ * processor redelivers). A signal cannot report that (fire-and-forget, and the workflow
+ * would write later), and an update would make the processor's answer wait for a worker.
+ * So the route writes the record and the payment's failure in one Postgres transaction
+ * (webhook_events is the store; its unique (provider, event_id) makes a redelivery
+ * idempotent) and answers from its outcome. Matching events need no such answer: they
+ * become signals, and a Temporal that cannot take one gets 503 (redelivery).
+ *
+ * POST /webhooks/card-processor. The header is the processor's public scheme
+ * (`t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`, several v1
+ * allowed), verified on the raw body with the processor's own library before
+ * anything is parsed. Verified events become signals of the payment's settlement
+ * workflow; a `succeeded` event that fails the four settlement rules is recorded
+ * here, synchronously, so the answer can say whether the record was written.
+ */
+export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  const { logger } = deps;
+
+  function verify(rawBody: Buffer, header: string | undefined): z.infer<typeof EventEnvelope> {
+    if (!header || !header.trim()) throw new AppError('WEBHOOK_SIGNATURE_MISSING');
+    const now = clock().getTime();
+    let event: unknown;
+    try {
+      // Checks the timestamp's age and every v1 signature (constant-time) before parsing.
+      event = Stripe.webhooks.constructEvent(rawBody, header, deps.secret, deps.toleranceSeconds, undefined, now);
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new AppError('WEBHOOK_SIGNATURE_INVALID');
+      if (err instanceof SyntaxError) throw validationError([{ path: '', message: 'Request body is not valid JSON' }]);
+      throw err;
+    }
+    // The library bounds only the age; a timestamp too far in the future is refused as well.
+    const t = signedAt(header);
+    if (t === null || t * 1000 > now + deps.toleranceSeconds * 1000) throw new AppError('WEBHOOK_SIGNATURE_INVALID');
+    const envelope = EventEnvelope.safeParse(event);
+    if (!envelope.success) throw validationError(issuesOf(envelope.error));
+    return envelope.data;
+  }
+
+  /** By metadata.payment_id first, then by the intent id we stored at create time. */
+  async function findPayment(intentId: string, metadata: Record<string, string> | null): Promise<PaymentRow | null> {
+    const em = deps.orm.em.fork();
+    const columns = 'id, order_id, user_id, status, amount, currency';
+    const byMetadata = metadata?.payment_id;
+    if (byMetadata && UUID.test(byMetadata)) {
+      const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [byMetadata]);
+      if (row) return row;
+    }
+    const [row] = await em.execute<PaymentRow[]>(
+      `select ${columns} from payments where gateway_transaction_id = ? and provider = 'card_processor' order by created_at desc limit 1`,
+      [intentId],
+    );
+    return row ?? null;
+  }
+
+  async function deliver(paymentId: string, event: ProcessorEvent): Promise<void> {
+    try {
+      await deps.workflows.deliverEvent(paymentId, event);
+    } catch (err) {
+      logger.error({ err, paymentId, eventId: event.eventId, eventType: event.type }, 'processor event could not be handed to Temporal');
+      // 503 so the processor redelivers; the spec has no code of its own for this.
+      throw new AppError('INTERNAL_ERROR', { status: 503 });
+    }
+  }
+
+  async function succeeded(eventId: string, object: unknown): Promise<CardProcessorAck> {
+    const parsed = SucceededIntent.safeParse(object);
+    if (!parsed.success) throw validationError(issuesOf(parsed.error).map((i) => ({ ...i, path: `data.object.${i.path}` })));
+    const intent = parsed.data;
+    const payment = await findPayment(intent.id, intent.metadata);
+    if (!payment) {
+      logger.warn({ eventId, intentId: intent.id }, 'succeeded processor event names no payment of ours');
+      return { received: true, ignored: true };
+    }
+    const stored: StoredPayment = { id: payment.id, orderId: payment.order_id, userId: payment.user_id, amount: payment.amount, currency: payment.currency };
+    const verification = verifySucceededIntent(stored, {
+      status: intent.status,
+      amountMinor: intent.amount,
+      amountReceivedMinor: intent.amount_received,
+      currency: intent.currency,
+      metadata: intent.metadata,
+    });
+    if (!verification.ok) {
+      let outcome: { recorded: boolean; paymentFailed: boolean };
+      try {
+        outcome = await recordMismatch(deps.orm.em.fork(), {
+          paymentId: payment.id, eventId, eventType: 'payment_intent.succeeded', intentId: intent.id, mismatches: verification.mismatches, now: clock(),
+        });
+      } catch (err) {
+        logger.error({ err, code: AMOUNT_MISMATCH, paymentId: payment.id, eventId }, 'mismatch could not be recorded; the processor will redeliver');
+        throw new AppError('PAYMENT_MISMATCH_RECORD_FAILED');
+      }
+      // Structured, and without the payload: which rules failed, expected against received.
+      logger.warn(
+        { code: AMOUNT_MISMATCH, paymentId: payment.id, eventId, intentId: intent.id, mismatches: verification.mismatches, ...outcome },
+        'processor event does not match the stored payment',
+      );
+      return { received: true };
+    }
+    // Duplicate of a success we already settled: nothing to do (settlement is idempotent anyway).
+    if (payment.status === 'completed' || payment.status === 'refunded') return { received: true };
+    await deliver(payment.id, { eventId, type: 'payment_intent.succeeded' });
+    return { received: true };
+  }
+
+  async function failed(eventId: string, type: Exclude<HandledType, 'payment_intent.succeeded'>, object: unknown): Promise<CardProcessorAck> {
+    const parsed = IntentRef.safeParse(object);
+    if (!parsed.success) throw validationError(issuesOf(parsed.error).map((i) => ({ ...i, path: `data.object.${i.path}` })));
+    const payment = await findPayment(parsed.data.id, parsed.data.metadata);
+    if (!payment) {
+      logger.info({ eventId, eventType: type, intentId: parsed.data.id }, 'processor event names no payment of ours');
+      return { received: true, ignored: true };
+    }
+    // A completed payment is never downgraded; a failed one is failed already.
+    if (payment.status !== 'pending' && payment.status !== 'processing') return { received: true };
+    const failureMessage = type === 'payment_intent.payment_failed' ? parsed.data.last_payment_error?.message ?? undefined : undefined;
+    await deliver(payment.id, { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) });
+    return { received: true };
+  }
+
+  return {
+    /** Verifies, then handles one delivery; throws AppError for every non-2xx answer. */
+    async receive(rawBody: Buffer, header: string | undefined): Promise<CardProcessorAck> {
+      const event = verify(rawBody, header);
+      switch (event.type) {
+        case 'payment_intent.succeeded':
+          return succeeded(event.id, event.data.object);
+        case 'payment_intent.payment_failed':
+        case 'payment_intent.canceled':
+          return failed(event.id, event.type, event.data.object);
+        default:
+          return { received: true, ignored: true };
+      }
+    },
+  };
+}
+
+export type CardProcessorWebhook = ReturnType<typeof createCardProcessorWebhook>;

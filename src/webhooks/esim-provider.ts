@@ -1,0 +1,158 @@
+import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { AppError } from '../http/errors';
+import { z } from '../openapi/registry';
+
+// --- The callback body (the spec leaves it open; this is our definition) -----------------------
+
+/** No dots: the signed string joins the fields with dots, so each field must be dot-free to be unambiguous. */
+const Token = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+$/, 'Letters, digits, `_` and `-` only');
+
+export const ESIM_CALLBACK_STATUSES = ['completed', 'failed'] as const;
+
+export const EsimProviderCallback = z
+  .object({
+    orderId: Token(128).openapi({ description: 'Our store order id, as given to the provider when the order was placed. Signed.' }),
+    merchantId: Token(128).openapi({ description: 'Our merchant id at the provider; must equal the configured one. Signed.' }),
+    providerName: Token(64).openapi({ description: 'The provider sending the callback. Signed.', example: 'esim_provider_1' }),
+    status: z.enum(ESIM_CALLBACK_STATUSES).openapi({ description: 'Outcome the provider reports (a hint: not signed, never trusted; see below).' }),
+    reason: z
+      .enum(['delayed', 'identity_check'])
+      .optional()
+      .openapi({ description: 'Why the completion was asynchronous: delayed issuance, or an identity check that finished.' }),
+    eventId: z.string().min(1).max(255).optional().openapi({ description: "The provider's delivery id, kept on the receipt for support; not used for de-duplication." }),
+    signature: z
+      .string()
+      .max(2048)
+      .optional()
+      .openapi({ description: 'Base64 RSASSA-PKCS1-v1_5 SHA-256 signature of `<orderId>.<merchantId>.<providerName>` (UTF-8) with the provider key. Required.' }),
+  })
+  .openapi('EsimProviderCallback', {
+    description:
+      'Any other field (for example `qrCode`, `lpa`, `activationCode`, `iccid`) is accepted and discarded: activation ' +
+      'credentials in a callback are never stored or logged. Only orderId, merchantId and providerName are covered by the ' +
+      'signature, so the callback is only a trigger: a read-only reconciliation reads the order from the provider.',
+  });
+export type EsimProviderCallback = z.infer<typeof EsimProviderCallback>;
+
+export const EsimProviderAck = z
+  .object({
+    received: z.literal(true),
+    duplicate: z.literal(true).optional().openapi({ description: 'This order and status were received before: nothing was done again.' }),
+  })
+  .openapi('EsimProviderAck');
+export type EsimProviderAck = z.infer<typeof EsimProviderAck>;
+
+// --- The seam to the store-order process ------------------------------------------------------
+
+export interface EsimCallbackFacts {
+  orderId: string;
+  providerName: string;
+  status: (typeof ESIM_CALLBACK_STATUSES)[number];
+}
+
+/**
+ * Hands a verified callback's order to a read-only reconciliation (it reads the
+ * order from the provider and trusts nothing in the callback but the order id).
+ * Answers `unknown_order` when no such store order exists; throws when the
+ * handoff fails (the route answers 503 and the provider redelivers).
+ */
+export interface StoreOrderReconciliation {
+  enqueue(callback: EsimCallbackFacts): Promise<'enqueued' | 'unknown_order'>;
+}
+
+/**
+ * SEAM, to be completed by the eSIM store issue: store orders do not exist yet, so
+ * every order is unknown and nothing is enqueued. Replace with a signal to the
+ * `store-order:<orderId>` workflow (read-only reconciliation) once they do.
+ */
+export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderReconciliation {
+  return {
+    async enqueue(callback) {
+      logger.info({ orderId: callback.orderId, providerName: callback.providerName, status: callback.status }, 'store order reconciliation is not built yet: callback kept as a receipt');
+      return 'unknown_order';
+    },
+  };
+}
+
+// --- The handler -----------------------------------------------------------------------------
+
+export interface EsimProviderWebhookDeps {
+  orm: MikroORM;
+  logger: Logger;
+  /** PEM (SPKI) public key of the provider. */
+  publicKey: string;
+  merchantId: string;
+  reconciliation: StoreOrderReconciliation;
+  clock?: () => Date;
+}
+
+/** Equal-length digests, so the comparison takes the same time whatever the input. */
+function sameText(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+export function signedText(c: Pick<EsimProviderCallback, 'orderId' | 'merchantId' | 'providerName'>): string {
+  return `${c.orderId}.${c.merchantId}.${c.providerName}`;
+}
+
+/**
+ * POST /webhooks/esim-provider: verify, de-duplicate on (order, status), hand
+ * off, keep a minimal receipt. The receipt is written after the handoff, so a
+ * failed handoff leaves nothing behind and the redelivery tries again.
+ */
+export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  // Parsed once: a bad key stops start-up instead of failing every callback.
+  const key: KeyObject = createPublicKey(deps.publicKey);
+
+  function verify(callback: EsimProviderCallback): void {
+    if (!callback.signature) throw new AppError('WEBHOOK_SIGNATURE_MISSING');
+    const signature = callback.signature.trim();
+    const valid =
+      BASE64.test(signature) &&
+      signature.length % 4 === 0 &&
+      verifySignature('sha256', Buffer.from(signedText(callback), 'utf8'), key, Buffer.from(signature, 'base64'));
+    // A valid signature for another merchant is not for us: the same answer, nothing told.
+    if (!valid || !sameText(callback.merchantId, deps.merchantId)) throw new AppError('WEBHOOK_SIGNATURE_INVALID');
+  }
+
+  return {
+    async receive(callback: EsimProviderCallback): Promise<EsimProviderAck> {
+      verify(callback);
+      const facts: EsimCallbackFacts = { orderId: callback.orderId, providerName: callback.providerName, status: callback.status };
+      const eventId = `${callback.orderId}:${callback.status}`;
+      const em = deps.orm.em.fork();
+      const [seen] = await em.execute<{ id: string }[]>(
+        `select id from webhook_events where provider = 'esim_provider' and event_id = ?`,
+        [eventId],
+      );
+      if (seen) return { received: true, duplicate: true };
+
+      let outcome: 'enqueued' | 'unknown_order';
+      try {
+        outcome = await deps.reconciliation.enqueue(facts);
+      } catch (err) {
+        deps.logger.error({ err, orderId: facts.orderId, providerName: facts.providerName }, 'eSIM callback could not be handed to reconciliation');
+        throw new AppError('INTERNAL_ERROR', { status: 503 });
+      }
+      // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
+      const detail = { ...facts, ...(callback.reason ? { reason: callback.reason } : {}), ...(callback.eventId ? { providerEventId: callback.eventId } : {}) };
+      await em.execute(
+        `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
+         values ('esim_provider', ?, ?, null, ?, ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
+        [eventId, `order.${callback.status}`, outcome, JSON.stringify(detail), clock()],
+      );
+      deps.logger.info({ orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome }, 'eSIM provider callback received');
+      return { received: true };
+    },
+  };
+}

@@ -1,0 +1,440 @@
+import request from 'supertest';
+import { generateKeyPairSync } from 'node:crypto';
+import { buildDocument } from '../../src/openapi/registry';
+import { errorCode } from '../helpers/app';
+import {
+  createWebhookTestApp,
+  esimCallback,
+  fakePaymentWorkflows,
+  fakeStoreOrders,
+  insertPayment,
+  intentEvent,
+  paymentRow,
+  postCardEvent,
+  sendCardEvent,
+  signCard,
+  webhookEvents,
+  type PaymentFixture,
+  type WebhookTestApp,
+} from '../helpers/webhooks';
+
+const temporal = fakePaymentWorkflows();
+const store = fakeStoreOrders();
+let w: WebhookTestApp;
+let userId: string;
+
+beforeAll(async () => {
+  w = await createWebhookTestApp({ paymentWorkflows: temporal.workflows, storeOrders: store.storeOrders });
+  userId = (await insertPayment(w.t)).userId;
+});
+afterAll(() => w.close());
+beforeEach(() => {
+  temporal.delivered.length = 0;
+  temporal.state.fail = false;
+  store.enqueued.length = 0;
+  store.state.fail = false;
+});
+
+const payment = (opts: Parameters<typeof insertPayment>[1] = {}) => insertPayment(w.t, { userId, ...opts });
+const secret = () => w.t.config.CARD_PROCESSOR_WEBHOOK_SECRET;
+const now = () => Math.floor(w.t.clock().getTime() / 1000);
+const tolerance = () => w.t.config.CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS;
+
+describe('POST /webhooks/card-processor: Processor-Signature', () => {
+  let p: PaymentFixture;
+  let payload: string;
+  beforeAll(async () => {
+    p = await payment();
+  });
+  beforeEach(() => {
+    payload = JSON.stringify(intentEvent('payment_intent.succeeded', p));
+  });
+
+  it('accepts a header made by the processor library for the raw body, and hands the event to settlement', async () => {
+    const res = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(temporal.delivered).toEqual([{ paymentId: p.paymentId, event: { eventId: JSON.parse(payload).id, type: 'payment_intent.succeeded' } }]);
+    // Acknowledged, not settled: completion is the workflow's job.
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+  });
+
+  it('refuses a signature made with another secret', async () => {
+    const res = await postCardEvent(w.app, payload, signCard(payload, { secret: 'whsec_someone_else_entirely_123', timestamp: now() }));
+    expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    expect(temporal.delivered).toEqual([]);
+  });
+
+  it('refuses a timestamp older than the tolerance, and one too far in the future, though correctly signed', async () => {
+    const stale = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() - tolerance() - 1 }));
+    expect([stale.status, errorCode(stale)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    const future = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() + tolerance() + 5 }));
+    expect([future.status, errorCode(future)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    const edge = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() - tolerance() + 1 }));
+    expect(edge.status).toBe(200);
+    expect(temporal.delivered).toHaveLength(1);
+  });
+
+  it('answers WEBHOOK_SIGNATURE_MISSING without the header or with an empty one', async () => {
+    const none = await postCardEvent(w.app, payload, undefined);
+    expect([none.status, errorCode(none)]).toEqual([400, 'WEBHOOK_SIGNATURE_MISSING']);
+    const empty = await postCardEvent(w.app, payload, '');
+    expect([empty.status, errorCode(empty)]).toEqual([400, 'WEBHOOK_SIGNATURE_MISSING']);
+    expect(temporal.delivered).toEqual([]);
+  });
+
+  it('refuses a body changed after signing: one amount digit, or only whitespace (raw bytes are what is signed)', async () => {
+    const header = signCard(payload, { secret: secret(), timestamp: now() });
+    const tampered = payload.replace('"amount":4900', '"amount":4901');
+    expect(tampered).not.toBe(payload);
+    const res = await postCardEvent(w.app, tampered, header);
+    expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    const reformatted = await postCardEvent(w.app, JSON.stringify(JSON.parse(payload), null, 2), header);
+    expect([reformatted.status, errorCode(reformatted)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    expect(temporal.delivered).toEqual([]);
+  });
+
+  it('accepts a header with several v1 values when one matches (secret rotation), in any position', async () => {
+    const t = now();
+    const good = signCard(payload, { secret: secret(), timestamp: t }).split('v1=')[1]!;
+    const old = signCard(payload, { secret: 'whsec_the_previous_secret_000', timestamp: t }).split('v1=')[1]!;
+    for (const header of [`t=${t},v1=${old},v1=${good}`, `t=${t},v1=${good},v1=${old}`, `t=${t},v0=${old},v1=${good}`]) {
+      const res = await postCardEvent(w.app, payload, header);
+      expect(res.status).toBe(200);
+    }
+    const none = await postCardEvent(w.app, payload, `t=${t},v1=${old},v1=${'0'.repeat(64)}`);
+    expect([none.status, errorCode(none)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    // Only the v1 scheme counts.
+    const v0 = await postCardEvent(w.app, payload, `t=${t},v0=${good}`);
+    expect([v0.status, errorCode(v0)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+  });
+
+  it('refuses malformed headers: no timestamp, garbage, a signature without t', async () => {
+    const good = signCard(payload, { secret: secret(), timestamp: now() });
+    for (const header of ['garbage', good.replace(/^t=\d+,/, ''), `t=abc,${good.split(',')[1]}`]) {
+      const res = await postCardEvent(w.app, payload, header);
+      expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    }
+  });
+
+  it('verifies whatever the content type (the body is never parsed before verification)', async () => {
+    const header = signCard(payload, { secret: secret(), timestamp: now() });
+    const res = await request(w.app).post('/webhooks/card-processor').set('Content-Type', 'text/plain').set('Processor-Signature', header).send(payload);
+    expect(res.status).toBe(200);
+  });
+
+  it('answers VALIDATION_ERROR for a correctly signed body that is not JSON or not an event', async () => {
+    const notJson = 'not json at all';
+    const res = await postCardEvent(w.app, notJson, signCard(notJson, { secret: secret(), timestamp: now() }));
+    expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+    const noType = JSON.stringify({ id: 'evt_x', data: { object: {} } });
+    const res2 = await postCardEvent(w.app, noType, signCard(noType, { secret: secret(), timestamp: now() }));
+    expect([res2.status, errorCode(res2)]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+});
+
+describe('POST /webhooks/card-processor: events', () => {
+  it('payment_intent.succeeded that matches is handed to settlement with its event id (a duplicate too: the workflow de-duplicates)', async () => {
+    const p = await payment();
+    const event = intentEvent('payment_intent.succeeded', p);
+    expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
+    expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
+    expect(temporal.delivered.map((d) => d.event)).toEqual([
+      { eventId: event.id, type: 'payment_intent.succeeded' },
+      { eventId: event.id, type: 'payment_intent.succeeded' },
+    ]);
+    expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toEqual([]);
+  });
+
+  it('computes minor units exactly for amounts floats get wrong (19.99, 1234567.89)', async () => {
+    for (const amount of ['19.99', '1234567.89', '0.29']) {
+      const p = await payment({ amount });
+      const minor = { '19.99': 1999, '1234567.89': 123456789, '0.29': 29 }[amount]!;
+      const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { amount: minor, amount_received: minor }));
+      expect(res.status).toBe(200);
+      expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+    }
+    expect(temporal.delivered).toHaveLength(3);
+  });
+
+  it('finds the payment by the intent id when metadata.payment_id is absent (and then rule 4 fails)', async () => {
+    const p = await payment();
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { metadata: { order_id: p.orderId, user_id: p.userId } }));
+    expect(res.body).toEqual({ received: true });
+    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' });
+  });
+
+  type Expected = Array<Record<string, unknown>>;
+  const mismatches: Array<[string, (p: PaymentFixture) => Record<string, unknown>, (p: PaymentFixture) => Expected]> = [
+    ['1. status is not succeeded', () => ({ status: 'processing' }), () => [{ rule: 'status', field: 'status', expected: 'succeeded', received: 'processing' }]],
+    ['2. currency differs (upper-cased)', () => ({ currency: 'usd' }), () => [{ rule: 'currency', field: 'currency', expected: 'SAR', received: 'USD' }]],
+    ['3. amount differs', () => ({ amount: 4800 }), () => [{ rule: 'amount', field: 'amount', expected: '4900', received: '4800' }]],
+    ['3. amount_received differs', () => ({ amount_received: 4899 }), () => [{ rule: 'amount', field: 'amount_received', expected: '4900', received: '4899' }]],
+    ['3. amount is not an integer of minor units', () => ({ amount: 49.0001 }), () => [{ rule: 'amount', field: 'amount', expected: '4900', received: '49.0001' }]],
+    ['4. metadata missing', () => ({ metadata: null }), (p) => [
+      { rule: 'metadata', field: 'metadata.payment_id', expected: p.paymentId, received: null },
+      { rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: null },
+      { rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null },
+    ]],
+    ['4. metadata order_id differs', (p) => ({ metadata: { payment_id: p.paymentId, order_id: '00000000-0000-4000-8000-000000000000', user_id: p.userId } }),
+      (p) => [{ rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: '00000000-0000-4000-8000-000000000000' }]],
+    ['4. metadata user_id missing', (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
+      (p) => [{ rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null }]],
+  ];
+
+  it.each(mismatches)('mismatch (%s): nothing completes, the payment fails, a record and a structured log are written, 200', async (_name, override, expected) => {
+    const p = await payment();
+    const marker = `RAW-PAYLOAD-MARKER-${p.paymentId}`;
+    const event = intentEvent('payment_intent.succeeded', p, { ...override(p), description: marker });
+    const res = await sendCardEvent(w, event);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(temporal.delivered).toEqual([]);
+    const row = await paymentRow(w.t, p.paymentId);
+    expect(row).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', receipt_number: null, paid_at: null });
+    expect((await w.t.db.query('select status from orders where id = $1', [p.orderId]))[0]).toEqual({ status: 'pending_payment' });
+    const records = await webhookEvents(w.t, { paymentId: p.paymentId });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ provider: 'card_processor', event_id: event.id, type: 'payment_intent.succeeded', outcome: 'mismatch' });
+    expect(records[0]!.detail).toMatchObject({ code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', intentId: p.intentId, mismatches: expected(p) });
+    const log = w.logLines.map((l) => JSON.parse(l)).find((l) => l.code === 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' && l.paymentId === p.paymentId);
+    expect(log).toMatchObject({ level: 40, eventId: event.id, mismatches: expect.any(Array), recorded: true, paymentFailed: true });
+    // No raw payload anywhere: not in the log, not in the record.
+    expect(w.logLines.join('\n')).not.toContain(marker);
+    expect(JSON.stringify(records)).not.toContain(marker);
+  });
+
+  it('a mismatch on a payment that is not processing records it but changes nothing (completed is never downgraded)', async () => {
+    const p = await payment({ status: 'completed' });
+    await w.t.db.query(`update payments set receipt_number = 'RCP-20260101-AAAA0001', paid_at = now() where id = $1`, [p.paymentId]);
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { amount: 1 }));
+    expect(res.body).toEqual({ received: true });
+    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'completed', failure_reason: null, receipt_number: 'RCP-20260101-AAAA0001' });
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
+  });
+
+  it('a redelivered mismatch keeps one record', async () => {
+    const p = await payment();
+    const event = intentEvent('payment_intent.succeeded', p, { currency: 'eur' });
+    await sendCardEvent(w, event);
+    const again = await sendCardEvent(w, event);
+    expect(again.body).toEqual({ received: true });
+    expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toHaveLength(1);
+  });
+
+  it('when the mismatch cannot be recorded: 500 PAYMENT_MISMATCH_RECORD_FAILED, nothing half-written; the redelivery records it', async () => {
+    const p = await payment();
+    const event = intentEvent('payment_intent.succeeded', p, { amount: 100, amount_received: 100 });
+    await w.t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
+    await w.t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
+    try {
+      const res = await sendCardEvent(w, event);
+      expect([res.status, errorCode(res)]).toEqual([500, 'PAYMENT_MISMATCH_RECORD_FAILED']);
+      // One transaction: the payment did not fail without its record.
+      expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+      expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toEqual([]);
+    } finally {
+      await w.t.db.query('drop trigger refuse_webhook_events on webhook_events');
+    }
+    const redelivered = await sendCardEvent(w, event);
+    expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('failed');
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
+  });
+
+  it('payment_failed is delivered with the last payment error message; canceled as is', async () => {
+    const p = await payment();
+    const failed = intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card was declined.' } });
+    expect((await sendCardEvent(w, failed)).body).toEqual({ received: true });
+    const q = await payment();
+    const canceled = intentEvent('payment_intent.canceled', q);
+    expect((await sendCardEvent(w, canceled)).body).toEqual({ received: true });
+    expect(temporal.delivered).toEqual([
+      { paymentId: p.paymentId, event: { eventId: failed.id, type: 'payment_intent.payment_failed', failureMessage: 'Your card was declined.' } },
+      { paymentId: q.paymentId, event: { eventId: canceled.id, type: 'payment_intent.canceled' } },
+    ]);
+  });
+
+  it('late events for a completed payment are acknowledged and never delivered (no downgrade, no second settlement)', async () => {
+    const p = await payment({ status: 'completed' });
+    for (const type of ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled']) {
+      expect((await sendCardEvent(w, intentEvent(type, p))).body).toEqual({ received: true });
+    }
+    expect(temporal.delivered).toEqual([]);
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('completed');
+  });
+
+  it('acknowledges other event types with ignored: true', async () => {
+    const p = await payment();
+    for (const type of ['payment_intent.created', 'charge.refunded', 'customer.created']) {
+      const res = await sendCardEvent(w, intentEvent(type, p));
+      expect([res.status, res.body]).toEqual([200, { received: true, ignored: true }]);
+    }
+    expect(temporal.delivered).toEqual([]);
+  });
+
+  it('acknowledges events naming no payment of ours with ignored: true', async () => {
+    const p = await payment();
+    const stranger = { ...p, paymentId: '00000000-0000-4000-8000-000000000001', intentId: 'pi_not_ours' };
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', stranger));
+    expect([res.status, res.body]).toEqual([200, { received: true, ignored: true }]);
+    expect(temporal.delivered).toEqual([]);
+  });
+
+  it('answers 503 when Temporal cannot take the event, so the processor redelivers; the redelivery is handed over', async () => {
+    const p = await payment();
+    const event = intentEvent('payment_intent.succeeded', p);
+    temporal.state.fail = true;
+    const res = await sendCardEvent(w, event);
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({ code: 'INTERNAL_ERROR' });
+    temporal.state.fail = false;
+    expect((await sendCardEvent(w, event)).status).toBe(200);
+    expect(temporal.delivered).toEqual([{ paymentId: p.paymentId, event: { eventId: event.id, type: 'payment_intent.succeeded' } }]);
+  });
+
+  it('ignores mock payments (they never wait on the processor)', async () => {
+    const p = await payment();
+    await w.t.db.query(`update payments set provider = 'mock' where id = $1`, [p.paymentId]);
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect(res.body).toEqual({ received: true, ignored: true });
+  });
+});
+
+describe('POST /webhooks/esim-provider', () => {
+  const post = (body: unknown) => request(w.app).post('/webhooks/esim-provider').send(body as object);
+  let order = 0;
+  const newOrder = (known = true) => {
+    order += 1;
+    const id = `ord-${process.pid}-${order}`;
+    if (known) store.state.known.add(id);
+    return id;
+  };
+
+  it('verifies, keeps a minimal receipt and hands the order to reconciliation; QR and LPA in the body are never stored', async () => {
+    const orderId = newOrder();
+    const lpa = 'LPA:1$smdp.example.com$SECRET-MATCHING-ID';
+    const res = await post(esimCallback(orderId, { extra: { reason: 'identity_check', eventId: 'dlv_1', qrCode: 'data:image/png;base64,SECRETQR', lpa, activationCode: lpa } }));
+    expect([res.status, res.body]).toEqual([200, { received: true }]);
+    expect(store.enqueued).toEqual([orderId]);
+    const receipts = await w.t.db.query<Record<string, unknown>>(`select * from webhook_events where provider = 'esim_provider' and event_id = $1`, [`${orderId}:completed`]);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({
+      type: 'order.completed', outcome: 'enqueued', payment_id: null,
+      detail: { orderId, providerName: 'esim_provider_1', status: 'completed', reason: 'identity_check', providerEventId: 'dlv_1' },
+    });
+    const everything = JSON.stringify(await w.t.db.query('select * from webhook_events')) + w.logLines.join('\n');
+    expect(everything).not.toContain('SECRET-MATCHING-ID');
+    expect(everything).not.toContain('SECRETQR');
+  });
+
+  it('answers a duplicate with 200 duplicate: true and hands nothing over again; another status is new', async () => {
+    const orderId = newOrder();
+    await post(esimCallback(orderId, { status: 'failed' }));
+    const again = await post(esimCallback(orderId, { status: 'failed', extra: { eventId: 'another-delivery-id' } }));
+    expect([again.status, again.body]).toEqual([200, { received: true, duplicate: true }]);
+    expect(store.enqueued).toEqual([orderId]);
+    const completed = await post(esimCallback(orderId, { status: 'completed' }));
+    expect(completed.body).toEqual({ received: true });
+    expect(store.enqueued).toEqual([orderId, orderId]);
+  });
+
+  it('acknowledges a valid callback for an unknown order and keeps it as a minimal receipt', async () => {
+    const orderId = newOrder(false);
+    const res = await post(esimCallback(orderId));
+    expect([res.status, res.body]).toEqual([200, { received: true }]);
+    expect(store.enqueued).toEqual([]);
+    const [receipt] = await w.t.db.query<Record<string, unknown>>(`select outcome from webhook_events where event_id = $1`, [`${orderId}:completed`]);
+    expect(receipt).toEqual({ outcome: 'unknown_order' });
+  });
+
+  it('answers 503 when the handoff fails and keeps nothing, so the redelivery is handled', async () => {
+    const orderId = newOrder();
+    store.state.fail = true;
+    const res = await post(esimCallback(orderId));
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('INTERNAL_ERROR');
+    expect(await w.t.db.query(`select 1 from webhook_events where event_id = $1`, [`${orderId}:completed`])).toEqual([]);
+    store.state.fail = false;
+    const redelivered = await post(esimCallback(orderId));
+    expect(redelivered.body).toEqual({ received: true });
+    expect(store.enqueued).toEqual([orderId]);
+  });
+
+  it('refuses a signature by another key, over other fields, or not base64, with WEBHOOK_SIGNATURE_INVALID', async () => {
+    const orderId = newOrder();
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const cases = [
+      esimCallback(orderId, { privateKey: otherKey }),
+      { ...esimCallback(orderId), orderId: newOrder() }, // signed for another order
+      { ...esimCallback(orderId), providerName: 'other_provider' },
+      { ...esimCallback(orderId), signature: 'not base64 !!' },
+      { ...esimCallback(orderId), signature: Buffer.from('short').toString('base64') },
+    ];
+    for (const body of cases) {
+      const res = await post(body);
+      expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    }
+    expect(store.enqueued).toEqual([]);
+    expect(await w.t.db.query(`select 1 from webhook_events where provider = 'esim_provider' and event_id like $1`, [`${orderId}:%`])).toEqual([]);
+  });
+
+  it('refuses a correctly signed callback for another merchant', async () => {
+    const res = await post(esimCallback(newOrder(), { merchantId: 'someone-else' }));
+    expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
+    expect(store.enqueued).toEqual([]);
+  });
+
+  it('answers WEBHOOK_SIGNATURE_MISSING without a signature', async () => {
+    const { signature: _drop, ...unsigned } = esimCallback(newOrder());
+    const res = await post(unsigned);
+    expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_MISSING']);
+  });
+
+  it('answers VALIDATION_ERROR with the fields for an invalid payload, before looking at the signature', async () => {
+    const missing = await post({ merchantId: 'dev-merchant', signature: 'AAAA' });
+    expect([missing.status, errorCode(missing)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(missing.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['orderId', 'providerName', 'status']);
+    const dotted = await post({ ...esimCallback('a.b'), status: 'shipped' });
+    expect(dotted.body.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['orderId', 'status']);
+    const notJson = await request(w.app).post('/webhooks/esim-provider').set('Content-Type', 'application/json').send('{nope');
+    expect([notJson.status, errorCode(notJson)]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+});
+
+describe('webhooks without the store seam filled', () => {
+  it('keeps every eSIM callback as an unknown-order receipt and says so in the log', async () => {
+    const bare = await createWebhookTestApp();
+    try {
+      const res = await request(bare.app).post('/webhooks/esim-provider').send(esimCallback('ord-seam-1'));
+      expect([res.status, res.body]).toEqual([200, { received: true }]);
+      expect(await bare.t.db.query(`select outcome from webhook_events where event_id = 'ord-seam-1:completed'`)).toEqual([{ outcome: 'unknown_order' }]);
+      expect(bare.logLines.some((l) => l.includes('store order reconciliation is not built yet'))).toBe(true);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents both webhooks: header, bodies, the acknowledgements and every error answer', () => {
+    const doc = buildDocument(w.registry, 'http://localhost') as unknown as {
+      paths: Record<string, { post: { parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody: unknown; responses: Record<string, { description: string }> } }>;
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+    };
+    const card = doc.paths['/webhooks/card-processor']!.post;
+    expect(card.parameters).toEqual([expect.objectContaining({ name: 'Processor-Signature', in: 'header', required: true })]);
+    expect(Object.keys(card.responses).sort()).toEqual(['200', '400', '500', '503']);
+    expect(card.responses['400']!.description).toMatch(/WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
+    expect(card.responses['500']!.description).toContain('PAYMENT_MISMATCH_RECORD_FAILED');
+    const esim = doc.paths['/webhooks/esim-provider']!.post;
+    expect(Object.keys(esim.responses).sort()).toEqual(['200', '400', '503']);
+    expect(esim.responses['400']!.description).toMatch(/VALIDATION_ERROR.*WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
+    const body = doc.components.schemas.EsimProviderCallback!;
+    expect(Object.keys(body.properties).sort()).toEqual(['eventId', 'merchantId', 'orderId', 'providerName', 'reason', 'signature', 'status']);
+    expect(body.required?.sort()).toEqual(['merchantId', 'orderId', 'providerName', 'status']);
+    expect(doc.components.schemas.CardProcessorAck).toBeDefined();
+    expect(doc.components.schemas.EsimProviderAck).toBeDefined();
+  });
+});
+

@@ -1,0 +1,267 @@
+// Test helpers for the webhook routes and the settlement workflow: a small Express app with
+// only the webhook router (on a createTestApp database), a fake PaymentWorkflows, payment
+// fixtures written with SQL, and signers for both providers. The card processor's header is
+// made by the processor's own library (generateTestHeaderString), so we interoperate with it.
+import { randomUUID, sign as rsaSign } from 'node:crypto';
+import express, { type Express } from 'express';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import Stripe from 'stripe';
+import request from 'supertest';
+import { createErrorHandler, notFoundHandler } from '../../src/http/error-middleware';
+import { createLogger, requestLogger } from '../../src/http/logger';
+import { createRegistry } from '../../src/openapi/registry';
+import type { ProviderIntent } from '../../src/payments/providers';
+import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
+import type { StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
+import { webhookRoutes } from '../../src/webhooks/routes';
+import { createTestApp, signUp, type TestApp } from './app';
+import { iccid } from './activations';
+import { insertActivation, seedCatalog } from './read-app';
+
+/** Private half of the development eSIM provider key in src/config.ts: tests only, never in src/. */
+export const DEV_ESIM_PROVIDER_PRIVATE_KEY = `-----BEGIN PRIVATE KEY-----
+MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDQQS9kS94G8N9E
+UQ/zMWxzFKcYcpbKdm8icWWsR7+ozWPYudCofJXeDsmfyvRc096bC8gesiuSaEZe
+PvNBgFarFKj/i2qPudy9X755UtcL7H3RnYuKAGE0SEp1I6/DEN1EiFX6suEl2e+S
+5klULFHzszxczQ87WGNyUl3GoeUb14ZZJxDgrrp+g4RCs6xaYfc1btf/Vl5tNyjF
+bk4iKot29rgiDDpcrywC8EUh0TsrlVbW+LpDeOhglsuh29Sixb8KAu03+rNHi6VZ
+ihn6q6gOrVc/jfJoljuuvne9gOn2HYMaktkh47A4/U6M+UqEWP4h9Bf/A180Pk3N
+m1xFTecrAgMBAAECggEAZXvGfPEtpqM9obyA8cldaG0hilvY2JvDR30MB1rFbpx8
+MhJGuLxRie8Z2OkdkJjciyDAKhk3+3YeCHJTt1EzqtX8Dt+hE54GkDA2kUfJrLFX
+lMzZwWuy8rfhtNipn3y53tozT+JYrknYIfVfuYmJfCEVYsG40PofKAg0U4X0ME7C
+P48wXOd6BQYF3863/0QCXIlKK9iLkZsY5jbGJoOm71UQjlYTJw0INBI1NQiZ6YDg
+GYwlzhNhxfxpzRRFhyZxkslbXHnRJ/WLIUrEPkdcMuSz3KyqxOLF41uRlVVrYpJR
+UNXZaE2aRUXWjwmcbl95looDRhcjPcQ1Hjccz9rniQKBgQD+QnpZI076XrF6MVOa
+FJK2z9X1HkfFz5Mm1tE1awflTA1w5rD2DuyXGJjQ/ckehtxV5MQFKQ6kilBwT4Sy
+oZO6uSJVDWuP+GZ6lzmwf/e1LNgQAGLy3A0VwqCRmagKym1rd4Ej3gIe6ljBoozm
+FqS9vMTrEhT4pThGHTSBXP510wKBgQDRrhh8+36cwhP+ugqOJILuW5J1t6lAcZBZ
+NvzmVUVOZ9UG5qfHWtQbP8elZYTocGN2DA8oeW4eKtVINCn1VSiBEtrUbFQGCGlG
+AaUFBxGSGqWKoioHXTKM01LtvnAaI8ZIAPVKK+KrUNilrYd6ccC9moV0yYu1yu1F
+E1QHj3G6SQKBgGrpPxLeIuZqDMxpk1K1ld9i0v+HpPxLRP/O0hdZEu/ao8g2aHB+
+ZANAp3kxTXEVme5QDBBzbCHJuvsOpKiMAldAY2xKAVF/TG/9yJcrp9e5rHxF/VVL
+LAFbXjL63krzRUEr9dREFLY1Ke75z68sFEdn6ZFCgCjxKBFrVFmU5bZbAoGBAKno
+e2t7l+OK2Q0G0FrSd06S4aGGTB4uaBwDFPfIjTq1pMfMzJQco9fY3PzHwOVhfRdB
+Ol8/1t2XM/EoY/+rHAFLuAt+JLAmzLevyXrDeZd9BDvMoGYLPVUkQQTp1ok4CAp8
+zEdoPGs6PfQzI58y4k5CEnbKgu2zHIVm3iaqNCwRAoGBAPQWUvqHLjmJaUSnvZph
+gooOZuE9hBR+ZdaHgnWEfr2ZG8xZY05tue/72ZyguY5DCX+Z3BG587kcmXa9JjnA
+mcSXEi+xWfW+kFQsQTRbFk9/aYvAZy1PB9DvjMFGbC6G56g4FqfHqiUNVqbkbZLc
+zmRI95y3/GXp+lGgVNxJengL
+-----END PRIVATE KEY-----`;
+
+/** Records what the webhook asked of Temporal; `fail` makes deliveries throw (Temporal away). */
+export function fakePaymentWorkflows() {
+  const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
+  const started: string[] = [];
+  const state = { fail: false };
+  const workflows: PaymentWorkflows = {
+    async startSettlement(paymentId) {
+      if (state.fail) throw new Error('Temporal unavailable');
+      started.push(paymentId);
+    },
+    async deliverEvent(paymentId, event) {
+      if (state.fail) throw new Error('Temporal unavailable');
+      delivered.push({ paymentId, event });
+    },
+  };
+  return { workflows, delivered, started, state };
+}
+
+/** Store orders by id; `fail` makes the handoff throw. */
+export function fakeStoreOrders(known: string[] = []) {
+  const enqueued: string[] = [];
+  const state = { fail: false, known: new Set(known) };
+  const storeOrders: StoreOrderReconciliation = {
+    async enqueue(callback) {
+      if (state.fail) throw new Error('queue unavailable');
+      if (!state.known.has(callback.orderId)) return 'unknown_order';
+      enqueued.push(callback.orderId);
+      return 'enqueued';
+    },
+  };
+  return { storeOrders, enqueued, state };
+}
+
+export interface WebhookTestApp {
+  t: TestApp;
+  app: Express;
+  registry: OpenAPIRegistry;
+  /** JSON log lines of the webhook logger. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The webhook router alone, mounted as the real app must mount it: before a global
+ * express.json(), then the error middleware. Database, config and clock come from createTestApp.
+ */
+export async function createWebhookTestApp(
+  opts: { paymentWorkflows?: PaymentWorkflows; storeOrders?: StoreOrderReconciliation; env?: Record<string, string> } = {},
+): Promise<WebhookTestApp> {
+  const t = await createTestApp({ env: opts.env });
+  await seedCatalog(t);
+  const logLines: string[] = [];
+  const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
+  const registry = createRegistry();
+  const app = express();
+  app.use(requestLogger(logger));
+  app.use(
+    webhookRoutes(registry, {
+      orm: t.db.orm, logger, clock: t.clock, config: t.config,
+      paymentWorkflows: opts.paymentWorkflows ?? fakePaymentWorkflows().workflows,
+      storeOrders: opts.storeOrders,
+    }),
+  );
+  app.use(express.json({ limit: '100kb' }));
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(logger));
+  return { t, app, registry, logLines, close: () => t.close() };
+}
+
+// --- Payments ----------------------------------------------------------------------------------
+
+export interface PaymentFixture {
+  paymentId: string;
+  orderId: string;
+  userId: string;
+  activationId: string;
+  intentId: string;
+  amount: string;
+  currency: string;
+}
+
+/**
+ * A user, an order with its activation, and a card-processor payment waiting on the processor.
+ * `userId` reuses a user (signing up is the slow part).
+ */
+export async function insertPayment(
+  t: TestApp,
+  opts: { userId?: string; amount?: string; currency?: string; status?: string; simType?: 'physical' | 'esim' } = {},
+): Promise<PaymentFixture> {
+  const userId = opts.userId ?? (await signUp(t)).userId;
+  const amount = opts.amount ?? '49.00';
+  const currency = opts.currency ?? 'SAR';
+  const { activationId, orderId } = await insertActivation(t, {
+    userId, iccid: opts.simType === 'esim' ? undefined : iccid(), simType: opts.simType, order: { totalAmountSar: amount },
+  });
+  const paymentId = randomUUID();
+  const intentId = `pi_${paymentId.replace(/-/g, '').slice(0, 24)}`;
+  await t.db.query(
+    `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+       gateway_transaction_id, client_secret, created_at, updated_at)
+     values ($1, $2, $3, 'card_scheme_1', 'card_processor', $4, $5, $6, $7, $8, $9, $10, now(), now())`,
+    [paymentId, orderId, userId, opts.status ?? 'processing', amount, currency, `idem-${paymentId}`, '0'.repeat(64), intentId, `${intentId}_secret`],
+  );
+  return { paymentId, orderId, userId, activationId, intentId, amount, currency };
+}
+
+export async function paymentRow(t: TestApp, paymentId: string) {
+  return (await t.db.query<Record<string, unknown>>('select * from payments where id = $1', [paymentId]))[0]!;
+}
+
+export async function webhookEvents(t: TestApp, where: { paymentId?: string; provider?: string } = {}) {
+  return t.db.query<{ provider: string; event_id: string; type: string; payment_id: string | null; outcome: string; detail: Record<string, unknown> | null }>(
+    `select provider, event_id, type, payment_id, outcome, detail from webhook_events
+      where ($1::uuid is null or payment_id = $1) and ($2::text is null or provider = $2) order by created_at, event_id`,
+    [where.paymentId ?? null, where.provider ?? null],
+  );
+}
+
+// --- Card processor events ----------------------------------------------------------------------
+
+export interface IntentOverrides {
+  status?: string;
+  amount?: number;
+  amount_received?: number;
+  currency?: string;
+  metadata?: Record<string, string> | null;
+  id?: string;
+  last_payment_error?: { message: string } | null;
+  [extra: string]: unknown;
+}
+
+let eventCounter = 0;
+export function newEventId(): string {
+  eventCounter += 1;
+  return `evt_${process.pid}_${eventCounter}_${randomUUID().slice(0, 8)}`;
+}
+
+/** A processor event about the fixture's intent, matching it unless overridden. */
+export function intentEvent(type: string, p: PaymentFixture, overrides: IntentOverrides = {}, eventId = newEventId()) {
+  const minor = Math.round(Number(p.amount) * 100); // fixtures use 2-decimal currencies; the service never does this
+  return {
+    id: eventId,
+    object: 'event',
+    type,
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: p.intentId,
+        object: 'payment_intent',
+        status: type === 'payment_intent.succeeded' ? 'succeeded' : type === 'payment_intent.canceled' ? 'canceled' : 'requires_payment_method',
+        amount: minor,
+        amount_received: type === 'payment_intent.succeeded' ? minor : 0,
+        currency: p.currency.toLowerCase(),
+        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
+        last_payment_error: null,
+        ...overrides,
+      },
+    },
+  };
+}
+
+/** The `Processor-Signature` header, made by the processor's own library. */
+export function signCard(payload: string, opts: { secret: string; timestamp?: number }): string {
+  return Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret, timestamp: opts.timestamp });
+}
+
+/** POSTs a payload exactly as signed (string, so the bytes are the signed bytes). */
+export function postCardEvent(app: Express, payload: string, header: string | undefined) {
+  const req = request(app).post('/webhooks/card-processor').set('Content-Type', 'application/json');
+  if (header !== undefined) req.set('Processor-Signature', header);
+  return req.send(payload);
+}
+
+/** Signs (test clock's now by default) and posts one event. */
+export function sendCardEvent(w: WebhookTestApp, event: object, opts: { secret?: string; timestamp?: number } = {}) {
+  const payload = JSON.stringify(event);
+  const timestamp = opts.timestamp ?? Math.floor(w.t.clock().getTime() / 1000);
+  return postCardEvent(w.app, payload, signCard(payload, { secret: opts.secret ?? w.t.config.CARD_PROCESSOR_WEBHOOK_SECRET, timestamp }));
+}
+
+// --- eSIM provider callbacks --------------------------------------------------------------------
+
+export function signEsim(fields: { orderId: string; merchantId: string; providerName: string }, privateKey = DEV_ESIM_PROVIDER_PRIVATE_KEY): string {
+  return rsaSign('sha256', Buffer.from(`${fields.orderId}.${fields.merchantId}.${fields.providerName}`, 'utf8'), privateKey).toString('base64');
+}
+
+/** A signed callback for our merchant; `overrides` replace fields after signing (tampering). */
+export function esimCallback(orderId: string, opts: { merchantId?: string; status?: string; extra?: Record<string, unknown>; privateKey?: string } = {}) {
+  const fields = { orderId, merchantId: opts.merchantId ?? 'dev-merchant', providerName: 'esim_provider_1' };
+  return { ...fields, status: opts.status ?? 'completed', signature: signEsim(fields, opts.privateKey), ...opts.extra };
+}
+
+// --- Processor lookups (settlement workflow) ----------------------------------------------------
+
+/** The processor's side for lookups: intents by id, set by the test; counts calls. */
+export function fakeProcessor() {
+  const intents = new Map<string, ProviderIntent | null>();
+  const calls: string[] = [];
+  return {
+    intents,
+    calls,
+    provider: {
+      async retrieveIntent(id: string) {
+        calls.push(id);
+        return intents.get(id) ?? null;
+      },
+    },
+    /** The intent as the processor would answer for the fixture (succeeded and matching unless overridden). */
+    set(p: PaymentFixture, overrides: Partial<ProviderIntent> = {}) {
+      const minor = BigInt(Math.round(Number(p.amount) * 100));
+      intents.set(p.intentId, {
+        id: p.intentId, status: 'succeeded', amountMinor: minor, amountReceivedMinor: minor, currency: p.currency,
+        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId }, ...overrides,
+      });
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  log,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PaymentActivities } from '../activities/payments';
+import type { ProcessorEvent } from '../src/temporal/payments';
+import { orderPaidSignal } from './activation';
+
+export interface SettlementWorkflowInput {
+  paymentId: string;
+  /** Silence after which the processor is asked about the intent (and between later lookups). */
+  silenceTimeoutMs: number;
+  /** Lookups of an intent that stays open before the run stops polling (a later webhook still settles). */
+  maxLookups: number;
+  /** Carried across continue-as-new. */
+  processedEventIds?: string[];
+  lookups?: number;
+}
+
+/** `open`: the processor never gave a final answer within maxLookups; the payment stays `processing`. */
+export type SettlementOutcome = 'completed' | 'failed' | 'open';
+
+export interface SettlementState {
+  outcome: SettlementOutcome | null;
+  processedEventIds: string[];
+  lookups: number;
+  activationSignalled: boolean;
+}
+
+/** A verified processor event (the webhook route verified it; the event id de-duplicates). */
+export const processorEventSignal = defineSignal<[ProcessorEvent]>('processorEvent');
+export const settlementStateQuery = defineQuery<SettlementState>('settlementState');
+
+/** Ids kept across continue-as-new: processor redeliveries come within days, not thousands of events. */
+const KEPT_EVENT_IDS = 500;
+
+const records = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotFound'] },
+});
+// The processor may be down for a while: keep asking, with backoff, never surfaced.
+const processor = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['PaymentNotFound'] },
+});
+
+/**
+ * Settlement of one payment that waits on the card processor (`payment:<paymentId>`).
+ * Processor events arrive as signals (signal-with-start, so arrival order does not
+ * matter) and are applied once each, in arrival order; the run ends when no event is
+ * queued and the payment is settled. Silence longer than `silenceTimeoutMs` makes it
+ * ask the processor for the intent and settle from that answer. A completed payment
+ * signals its activation (order paid) exactly once.
+ */
+export async function settlementWorkflow(input: SettlementWorkflowInput): Promise<SettlementOutcome> {
+  const { paymentId } = input;
+  const seen = new Set(input.processedEventIds ?? []);
+  const queue: ProcessorEvent[] = [];
+  const state: SettlementState = { outcome: null, processedEventIds: [], lookups: input.lookups ?? 0, activationSignalled: false };
+
+  setHandler(processorEventSignal, (event) => {
+    // Duplicate deliveries (the processor retries, two webhook calls race) are dropped here.
+    if (seen.has(event.eventId)) return;
+    seen.add(event.eventId);
+    queue.push(event);
+  });
+  setHandler(settlementStateQuery, () => ({ ...state, processedEventIds: [...seen] }));
+
+  for (;;) {
+    if (queue.length === 0 && state.outcome) break;
+    if (queue.length === 0 && workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      if (queue.length === 0) {
+        return continueAsNew<typeof settlementWorkflow>({ ...input, processedEventIds: [...seen].slice(-KEPT_EVENT_IDS), lookups: state.lookups });
+      }
+    }
+    const heard = queue.length > 0 || (await condition(() => queue.length > 0, input.silenceTimeoutMs));
+    if (heard) {
+      state.outcome = await apply(queue.shift()!);
+      continue;
+    }
+    if (state.lookups >= input.maxLookups) {
+      log.warn('processor never settled the intent; stopping lookups', { paymentId, lookups: state.lookups });
+      state.outcome = 'open';
+      continue;
+    }
+    state.lookups += 1;
+    const looked = await processor.lookupIntent({ paymentId, runId: workflowInfo().runId });
+    if (looked.status === 'completed') await completed(looked);
+    if (looked.status === 'completed' || looked.status === 'failed') state.outcome = looked.status;
+  }
+
+  await condition(allHandlersFinished);
+  return state.outcome;
+
+  async function apply(event: ProcessorEvent): Promise<SettlementOutcome> {
+    if (event.type === 'payment_intent.succeeded') {
+      const settled = await records.settlePayment({ paymentId, eventId: event.eventId, runId: workflowInfo().runId });
+      if (settled.status === 'completed') {
+        await completed(settled);
+        return 'completed';
+      }
+      return 'failed';
+    }
+    const reason = event.type === 'payment_intent.canceled' ? 'payment_intent.canceled' : event.failureMessage || 'payment_intent.payment_failed';
+    // Never downgrades: a payment already completed stays completed (the activity answers its status).
+    const after = await records.failPayment({ paymentId, reason });
+    return after.status === 'completed' ? 'completed' : 'failed';
+  }
+
+  /** Order paid → the activation, once per payment (the activity tells which run settled it). */
+  async function completed(result: { activationId: string | null; signalActivation: boolean }): Promise<void> {
+    if (!result.activationId || !result.signalActivation || state.activationSignalled) return;
+    state.activationSignalled = true;
+    try {
+      await getExternalWorkflowHandle(`activation:${result.activationId}`).signal(orderPaidSignal, { paymentId });
+    } catch (err) {
+      // The activation already ended (cancelled, failed): the payment stays completed; support refunds.
+      log.warn('activation could not be told the order is paid', { paymentId, activationId: result.activationId, error: String(err) });
+    }
+  }
+}
