@@ -1,0 +1,362 @@
+// The settlement workflow with its real activities on a real database, the activation workflow
+// beside it, and the real webhook route in front (signed with the processor's own library):
+// callbacks go route → signal-with-start → settlement → activation, as in production.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowHandle } from '@temporalio/client';
+import { createActivationActivities } from '../../activities/activations';
+import { createPaymentActivities } from '../../activities/payments';
+import { createMockIdentityProvider } from '../../src/identity/provider';
+import { createPersonalDataCipher } from '../../src/lib/crypto';
+import { mockOperators } from '../../src/operators/mock';
+import { OperatorRegistry } from '../../src/operators/plugin';
+import { createMemoryMessageSender } from '../../src/providers/messages';
+import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
+import { createPaymentWorkflows, paymentWorkflowId, type PaymentWorkflows } from '../../src/temporal/payments';
+import { stateQuery } from '../../workflows/activation';
+import { settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement';
+import { errorCode, eventually } from '../helpers/app';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import {
+  createWebhookTestApp,
+  fakeProcessor,
+  insertPayment,
+  intentEvent,
+  paymentRow,
+  sendCardEvent,
+  webhookEvents,
+  type PaymentFixture,
+  type WebhookTestApp,
+} from '../helpers/webhooks';
+
+jest.setTimeout(90_000);
+
+const SILENCE_SECONDS = 900;
+const MAX_LOOKUPS = 3;
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let w: WebhookTestApp;
+let worker: Worker;
+let running: Promise<void>;
+let payments: PaymentWorkflows;
+let activations: ActivationWorkflows;
+let userId: string;
+const processor = fakeProcessor();
+
+// The database and the webhook route live for the file; the route reaches the current test's
+// Temporal through the real client code (createPaymentWorkflows).
+beforeAll(async () => {
+  bundle = await bundleWorkflows(require.resolve('../fixtures/payment-workflows'));
+  w = await createWebhookTestApp({
+    paymentWorkflows: { startSettlement: (id) => payments.startSettlement(id), deliverEvent: (id, e) => payments.deliverEvent(id, e) },
+  });
+  userId = (await insertPayment(w.t)).userId;
+});
+afterAll(() => w?.close());
+
+/**
+ * A fresh time-skipping server per test. Skipping is global to a server: runs a test leaves
+ * waiting would have their long timers fired by later tests' skips, and the 24 h activation
+ * cancel firing in the same workflow task as another timer's cancellation trips a known
+ * test-server bug (sdk-java#2606, #3088) that wedges skipping for everyone. The Java server
+ * starts in about a second with its CDS archive.
+ */
+beforeEach(async () => {
+  env = await createTimeSkippingEnv();
+  const taskQueue = uniqueTaskQueue('settlement');
+  const config = {
+    ...w.t.config,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    TEMPORAL_SEARCH_ATTRIBUTES: false,
+    PAYMENT_SETTLEMENT_SILENCE_SECONDS: SILENCE_SECONDS,
+    PAYMENT_SETTLEMENT_MAX_LOOKUPS: MAX_LOOKUPS,
+    // The activation's own "is the order paid?" check stays out of the way: these tests prove the signal.
+    ACTIVATION_PAID_CHECK_SECONDS: 7 * 3600,
+  };
+  payments = createPaymentWorkflows(env.client, config);
+  activations = createActivationWorkflows(env.client, config);
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: {
+      ...createActivationActivities({
+        orm: w.t.db.orm,
+        operators: new OperatorRegistry(mockOperators()),
+        identity: createMockIdentityProvider({ delayMs: 0 }),
+        cipher: createPersonalDataCipher(w.t.config.DATA_ENCRYPTION_KEY, w.t.config.DATA_HASH_KEY),
+        messages: createMemoryMessageSender(),
+      }),
+      ...createPaymentActivities({ orm: w.t.db.orm, paymentProvider: processor.provider }),
+    },
+  });
+  running = worker.run();
+});
+afterEach(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+const settlement = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(paymentWorkflowId(p.paymentId));
+const activation = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(`activation:${p.activationId}`);
+const outcome = (p: PaymentFixture) => settlement(p).result() as Promise<SettlementOutcome>;
+
+/** A payment waiting on the processor, with its running activation. */
+async function pendingPayment(): Promise<PaymentFixture> {
+  const p = await insertPayment(w.t, { userId });
+  await activations.start({ activationId: p.activationId, userId, orderId: p.orderId, simType: 'physical' });
+  return p;
+}
+
+/** Identity verified and recorded (the mock provider completes ids ending in 0 at the first poll). */
+async function completeIdentity(p: PaymentFixture): Promise<void> {
+  await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: '1234567890' });
+  await env.sleep(10_000);
+  expect((await activationRow(p)).identity_status).toBe('completed');
+}
+
+async function activationRow(p: PaymentFixture) {
+  return (await w.t.db.query<Record<string, unknown>>('select status, identity_status from activations where id = $1', [p.activationId]))[0]!;
+}
+async function orderStatus(p: PaymentFixture) {
+  return (await w.t.db.query<{ status: string }>('select status from orders where id = $1', [p.orderId]))[0]!.status;
+}
+
+/** How many "order paid" signals the activation received. */
+async function orderPaidSignals(p: PaymentFixture): Promise<number> {
+  const history = await activation(p).fetchHistory();
+  return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'orderPaid').length;
+}
+
+async function expectCompleted(p: PaymentFixture) {
+  const row = await paymentRow(w.t, p.paymentId);
+  expect(row).toMatchObject({ status: 'completed', failure_reason: null });
+  expect(row.receipt_number).toMatch(/^RCP-\d{8}-[0-9A-F]{8}$/);
+  expect(row.paid_at).not.toBeNull();
+  expect(await orderStatus(p)).toBe('paid');
+  return row;
+}
+
+async function expectMismatchFailed(p: PaymentFixture) {
+  expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', receipt_number: null });
+  expect(await orderStatus(p)).toBe('pending_payment');
+  expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
+  expect(await orderPaidSignals(p)).toBe(0);
+  expect((await activation(p).query(stateQuery)).paid).toBe(false);
+}
+
+describe('settlement from processor callbacks', () => {
+  it('a succeeded callback settles the payment and activates (identity already done)', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    await payments.startSettlement(p.paymentId); // as payment create does
+
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect([res.status, res.body]).toEqual([200, { received: true }]);
+
+    expect(await outcome(p)).toBe('completed');
+    expect(await activation(p).result()).toBe('activated');
+    await expectCompleted(p);
+    expect((await activationRow(p)).status).toBe('activated');
+    expect(await orderPaidSignals(p)).toBe(1);
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => [e.event_id, e.outcome])).toEqual([[`settlement:${p.paymentId}`, 'settled']]);
+  });
+
+  it('payment first, then identity: the callback alone starts settlement; the activation waits for identity', async () => {
+    const p = await pendingPayment();
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect(res.status).toBe(200);
+
+    expect(await outcome(p)).toBe('completed');
+    await expectCompleted(p);
+    expect(await activation(p).query(stateQuery)).toEqual({ status: 'pending', identityStatus: 'waiting', paid: true });
+    expect((await activationRow(p)).status).toBe('pending');
+
+    await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: '1234567890' });
+    expect(await activation(p).result()).toBe('activated');
+    expect(await orderPaidSignals(p)).toBe(1);
+  });
+
+  it('payment_failed fails the payment with the last error message; canceled with payment_intent.canceled', async () => {
+    const p = await pendingPayment();
+    await sendCardEvent(w, intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card has insufficient funds.' } }));
+    expect(await outcome(p)).toBe('failed');
+    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'Your card has insufficient funds.' });
+
+    const q = await pendingPayment();
+    await sendCardEvent(w, intentEvent('payment_intent.canceled', q));
+    expect(await outcome(q)).toBe('failed');
+    expect(await paymentRow(w.t, q.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'payment_intent.canceled' });
+    expect(await orderPaidSignals(q)).toBe(0);
+  });
+});
+
+// One case per rule: through the webhook (recorded by the route) and through the processor lookup (recorded by the activity).
+const RULES: Array<[string, (p: PaymentFixture) => Record<string, unknown>, (p: PaymentFixture) => Record<string, unknown>]> = [
+  ['1 status', () => ({ status: 'requires_capture' }), () => ({ status: 'requires_capture' })],
+  ['2 currency', () => ({ currency: 'usd' }), () => ({ currency: 'USD' })],
+  ['3 amount', () => ({ amount: 4800, amount_received: 4800 }), () => ({ amountMinor: 4800n, amountReceivedMinor: 4800n })],
+  ['4 metadata', (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: '00000000-0000-4000-8000-00000000beef' } }),
+    (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } })],
+];
+
+describe('mismatches: nothing completes, nothing activates', () => {
+  it.each(RULES)('rule %s, from the webhook: recorded, payment failed, the workflow ends failed', async (_rule, eventOverride) => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    await payments.startSettlement(p.paymentId);
+    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, eventOverride(p)));
+    expect([res.status, res.body]).toEqual([200, { received: true }]);
+    // Nothing was signalled; after the silence the workflow sees the failed payment and ends.
+    expect(await outcome(p)).toBe('failed');
+    await expectMismatchFailed(p);
+    expect(processor.calls).not.toContain(p.intentId);
+  });
+
+  // Rule 1 cannot fail on a lookup: an intent the processor does not call `succeeded` is still open (see "stops asking").
+  it.each(RULES.slice(1))('rule %s, from the processor lookup after silence: recorded, payment failed, the workflow ends failed', async (_rule, _e, intentOverride) => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    processor.set(p, intentOverride(p));
+    await payments.startSettlement(p.paymentId);
+    expect(await outcome(p)).toBe('failed');
+    await expectMismatchFailed(p);
+    const [record] = await webhookEvents(w.t, { paymentId: p.paymentId });
+    expect(record).toMatchObject({ event_id: `lookup:${p.intentId}`, detail: { code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' } });
+  });
+
+  it('when the mismatch record cannot be written: 500 PAYMENT_MISMATCH_RECORD_FAILED; the redelivery records it', async () => {
+    const p = await pendingPayment();
+    await payments.startSettlement(p.paymentId);
+    const event = intentEvent('payment_intent.succeeded', p, { amount_received: 100 });
+    await w.t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
+    await w.t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
+    try {
+      const res = await sendCardEvent(w, event);
+      expect([res.status, errorCode(res)]).toEqual([500, 'PAYMENT_MISMATCH_RECORD_FAILED']);
+      expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+    } finally {
+      await w.t.db.query('drop trigger refuse_webhook_events on webhook_events');
+    }
+    const redelivered = await sendCardEvent(w, event);
+    expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
+    expect(await outcome(p)).toBe('failed');
+    await expectMismatchFailed(p);
+  });
+});
+
+describe('duplicate and out-of-order callbacks', () => {
+  it('duplicates (redeliveries, and a late one after completion) complete and settle once, and signal the activation once', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    const event = intentEvent('payment_intent.succeeded', p);
+    const [a, b] = await Promise.all([sendCardEvent(w, event), sendCardEvent(w, event)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    await sendCardEvent(w, event);
+    expect(await outcome(p)).toBe('completed');
+    const first = await expectCompleted(p);
+    expect(await activation(p).result()).toBe('activated');
+
+    // After completion: the route acknowledges and delivers nothing; a late delivery straight to Temporal
+    // (a race with the route's read) starts a run that changes nothing and does not signal again.
+    expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
+    await payments.deliverEvent(p.paymentId, { eventId: event.id, type: 'payment_intent.succeeded' });
+    const late = settlement(p);
+    expect(await late.result()).toBe('completed');
+    const after = await paymentRow(w.t, p.paymentId);
+    expect([after.receipt_number, after.paid_at]).toEqual([first.receipt_number, first.paid_at]);
+    expect(await orderPaidSignals(p)).toBe(1);
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['settled']);
+    // startSettlement of a settled payment (a replayed create) starts nothing.
+    await payments.startSettlement(p.paymentId);
+    expect((await settlement(p).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('a stale payment_failed arriving after succeeded never downgrades', async () => {
+    const p = await pendingPayment();
+    // Both reach the workflow before it has acted: applied in arrival order, failure after success is ignored.
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_ok_1', type: 'payment_intent.succeeded' });
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_stale_fail', type: 'payment_intent.payment_failed', failureMessage: 'declined' });
+    expect(await outcome(p)).toBe('completed');
+    await expectCompleted(p);
+    // And through the route once completed: acknowledged, not delivered.
+    expect((await sendCardEvent(w, intentEvent('payment_intent.canceled', p))).status).toBe(200);
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('completed');
+  });
+
+  it('events may arrive before the workflow exists; a later startSettlement joins the same run', async () => {
+    const p = await pendingPayment();
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_early_fail', type: 'payment_intent.payment_failed', failureMessage: 'Card declined' });
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_early_ok', type: 'payment_intent.succeeded' });
+    await payments.startSettlement(p.paymentId);
+    expect(await outcome(p)).toBe('completed');
+    expect((await settlement(p).query(settlementStateQuery)).processedEventIds).toContain('evt_early_ok');
+    await expectCompleted(p);
+  });
+
+  it('a failure, then the processor succeeds on a retry with another card: a new run completes it', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    await sendCardEvent(w, intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Card declined' } }));
+    expect(await outcome(p)).toBe('failed');
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('failed');
+
+    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect(await outcome(p)).toBe('completed');
+    await expectCompleted(p);
+    expect(await activation(p).result()).toBe('activated');
+    expect(await orderPaidSignals(p)).toBe(1);
+  });
+});
+
+describe('silence, then the processor is asked', () => {
+  it('asks after the configured silence, keeps waiting while the intent is open, settles when it has succeeded', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    processor.set(p, { status: 'processing', amountReceivedMinor: 0n });
+    await payments.startSettlement(p.paymentId);
+
+    await env.sleep(SILENCE_SECONDS * 1000 + 1_000);
+    await eventually(() => expect(processor.calls.filter((id) => id === p.intentId)).toHaveLength(1));
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+
+    processor.set(p); // succeeded, matching
+    expect(await outcome(p)).toBe('completed');
+    expect(processor.calls.filter((id) => id === p.intentId)).toHaveLength(2);
+    await expectCompleted(p);
+    expect(await activation(p).result()).toBe('activated');
+    expect(await orderPaidSignals(p)).toBe(1);
+  });
+
+  it('a canceled intent fails the payment with payment_intent.canceled', async () => {
+    const p = await pendingPayment();
+    processor.set(p, { status: 'canceled', amountReceivedMinor: 0n });
+    await payments.startSettlement(p.paymentId);
+    expect(await outcome(p)).toBe('failed');
+    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'payment_intent.canceled' });
+  });
+
+  it('stops asking after the configured number of lookups; the payment stays processing and a late webhook still settles it', async () => {
+    const p = await pendingPayment();
+    processor.set(p, { status: 'requires_payment_method', amountReceivedMinor: 0n });
+    await payments.startSettlement(p.paymentId);
+    expect(await outcome(p)).toBe('open');
+    expect(processor.calls.filter((id) => id === p.intentId)).toHaveLength(MAX_LOOKUPS);
+    expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+
+    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect(await outcome(p)).toBe('completed');
+    await expectCompleted(p);
+  });
+
+  it('does not ask when nothing is silent: a callback within the window settles without a lookup', async () => {
+    const p = await pendingPayment();
+    await payments.startSettlement(p.paymentId);
+    await env.sleep((SILENCE_SECONDS - 60) * 1000);
+    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    expect(await outcome(p)).toBe('completed');
+    expect(processor.calls).not.toContain(p.intentId);
+  });
+});
