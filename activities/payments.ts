@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PaymentStatus } from '../src/entities/payment';
 import type { PaymentProvider } from '../src/payments/providers';
 import { completePayment, failPayment } from '../src/payments/settle';
-import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type StoredPayment } from '../src/payments/verify';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
@@ -21,15 +21,6 @@ export interface SettlementResult {
   signalActivation: boolean;
 }
 
-interface PaymentRow {
-  id: string;
-  order_id: string;
-  user_id: string;
-  status: PaymentStatus;
-  amount: string;
-  currency: string;
-  gateway_transaction_id: string | null;
-}
 
 const NOT_FOUND = 'PaymentNotFound';
 const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, NOT_FOUND);

@@ -1,8 +1,20 @@
+import type { PaymentStatus } from '../entities/payment';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { toMinorUnits } from './money';
 import { failPayment } from './settle';
 
 /** The stored payment row, as far as settlement verification needs it. */
+/** A payments row as the webhook route and the settlement activities read it. */
+export interface PaymentRow {
+  id: string;
+  order_id: string;
+  user_id: string;
+  status: PaymentStatus;
+  amount: string;
+  currency: string;
+  gateway_transaction_id: string | null;
+}
+
 export interface StoredPayment {
   id: string;
   orderId: string;

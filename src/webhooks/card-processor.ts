@@ -4,8 +4,7 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
-import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type StoredPayment } from '../payments/verify';
-import type { PaymentStatus } from '../entities/payment';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
 import type { PaymentWorkflows, ProcessorEvent } from '../temporal/payments';
 
 export interface CardProcessorWebhookDeps {
@@ -55,15 +54,6 @@ const SucceededIntent = IntentRef.extend({
   amount_received: z.number(),
   currency: z.string(),
 });
-
-interface PaymentRow {
-  id: string;
-  order_id: string;
-  user_id: string;
-  status: PaymentStatus;
-  amount: string;
-  currency: string;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -121,7 +111,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
   /** By metadata.payment_id first, then by the intent id we stored at create time. */
   async function findPayment(intentId: string, metadata: Record<string, string> | null): Promise<PaymentRow | null> {
     const em = deps.orm.em.fork();
-    const columns = 'id, order_id, user_id, status, amount, currency';
+    const columns = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
     const byMetadata = metadata?.payment_id;
     if (byMetadata && UUID.test(byMetadata)) {
       const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [byMetadata]);
