@@ -70,9 +70,11 @@ const identity = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [IDENTITY_ERROR] },
 });
 // Operators are slow and flaky: transient failures retry without limit (never surfaced);
-// a definite refusal is non-retryable and ends the activation `failed`.
+// a definite refusal is non-retryable and ends the activation `failed`. The activity
+// heartbeats while it waits, so a worker lost mid-handoff is retried within seconds.
 const operator = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [OPERATOR_REJECTION] },
 });
 
@@ -96,7 +98,8 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   let timedOut = false;
 
   setHandler(stateQuery, () => state);
-  setHandler(orderPaidSignal, () => {
+  setHandler(orderPaidSignal, ({ paymentId }) => {
+    if (!state.paid && input.searchAttributes) upsertSearchAttributes({ PaymentId: [paymentId] });
     state.paid = true;
   });
   setHandler(

@@ -1,5 +1,5 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { SimType } from '../entities';
 import {
@@ -9,15 +9,9 @@ import {
   type VerifyIdentityInput,
   type VerifyIdentityResult,
 } from '../../workflows/activation';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
 
-/** Search attributes that make activation runs findable in the Temporal UI. */
-export const SEARCH_ATTRIBUTES = {
-  ActivationId: defineSearchAttributeKey('ActivationId', SearchAttributeType.KEYWORD),
-  UserId: defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD),
-  OrderId: defineSearchAttributeKey('OrderId', SearchAttributeType.KEYWORD),
-  SimType: defineSearchAttributeKey('SimType', SearchAttributeType.KEYWORD),
-  ActivationStatus: defineSearchAttributeKey('ActivationStatus', SearchAttributeType.KEYWORD),
-};
+export { SEARCH_ATTRIBUTES };
 
 export const activationWorkflowId = (activationId: string) => `activation:${activationId}`;
 

@@ -1,6 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import { processorEventSignal, settlementWorkflow, type SettlementWorkflowInput } from '../../workflows/settlement';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /**
  * The API's side of the payment settlement workflow (`payment:<paymentId>`).
@@ -28,7 +30,7 @@ export const paymentWorkflowId = (paymentId: string) => `payment:${paymentId}`;
 
 export type PaymentWorkflowConfig = Pick<
   Config,
-  'TEMPORAL_TASK_QUEUE' | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS' | 'PAYMENT_SETTLEMENT_MAX_LOOKUPS'
+  'TEMPORAL_TASK_QUEUE' | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS' | 'PAYMENT_SETTLEMENT_MAX_LOOKUPS' | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
 /** A webhook must answer fast: a Temporal that does not take the signal by then gets a 503 (the processor redelivers). */
@@ -52,6 +54,9 @@ export function createPaymentWorkflows(client: Client, config: PaymentWorkflowCo
     silenceTimeoutMs: config.PAYMENT_SETTLEMENT_SILENCE_SECONDS * 1000,
     maxLookups: config.PAYMENT_SETTLEMENT_MAX_LOOKUPS,
   });
+  // Operators find a payment's run by `PaymentId = "…"` in the Temporal UI.
+  const searchAttributes = (paymentId: string) =>
+    config.TEMPORAL_SEARCH_ATTRIBUTES ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.PaymentId, value: paymentId }]) : undefined;
   return {
     async startSettlement(paymentId) {
       try {
@@ -62,6 +67,7 @@ export function createPaymentWorkflows(client: Client, config: PaymentWorkflowCo
             args: [input(paymentId)],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            typedSearchAttributes: searchAttributes(paymentId),
           }),
         );
       } catch (err) {
@@ -83,6 +89,7 @@ export function createPaymentWorkflows(client: Client, config: PaymentWorkflowCo
               signal: processorEventSignal,
               signalArgs: [event],
               workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+              typedSearchAttributes: searchAttributes(paymentId),
             }),
           );
           return;

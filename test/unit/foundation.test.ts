@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { clientTypeOf } from '../../src/auth/client-type';
 import { loadConfig } from '../../src/config';
 import { languageOf } from '../../src/http/errors';
 import { createPersonalDataCipher, safeEqual } from '../../src/lib/crypto';
 import { errorCodes } from '../../src/http/error-codes';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 
 describe('configuration', () => {
   it('has development defaults', () => {
@@ -84,5 +87,13 @@ describe('client type and language', () => {
     for (const [code, def] of Object.entries(errorCodes)) {
       expect([code, def.en.length > 0, /[\u0600-\u06FF]/.test(def.ar)]).toEqual([code, true, true]);
     }
+  });
+});
+
+describe('local stack', () => {
+  it('registers every search attribute the code sets', () => {
+    const stack = readFileSync(path.join(__dirname, '../../scripts/stack.sh'), 'utf8');
+    const registered = /for attribute in ([\w ]+); do/.exec(stack)![1]!.split(' ');
+    expect(registered.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
   });
 });

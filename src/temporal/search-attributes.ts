@@ -1,0 +1,16 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Business keys that make runs findable in the Temporal UI (`ActivationId = "…"`).
+ * scripts/stack.sh registers every one of these on the dev server; the e2e test
+ * registers them on its own server.
+ */
+export const SEARCH_ATTRIBUTES = {
+  ActivationId: defineSearchAttributeKey('ActivationId', SearchAttributeType.KEYWORD),
+  UserId: defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD),
+  OrderId: defineSearchAttributeKey('OrderId', SearchAttributeType.KEYWORD),
+  SimType: defineSearchAttributeKey('SimType', SearchAttributeType.KEYWORD),
+  ActivationStatus: defineSearchAttributeKey('ActivationStatus', SearchAttributeType.KEYWORD),
+  /** On settlement runs (`payment:<id>`) from their start, and on an activation run once its order is paid. */
+  PaymentId: defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD),
+};
