@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ActivationStatus, EsimProfile, IdentityStatus } from '../src/entities/activation';
 import type { IdentityType } from '../src/entities/user';
@@ -25,6 +25,23 @@ export const ESTIMATED_SECONDS: Record<ActivationStatus, number | null> = {
   failed: null,
   cancelled: null,
 };
+
+/**
+ * Heartbeats while an operator call runs. Operator calls may take minutes (startToClose is
+ * long), but a worker that dies mid-call is noticed after the short heartbeat timeout and the
+ * handoff is retried on another worker; the operator deduplicates by the idempotency key.
+ */
+async function heartbeating<T>(work: Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timeoutMs = context.info.heartbeatTimeoutMs;
+  if (!timeoutMs) return work;
+  const timer = setInterval(() => context.heartbeat(), Math.max(200, timeoutMs / 3));
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 interface ActivationRow {
   id: string;
@@ -133,7 +150,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       const row = await load(input.activationId);
       if (row.status === 'activated') return;
       try {
-        await pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id });
+        await heartbeating(pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
         if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
         throw err;
@@ -147,7 +164,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       if (row.status === 'activated') return;
       let issued;
       try {
-        issued = await pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id });
+        issued = await heartbeating(pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
         if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
         throw err;

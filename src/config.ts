@@ -90,6 +90,8 @@ const schema = z
     IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
+    /** How long each mock operator handoff (SIM activation, eSIM issuance) takes. */
+    MOCK_OPERATOR_DELAY_MS: z.coerce.number().int().min(0).default(0),
     EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(54329),
     EMBEDDED_PG_DIR: z.string().default('.data/pg'),
   })

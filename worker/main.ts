@@ -128,7 +128,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 export function buildActivityDeps(config: Config, orm: MikroORM): ActivityDeps {
   return {
     orm,
-    operators: new OperatorRegistry(mockOperators()),
+    operators: new OperatorRegistry(mockOperators({ handoffDelayMs: config.MOCK_OPERATOR_DELAY_MS })),
     identity: createMockIdentityProvider({ delayMs: config.MOCK_IDENTITY_DELAY_MS }),
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
     messages: createFileMessageSender(config.MESSAGES_FILE),

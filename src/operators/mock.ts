@@ -16,7 +16,8 @@ import { OperatorRejection, OperatorTimeout, OperatorUnavailable, type IssuedEsi
  * eSIM codes: any valid SGP.22 code; a matching id starting `REJECT` is
  * rejected at issuance, `FAILONCE` fails once then succeeds, `TIMEOUT` at
  * validation times out. Issued profiles get ICCID `8997` + digits and a
- * refreshed matching id.
+ * refreshed matching id. `handoffDelayMs` (MOCK_OPERATOR_DELAY_MS) makes every handoff
+ * take that long, like a real operator; the fault test kills a worker during it.
  */
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -39,8 +40,15 @@ export function withLuhnDigit(payload: string): string {
 
 const behaviour = (iccid: string) => iccid.slice(14, 18);
 
-export function createMockOperator(opts: { slug?: string; supportsEsim?: boolean } = {}): OperatorPlugin {
+export interface MockOperatorOptions {
+  slug?: string;
+  supportsEsim?: boolean;
+  handoffDelayMs?: number;
+}
+
+export function createMockOperator(opts: MockOperatorOptions = {}): OperatorPlugin {
   const failedOnce = new Set<string>();
+  const handoffDelay = () => new Promise((resolve) => setTimeout(resolve, opts.handoffDelayMs ?? 0));
 
   function failOnce(key: string): void {
     if (failedOnce.has(key)) return;
@@ -66,6 +74,7 @@ export function createMockOperator(opts: { slug?: string; supportsEsim?: boolean
     },
 
     async activateSim({ iccid }) {
+      await handoffDelay();
       const b = behaviour(iccid);
       if (b === '9003') failOnce(iccid);
       if (b === '9004') throw new OperatorRejection('SIM blocked by the operator');
@@ -73,6 +82,7 @@ export function createMockOperator(opts: { slug?: string; supportsEsim?: boolean
     },
 
     async issueEsim({ activationCode, idempotencyKey }): Promise<IssuedEsim> {
+      await handoffDelay();
       const code = parseActivationCode(activationCode);
       if (!code) throw new OperatorRejection('Activation code rejected by the operator');
       if (code.matchingId.startsWith('REJECT')) throw new OperatorRejection('eSIM profile unavailable');
@@ -87,6 +97,9 @@ export function createMockOperator(opts: { slug?: string; supportsEsim?: boolean
 }
 
 /** The registry the app and the worker use by default: `mock` (eSIM) and `mock-noesim`. */
-export function mockOperators(): OperatorPlugin[] {
-  return [createMockOperator({ slug: 'mock', supportsEsim: true }), createMockOperator({ slug: 'mock-noesim', supportsEsim: false })];
+export function mockOperators(opts: { handoffDelayMs?: number } = {}): OperatorPlugin[] {
+  return [
+    createMockOperator({ ...opts, slug: 'mock', supportsEsim: true }),
+    createMockOperator({ ...opts, slug: 'mock-noesim', supportsEsim: false }),
+  ];
 }
