@@ -1,28 +1,39 @@
 /**
  * End to end on the running stack: the compiled API and worker as real
- * processes, the Temporal dev server, PostgreSQL. One consumer goes from
- * register to `activated`, everything read over HTTP; the only shortcut is the
- * test-only "order paid" signal, which the payments issue will send for real.
+ * processes, the Temporal dev server, PostgreSQL. Everything is read over HTTP
+ * (plus the rows and the workflow history where "exactly once" is the point).
+ *
+ * 1. `npm run demo`'s walk (runDemo) from register to `activated`, paid through
+ *    the mock provider, and the run findable by its business keys.
+ * 2. The fault test: the worker is killed between payment and handoff, and again
+ *    in the middle of the operator handoff; after each restart the activation
+ *    goes on, and it ends `activated` exactly once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { demoIccid, runDemo } from '../../src/cli/demo';
 import { SEARCH_ATTRIBUTES, activationWorkflowId } from '../../src/temporal/activations';
-import { orderPaidSignal } from '../../workflows/activation';
 import { CONSENTS, eventually } from '../helpers/app';
-import { DEMO, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, seedCatalog } from '../helpers/activations';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
 const DIST = path.join(REPO_ROOT, 'dist');
+/** Long enough to kill the worker while the operator call is in flight. */
+const OPERATOR_DELAY_MS = 3_000;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
-const children: ChildProcess[] = [];
+const children = new Set<ChildProcess>();
+let common: NodeJS.ProcessEnv;
+let worker: ChildProcess;
 let baseUrl: string;
 let messagesFile: string;
 let tmp: string;
@@ -44,11 +55,22 @@ function start(script: string, environment: NodeJS.ProcessEnv, name: string): Ch
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   child.on('exit', (code) => {
+    children.delete(child);
     if (code && code !== 0) console.error(`${name} exited ${code}:\n${output.slice(-4000)}`);
   });
-  children.push(child);
+  children.add(child);
   return child;
 }
+
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+const startWorker = () => (worker = start('worker/main.js', common, 'worker'));
 
 beforeAll(async () => {
   if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
@@ -59,7 +81,7 @@ beforeAll(async () => {
   const port = await freePort();
   const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
   url.pathname = `/${db.name}`;
-  const common = {
+  common = {
     PATH: process.env.PATH,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
@@ -68,22 +90,17 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: uniqueTaskQueue('e2e'),
     MESSAGES_FILE: messagesFile,
     MOCK_IDENTITY_DELAY_MS: '300',
+    MOCK_OPERATOR_DELAY_MS: String(OPERATOR_DELAY_MS),
     IDENTITY_POLL_INTERVAL_SECONDS: '1',
   };
-  start('worker/main.js', common, 'worker');
+  startWorker();
   start('src/main.js', { ...common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
   baseUrl = `http://127.0.0.1:${port}`;
   await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
 });
 
 afterAll(async () => {
-  await Promise.all(
-    children.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    })),
-  );
+  await Promise.all([...children].map((child) => stop(child, 'SIGTERM')));
   await env?.teardown();
   await db?.drop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
@@ -104,40 +121,84 @@ function lastCode(to: string): string {
   return /\b(\d{6})\b/.exec(text)![1]!;
 }
 
-it('takes a consumer from register to an activated SIM', async () => {
-  const phone = '+966512345678';
-  expect((await api('POST', '/auth/register', { phone, name: 'End To End', consents: CONSENTS })).status).toBe(201);
-  const signIn = await api('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) });
-  expect(signIn.status).toBe(200);
-  const token = signIn.body.session.token as string;
+async function listRuns(query: string): Promise<string[]> {
+  const runs: string[] = [];
+  for await (const run of env.client.workflow.list({ query })) runs.push(run.workflowId);
+  return runs;
+}
 
-  const serial = iccid();
-  expect((await api('POST', '/activations/validate-iccid', { iccid: serial })).body.valid).toBe(true);
-  const created = await api('POST', '/activations', { iccid: serial, packageId: DEMO.packages.starter }, token);
+it('walks the demo from register to an activated SIM, paid through the mock provider', async () => {
+  const lines: string[] = [];
+  const result = await runDemo({ baseUrl, messagesFile, log: (line) => lines.push(line) });
+
+  expect(result.status).toBe('activated');
+  expect(lines.join('\n')).toMatch(/Done in [\d.]+s: activation .* is activated/);
+  const [payment] = await db.query<{ status: string; order_status: string }>(
+    'select p.status, o.status as order_status from payments p join orders o on o.id = p.order_id where p.id = $1',
+    [result.paymentId],
+  );
+  expect(payment).toEqual({ status: 'completed', order_status: 'paid' });
+  expect(result.receiptNumber).toEqual(expect.any(String));
+
+  // Operators find the run in the Temporal UI by its business keys, the payment included.
+  await eventually(async () => {
+    expect(await listRuns(`ActivationId = "${result.activationId}" AND OrderId = "${result.orderId}" AND ActivationStatus = "activated"`))
+      .toEqual([activationWorkflowId(result.activationId)]);
+    expect(await listRuns(`PaymentId = "${result.paymentId}"`)).toEqual([activationWorkflowId(result.activationId)]);
+  }, 15_000);
+});
+
+it('ends activated exactly once when the worker dies between payment and handoff, and again during the handoff', async () => {
+  const phone = '+966512345678';
+  expect((await api('POST', '/auth/register', { phone, name: 'Fault Test', consents: CONSENTS })).status).toBe(201);
+  const token = (await api('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session.token as string;
+  const created = await api('POST', '/activations', { iccid: demoIccid(), packageId: DEMO.packages.starter }, token);
   expect(created.status).toBe(201);
   const { activationId, orderId } = created.body;
+  const handle = env.client.workflow.getHandle(activationWorkflowId(activationId));
+  const status = async () => (await api('GET', `/activations/${activationId}/status`, undefined, token)).body.status;
 
-  const verification = await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token);
-  expect(verification).toEqual({ status: 200, body: { transId: expect.any(String), randomCode: expect.any(String), status: 'waiting' } });
+  expect((await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status).toBe(200);
   await eventually(async () => {
-    expect((await api('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body).toEqual({ status: 'completed', verifiedAt: expect.any(String) });
+    expect((await api('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body.status).toBe('completed');
   }, 30_000);
-  expect((await api('GET', `/activations/${activationId}/status`, undefined, token)).body).toMatchObject({ status: 'pending', identityStatus: 'completed' });
 
-  // Test-only: the payments issue sends this signal when the order is paid.
-  await env.client.workflow.getHandle(activationWorkflowId(activationId)).signal(orderPaidSignal, { paymentId: 'e2e-payment' });
+  // The worker dies; the payment is taken while no worker runs.
+  await stop(worker, 'SIGKILL');
+  const paid = await api('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: randomUUID() }, token);
+  expect(paid).toMatchObject({ status: 201, body: { status: 'completed' } });
+  expect(await status()).toBe('pending');
 
+  // A new worker picks the run up and starts the handoff; it dies while the operator call is in flight.
+  startWorker();
   await eventually(async () => {
-    const status = await api('GET', `/activations/${activationId}/status`, undefined, token);
-    expect(status.body).toMatchObject({ id: activationId, status: 'activated', identityStatus: 'completed', estimatedActivationSeconds: 0 });
-  }, 30_000);
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    expect(pending.map((a) => [a.activityType?.name, a.state])).toEqual([['activateSim', temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED]]);
+  }, 60_000);
+  expect(await status()).toBe('in_progress');
+  await stop(worker, 'SIGKILL');
+
+  // Another worker: the lost attempt times out on its heartbeat and the handoff is retried.
+  startWorker();
+  expect(await handle.result()).toBe('activated');
+  expect(await status()).toBe('activated');
+
+  // Exactly once: one run, one paid signal, one handoff that completed (on a later attempt), one activated row.
+  expect(await listRuns(`WorkflowId = "${activationWorkflowId(activationId)}"`)).toEqual([activationWorkflowId(activationId)]);
+  const events = (await handle.fetchHistory()).events ?? [];
+  const { EventType } = temporal.api.enums.v1;
+  const signals = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+  expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName)).toEqual(['orderPaid']);
+  const handoffs = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'activateSim');
+  expect(handoffs).toHaveLength(1);
+  const completed = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+    && String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(handoffs[0]!.eventId));
+  expect(completed).toHaveLength(1);
+  const startedAttempt = events.find((e) => String(e.eventId) === String(completed[0]!.activityTaskCompletedEventAttributes?.startedEventId))
+    ?.activityTaskStartedEventAttributes?.attempt;
+  expect(startedAttempt).toBeGreaterThanOrEqual(2);
+  const rows = await db.query<{ status: string; activated_at: string | null }>('select status, activated_at from activations where order_id = $1', [orderId]);
+  expect(rows).toEqual([{ status: 'activated', activated_at: expect.any(String) }]);
   const history = await api('GET', '/activations/history', undefined, token);
-  expect(history.body.items).toEqual([expect.objectContaining({ activationId, status: 'activated', packageNameEn: 'Starter 5 GB' })]);
-
-  // Operators find the run in the Temporal UI by its business keys.
-  await eventually(async () => {
-    const runs = [];
-    for await (const run of env.client.workflow.list({ query: `ActivationId = "${activationId}" AND OrderId = "${orderId}" AND ActivationStatus = "activated"` })) runs.push(run);
-    expect(runs.map((r) => r.workflowId)).toEqual([activationWorkflowId(activationId)]);
-  }, 15_000);
+  expect(history.body.items.map((i: { status: string }) => i.status)).toEqual(['activated']);
 });
