@@ -32,6 +32,16 @@
  * connection, so no queueing is counted; the first page under autocannon load is
  * reported next to it for throughput.
  *
+ * Webhook burst (last; bench/webhook-burst.ts has the details): 1,000 signed
+ * `payment_intent.succeeded` deliveries to POST /webhooks/card-processor, 10 per
+ * payment for 100 payments, sent concurrently with redeliveries racing each other,
+ * against the real app (server kind `app+temporal`), a worker with the real workflows
+ * and activities and a Temporal dev server, each in its own process. It reports the
+ * acknowledgement throughput and p99 next to GET /healthz (same API process, same
+ * client, same number of requests and connections) and checks, PASS or FAIL, that
+ * every delivery was acknowledged and every payment completed exactly once with one
+ * settlement run and one orderPaid signal to its activation.
+ *
  * Adding a scenario: append to SCENARIOS below (name, server, method, path,
  * headers from the fixtures, optional body and budget). A scenario that needs
  * data seeds it in `signUpFixtures` (or a new fixture step) of the `app` server,
@@ -49,6 +59,8 @@
  *   --no-history      skip the GET /activations/history benchmark
  *   --history-rows N  activations in its second phase (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and phase (default 1000)
+ *   --no-webhooks     skip the webhook burst
+ *   --only P          run one phase only: scenarios, history or webhooks
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -56,7 +68,7 @@
  * req/s when other work shares the machine.
  *
  * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
- * even when a budget fails: this is a report; FAIL is printed clearly.
+ * even when a budget or check fails: this is a report; FAIL is printed clearly.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -80,10 +92,15 @@ import { errorHandler } from '../src/http/error-middleware';
 import { createLogger, requestLogger } from '../src/http/logger';
 import { globalRateLimit } from '../src/http/rate-limit';
 import { createMemoryMessageSender } from '../src/providers/messages';
+import { createActivationWorkflows } from '../src/temporal/activations';
+import { connectTemporal } from '../src/temporal/connection';
+import { createPaymentWorkflows } from '../src/temporal/payments';
 import {
   bulkLoadSchema, counts, dropForBulkLoad, explainHistory, HISTORY_INDEX, rebuildAfterBulkLoad, SEEDED_USERS, seedActivations,
   seedUsers, settle, type PlanCheck, type TableCounts,
 } from './history';
+import { fmt, latencyStats, median, type LatencyStats } from './stats';
+import { webhookBurst } from './webhook-burst';
 
 // ---------------------------------------------------------------------------
 // Scenarios
@@ -96,7 +113,7 @@ export interface Fixtures {
   userId: string;
 }
 
-type ServerKind = 'app' | 'app+timing' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
+type ServerKind = 'app' | 'app+timing' | 'app+temporal' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
 
 export interface Scenario {
   name: string;
@@ -198,7 +215,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     const app = createApp({
       config: ctx.config, orm, pool, messages, logger: discardLogger(ctx.config), temporalReady: async () => undefined,
     });
-    return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => orm.close() };
+    return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => closeApp(app, orm) };
   },
   /**
    * The same app, timed server-side: from the request event to the response's
@@ -223,7 +240,43 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
         if (msg.type === 'sql') return { type: 'sql', statements: { ...statements } };
         return undefined;
       },
-      close: () => orm.close(),
+      close: () => closeApp(app, orm),
+    };
+  },
+  /**
+   * The real app wired to Temporal, for the webhook burst (bench/webhook-burst.ts):
+   * the card-processor route hands verified events to the settlement workflow by
+   * signal-with-start on the dev server the parent started. Address, task queue and
+   * signing secret come from the parent. Error lines (a 503 from a signal Temporal
+   * did not take, say) go to stderr so a failed delivery can be explained; the rest
+   * are serialized and dropped as elsewhere.
+   */
+  async 'app+temporal'(ctx) {
+    const config: Config = {
+      ...ctx.config,
+      TEMPORAL_ADDRESS: requiredEnv('BENCH_TEMPORAL_ADDRESS'),
+      TEMPORAL_TASK_QUEUE: requiredEnv('BENCH_TEMPORAL_TASK_QUEUE'),
+      CARD_PROCESSOR_WEBHOOK_SECRET: requiredEnv('BENCH_WEBHOOK_SECRET'),
+    };
+    const temporal = connectTemporal(config);
+    await temporal.ready(); // connect now rather than on the burst's first delivery
+    const { orm, pool } = await openDb(ctx);
+    const logger = createLogger(config.LOG_LEVEL, {
+      write(line: string) {
+        if (/"level":[56]0/.test(line)) process.stderr.write(line);
+      },
+    });
+    const app = createApp({
+      config, orm, pool, messages: createMemoryMessageSender(), logger, temporalReady: temporal.ready,
+      activationWorkflows: createActivationWorkflows(temporal.client, config),
+      paymentWorkflows: createPaymentWorkflows(temporal.client, config),
+    });
+    return {
+      app,
+      close: async () => {
+        await temporal.connection.close().catch(() => undefined);
+        await closeApp(app, orm);
+      },
     };
   },
   async 'bare+pino-http'(ctx) {
@@ -245,6 +298,23 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     return { app: bareRoute(app), close: () => orm.close() };
   },
 };
+
+/**
+ * Stops what the app runs in the background (rate-limit sync, the session cache's
+ * LISTEN connection) before the pool closes: a pool with a connection still
+ * checked out never ends, and the child would be killed after 10 s (losing its
+ * --cpu-prof profile).
+ */
+async function closeApp(app: Express, orm: MikroORM): Promise<void> {
+  await (app.locals.stop as (() => Promise<void>) | undefined)?.().catch(() => undefined);
+  await orm.close();
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (the parent sets it)`);
+  return value;
+}
 
 /** The history statements (first page, next page; no status filter), by prepared-statement name. */
 const HISTORY_STATEMENTS = { first: 'activation-reads-history-fa', cursor: 'activation-reads-history-ca' } as const;
@@ -423,12 +493,18 @@ interface Options {
   historyRows: number;
   /** Sequential requests per page and table size. */
   historyRequests: number;
+  /** The alternating scenarios (off with --only history or --only webhooks). */
+  scenarios: boolean;
+  /** The webhook burst next to GET /healthz (bench/webhook-burst.ts). */
+  webhooks: boolean;
 }
+
+const PHASES = ['scenarios', 'history', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
     rounds: 2, durationSeconds: 10, warmupSeconds: 2, connections: 50, breakdown: false, cpuProf: false,
-    history: true, historyRows: 1_000_000, historyRequests: 1000,
+    history: true, historyRows: 1_000_000, historyRequests: 1000, scenarios: true, webhooks: true,
   };
   const num = (i: number) => {
     const v = Number(argv[i + 1]);
@@ -446,8 +522,15 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--no-history') opts.history = false;
     else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
+    else if (arg === '--no-webhooks') opts.webhooks = false;
+    else if (arg === '--only') {
+      const phase = argv[++i] as (typeof PHASES)[number];
+      if (!PHASES.includes(phase)) throw new Error(`--only needs one of ${PHASES.join(', ')}`);
+      for (const p of PHASES) opts[p] = p === phase;
+    }
     else throw new Error(`unknown option ${arg}`);
   }
+  if (!PHASES.some((p) => opts[p])) throw new Error('every phase is switched off');
   if (opts.history && opts.historyRows <= HISTORY_SMALL_ROWS) throw new Error(`--history-rows must be above ${HISTORY_SMALL_ROWS}`);
   return opts;
 }
@@ -561,11 +644,11 @@ async function startDatabase(): Promise<{ url: string; port: number }> {
   return { url, port };
 }
 
-async function startServer(kind: ServerKind, databaseUrl: string, cpuProf: boolean): Promise<Child> {
+async function startServer(kind: ServerKind, databaseUrl: string, cpuProf: boolean, env: Record<string, string> = {}): Promise<Child> {
   const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind.replace(/[^\w-]/g, '_')}.cpuprofile`] : [];
   const proc = fork(__filename, ['--serve', kind], {
     cwd: ROOT,
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl },
+    env: { ...process.env, ...env, BENCH_DATABASE_URL: databaseUrl },
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -649,12 +732,6 @@ function postgresCpuMeter(port: number): () => number | null {
   };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 interface ScenarioReport {
   name: string;
   server: ServerKind;
@@ -674,28 +751,73 @@ interface ScenarioReport {
 
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
-  const scenarios = SCENARIOS.filter((s) => opts.breakdown || !s.breakdown);
+  const scenarios = opts.scenarios ? SCENARIOS.filter((s) => opts.breakdown || !s.breakdown) : [];
   await mkdir(OUT_DIR, { recursive: true });
   if (opts.cpuProf) {
     await rm(PROFILE_DIR, { recursive: true, force: true });
     await mkdir(PROFILE_DIR, { recursive: true });
   }
 
-  console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.rounds} rounds x ${scenarios.length} scenarios, ` +
-    `${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each, ${opts.connections} connections` +
-    (opts.history ? `; then GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : ''));
+  const phases = [
+    scenarios.length ? `${opts.rounds} rounds x ${scenarios.length} scenarios, ${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each` : '',
+    opts.history ? `GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : '',
+    opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
+  ].filter(Boolean);
+  console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.connections} connections; ${phases.join('; then ')}`);
   console.log('bench: starting embedded PostgreSQL and migrating');
   const { url: databaseUrl, port: pgPort } = await startDatabase();
   const postgresCpu = postgresCpuMeter(pgPort);
 
-  // The app server first: it signs the user up, and the fixtures serve every scenario.
-  const kinds = [...new Set<ServerKind>(['app', ...scenarios.map((s) => s.server)])];
-  const children = new Map<ServerKind, Child>();
-  for (const kind of kinds) children.set(kind, await startServer(kind, databaseUrl, opts.cpuProf));
-  const fixtures = children.get('app')!.fixtures;
-  if (!fixtures) throw new Error('the app server produced no fixtures');
-  console.log(`bench: servers up (${kinds.join(', ')}); user signed up as mobile`);
+  let reports: ScenarioReport[] = [];
+  let history: HistoryReport | undefined;
+  if (scenarios.length || opts.history) {
+    // The app server first: it signs the user up, and the fixtures serve every scenario and the history phase.
+    const kinds = [...new Set<ServerKind>(['app', ...scenarios.map((s) => s.server)])];
+    const children = new Map<ServerKind, Child>();
+    for (const kind of kinds) children.set(kind, await startServer(kind, databaseUrl, opts.cpuProf));
+    const fixtures = children.get('app')!.fixtures;
+    if (!fixtures) throw new Error('the app server produced no fixtures');
+    console.log(`bench: servers up (${kinds.join(', ')}); user signed up as mobile`);
+    if (scenarios.length) {
+      reports = await measureScenarios(scenarios, children, fixtures, opts, postgresCpu);
+      printTable(reports);
+    }
+    if (opts.history) history = await historyBench(databaseUrl, fixtures, opts, postgresCpu);
+  }
+  // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
+  const webhooks = opts.webhooks
+    ? await webhookBurst({
+      databaseUrl, connections: opts.connections, warmupSeconds: opts.warmupSeconds, postgresCpu, freePort, stopChild,
+      startApi: (env) => startServer('app+temporal', databaseUrl, opts.cpuProf, env),
+      onCleanup: (name, fn) => void cleanups.push({ name, fn }),
+    })
+    : undefined;
 
+  const budgets = reports.filter((r) => r.verdict);
+  const verdict = budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') &&
+    (!webhooks || webhooks.verdict === 'PASS') ? 'PASS' : 'FAIL';
+  const file = path.join(OUT_DIR, 'results.json');
+  await writeFile(file, `${JSON.stringify({
+    generatedAt: new Date().toISOString(),
+    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadavg: os.loadavg() },
+    load: { connections: opts.connections, durationSeconds: opts.durationSeconds, warmupSeconds: opts.warmupSeconds, rounds: opts.rounds, cpuProf: opts.cpuProf },
+    verdict,
+    scenarios: reports,
+    history,
+    webhooks,
+  }, null, 2)}\n`);
+  console.log(`\nbench: results written to ${path.relative(ROOT, file)}`);
+  if (opts.cpuProf) console.log('bench: --cpu-prof slows the servers; compare these figures only with each other');
+
+  await runCleanups(); // servers exit here, which writes their CPU profiles
+  if (opts.cpuProf) await summariseProfiles();
+  console.log(verdict === 'PASS' ? '\nbench: PASS, every budget and check holds' : '\nbench: *** FAIL *** a budget or check does not hold (see above)');
+}
+
+/** Alternating rounds of every scenario, then the medians, ratios and budgets. */
+async function measureScenarios(
+  scenarios: Scenario[], children: Map<ServerKind, Child>, fixtures: Fixtures, opts: Options, postgresCpu: () => number | null,
+): Promise<ScenarioReport[]> {
   const runs = new Map<string, Measurement[]>(scenarios.map((s) => [s.name, []]));
   for (let round = 1; round <= opts.rounds; round++) {
     for (const scenario of scenarios) {
@@ -762,29 +884,7 @@ async function main(): Promise<void> {
     }
   }
 
-  printTable(reports);
-  const history = opts.history ? await historyBench(databaseUrl, fixtures, opts, postgresCpu) : undefined;
-  const budgets = reports.filter((r) => r.verdict);
-  const verdict = budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') ? 'PASS' : 'FAIL';
-  const file = path.join(OUT_DIR, 'results.json');
-  await writeFile(file, `${JSON.stringify({
-    generatedAt: new Date().toISOString(),
-    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadavg: os.loadavg() },
-    load: { connections: opts.connections, durationSeconds: opts.durationSeconds, warmupSeconds: opts.warmupSeconds, rounds: opts.rounds, cpuProf: opts.cpuProf },
-    verdict,
-    scenarios: reports,
-    history,
-  }, null, 2)}\n`);
-  console.log(`\nbench: results written to ${path.relative(ROOT, file)}`);
-  if (opts.cpuProf) console.log('bench: --cpu-prof slows the servers; compare these figures only with each other');
-
-  await runCleanups(); // servers exit here, which writes their CPU profiles
-  if (opts.cpuProf) await summariseProfiles();
-  console.log(verdict === 'PASS' ? '\nbench: PASS, every budget holds' : '\nbench: *** FAIL *** a budget does not hold (see above)');
-}
-
-function fmt(n: number, digits: number): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return reports;
 }
 
 function printTable(reports: ScenarioReport[]): void {
@@ -839,17 +939,6 @@ const HISTORY_USER_ROWS = 200;
 const HISTORY_WARMUP_REQUESTS = 200;
 const HISTORY_BUDGET = { maxP50Ms: 5, maxRatio: 1.5 };
 const HISTORY_PATH = '/activations/history';
-
-interface LatencyStats { n: number; p50: number; p90: number; p99: number; mean: number; max: number }
-
-function latencyStats(values: number[]): LatencyStats {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-  return {
-    n: sorted.length, p50: median(sorted), p90: at(0.9), p99: at(0.99),
-    mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1), max: sorted[sorted.length - 1] ?? NaN,
-  };
-}
 
 /** The first page, the next page (through the first page's cursor), and the control route (no activations read). */
 const HISTORY_PAGES = ['first', 'cursor', 'control'] as const;

