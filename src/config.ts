@@ -78,6 +78,12 @@ const schema = z
     PAYMENT_SETTLEMENT_SILENCE_SECONDS: z.coerce.number().int().positive().default(15 * 60),
     /** Lookups before the settlement workflow stops polling an intent that stays open (a later webhook still settles it). */
     PAYMENT_SETTLEMENT_MAX_LOOKUPS: z.coerce.number().int().positive().default(96),
+    /**
+     * A settled run stays open this long for late deliveries, so a webhook that read the payment
+     * as processing just before it settled still lands in the same run (one run per payment).
+     * Must exceed the webhook's 5 s hand-over deadline.
+     */
+    PAYMENT_SETTLEMENT_LINGER_SECONDS: z.coerce.number().int().min(0).default(60),
     /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
     ESIM_PROVIDER_PUBLIC_KEY: z.string().transform((v) => v.replace(/\\n/g, '\n')).default(DEV_ESIM_PROVIDER_PUBLIC_KEY),
     /** Our merchant id at the eSIM provider: callbacks naming another merchant are refused. */

@@ -20,6 +20,8 @@ export interface SettlementWorkflowInput {
   silenceTimeoutMs: number;
   /** Lookups of an intent that stays open before the run stops polling (a later webhook still settles). */
   maxLookups: number;
+  /** How long a settled run keeps listening for late deliveries before it closes (absent: closes at once). */
+  settledLingerMs?: number;
   /** Carried across continue-as-new. */
   processedEventIds?: string[];
   lookups?: number;
@@ -55,8 +57,8 @@ const processor = proxyActivities<PaymentActivities>({
 /**
  * Settlement of one payment that waits on the card processor (`payment:<paymentId>`).
  * Processor events arrive as signals (signal-with-start, so arrival order does not
- * matter) and are applied once each, in arrival order; the run ends when no event is
- * queued and the payment is settled. Silence longer than `silenceTimeoutMs` makes it
+ * matter) and are applied once each, in arrival order; the run ends when the payment is
+ * settled and no event came for `settledLingerMs`. Silence longer than `silenceTimeoutMs` makes it
  * ask the processor for the intent and settle from that answer. A completed payment
  * signals its activation (order paid) exactly once.
  */
@@ -75,7 +77,12 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
   setHandler(settlementStateQuery, () => ({ ...state, processedEventIds: [...seen] }));
 
   for (;;) {
-    if (queue.length === 0 && state.outcome) break;
+    if (queue.length === 0 && state.outcome) {
+      // Settled. A webhook that read the payment as processing a moment ago may still be handing
+      // its event over: wait for it here rather than let signal-with-start open a second run.
+      const lingerMs = input.settledLingerMs ?? 0;
+      if (lingerMs === 0 || !(await condition(() => queue.length > 0, lingerMs))) break;
+    }
     if (queue.length === 0 && workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       if (queue.length === 0) {

@@ -30,7 +30,11 @@ export const paymentWorkflowId = (paymentId: string) => `payment:${paymentId}`;
 
 export type PaymentWorkflowConfig = Pick<
   Config,
-  'TEMPORAL_TASK_QUEUE' | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS' | 'PAYMENT_SETTLEMENT_MAX_LOOKUPS' | 'TEMPORAL_SEARCH_ATTRIBUTES'
+  | 'TEMPORAL_TASK_QUEUE'
+  | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS'
+  | 'PAYMENT_SETTLEMENT_MAX_LOOKUPS'
+  | 'PAYMENT_SETTLEMENT_LINGER_SECONDS'
+  | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
 /** A webhook must answer fast: a Temporal that does not take the signal by then gets a 503 (the processor redelivers). */
@@ -43,16 +47,18 @@ const START_DEADLINE_MS = 10_000;
  *   finds the running run, or the closed one and does nothing: one settlement per payment.
  * - deliverEvent (webhook): signal-with-start, which always signals a running run; when the
  *   run has closed, ALLOW_DUPLICATE starts a new one. The route only delivers events that can
- *   still change the payment (it skips completed payments and failures of failed ones), so a
- *   new run appears only for a success after a failure (the processor's retry with another
- *   card) or in a race with a closing run; its activities are idempotent and the activation
- *   is signalled by the first settling run only, so a duplicate changes nothing.
+ *   still change the payment (it skips completed payments and failures of failed ones), and a
+ *   settled run stays open PAYMENT_SETTLEMENT_LINGER_SECONDS (longer than DELIVER_DEADLINE_MS)
+ *   for deliveries that read the payment just before it settled. So a new run appears only for
+ *   a success long after a failure (the processor's retry with another card); its activities
+ *   are idempotent and the activation is signalled by the first settling run only.
  */
 export function createPaymentWorkflows(client: Client, config: PaymentWorkflowConfig): PaymentWorkflows {
   const input = (paymentId: string): SettlementWorkflowInput => ({
     paymentId,
     silenceTimeoutMs: config.PAYMENT_SETTLEMENT_SILENCE_SECONDS * 1000,
     maxLookups: config.PAYMENT_SETTLEMENT_MAX_LOOKUPS,
+    settledLingerMs: config.PAYMENT_SETTLEMENT_LINGER_SECONDS * 1000,
   });
   // Operators find a payment's run by `PaymentId = "…"` in the Temporal UI.
   const searchAttributes = (paymentId: string) =>

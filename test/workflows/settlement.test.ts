@@ -274,6 +274,20 @@ describe('duplicate and out-of-order callbacks', () => {
     expect((await settlement(p).describe()).status.name).toBe('COMPLETED');
   });
 
+  it('a delivery that reaches Temporal just after settlement (the route read processing) lands in the same run', async () => {
+    const p = await pendingPayment();
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_first', type: 'payment_intent.succeeded' });
+    const { runId } = await settlement(p).describe();
+    await eventually(async () => expect((await paymentRow(w.t, p.paymentId)).status).toBe('completed'), 10_000);
+    expect((await settlement(p).describe()).status.name).toBe('RUNNING');
+
+    await payments.deliverEvent(p.paymentId, { eventId: 'evt_raced', type: 'payment_intent.succeeded' });
+    expect(await outcome(p)).toBe('completed');
+    expect((await settlement(p).describe()).runId).toBe(runId);
+    expect((await settlement(p).query(settlementStateQuery)).processedEventIds).toEqual(['evt_first', 'evt_raced']);
+    expect(await orderPaidSignals(p)).toBe(1);
+  });
+
   it('a stale payment_failed arriving after succeeded never downgrades', async () => {
     const p = await pendingPayment();
     // Both reach the workflow before it has acted: applied in arrival order, failure after success is ignored.
