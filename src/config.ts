@@ -124,10 +124,14 @@ const schema = z
 
 export type Config = z.infer<typeof schema>;
 
+/** Every variable the service reads (.env.example lists each; a test keeps them in step). */
+export const CONFIG_KEYS = Object.keys(schema.shape) as Array<keyof Config>;
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  // `KEY=` (as in .env.example copied to .env) means unset: the default, or "must be set in production".
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { clientTypeOf } from '../../src/auth/client-type';
-import { loadConfig } from '../../src/config';
+import { CONFIG_KEYS, loadConfig } from '../../src/config';
 import { languageOf } from '../../src/http/errors';
 import { createPersonalDataCipher, safeEqual } from '../../src/lib/crypto';
 import { errorCodes } from '../../src/http/error-codes';
@@ -28,6 +28,20 @@ describe('configuration', () => {
       ESIM_PROVIDER_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nprod\\n-----END PUBLIC KEY-----',
     });
     expect(config.NODE_ENV).toBe('production');
+  });
+
+  it('reads an empty value as unset (KEY= in a .env file)', () => {
+    expect(loadConfig({ JWT_SECRET: '', PAYMENT_SETTLEMENT_LINGER_SECONDS: '' }).PAYMENT_SETTLEMENT_LINGER_SECONDS).toBe(60);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: '' })).toThrow(/JWT_SECRET: must be set in production/);
+  });
+
+  it('.env.example lists every variable, and nothing else', () => {
+    const example = readFileSync(path.join(__dirname, '../../.env.example'), 'utf8');
+    const listed = [...example.matchAll(/^(?:# )?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    expect([...new Set(listed)].sort()).toEqual([...CONFIG_KEYS].sort());
+    // As shipped, it loads (development defaults for everything left empty).
+    const values = Object.fromEntries([...example.matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
+    expect(() => loadConfig(values)).not.toThrow();
   });
 
   it('rejects a key of the wrong size', () => {
