@@ -257,6 +257,9 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       TEMPORAL_ADDRESS: requiredEnv('BENCH_TEMPORAL_ADDRESS'),
       TEMPORAL_TASK_QUEUE: requiredEnv('BENCH_TEMPORAL_TASK_QUEUE'),
       CARD_PROCESSOR_WEBHOOK_SECRET: requiredEnv('BENCH_WEBHOOK_SECRET'),
+      // Settled runs close soon after the burst, so the checks can see them closed; still longer
+      // than the route's 5 s hand-over deadline, so a raced delivery lands in the same run.
+      PAYMENT_SETTLEMENT_LINGER_SECONDS: 6,
     };
     const temporal = connectTemporal(config);
     await temporal.ready(); // connect now rather than on the burst's first delivery
