@@ -159,8 +159,10 @@ it('ends activated exactly once when the worker dies between payment and handoff
   const status = async () => (await api('GET', `/activations/${activationId}/status`, undefined, token)).body.status;
 
   expect((await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status).toBe(200);
+  const pendingActivities = async () => ((await handle.describe()).raw.pendingActivities ?? []).map((a) => [a.activityType?.name, a.state]);
   await eventually(async () => {
     expect((await api('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body.status).toBe('completed');
+    expect(await pendingActivities()).toEqual([]); // the identity record's completion reached the server
   }, 30_000);
 
   // The worker dies; the payment is taken while no worker runs.
@@ -172,8 +174,7 @@ it('ends activated exactly once when the worker dies between payment and handoff
   // A new worker picks the run up and starts the handoff; it dies while the operator call is in flight.
   startWorker();
   await eventually(async () => {
-    const pending = (await handle.describe()).raw.pendingActivities ?? [];
-    expect(pending.map((a) => [a.activityType?.name, a.state])).toEqual([['activateSim', temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED]]);
+    expect(await pendingActivities()).toEqual([['activateSim', temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED]]);
   }, 60_000);
   expect(await status()).toBe('in_progress');
   await stop(worker, 'SIGKILL');
