@@ -1,8 +1,8 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PaymentStatus } from '../src/entities/payment';
 import type { PaymentProvider } from '../src/payments/providers';
-import { completePayment, failPayment } from '../src/payments/settle';
+import { completePayment, failPayment, lockOrderForSettlement } from '../src/payments/settle';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
 
 export interface PaymentActivityDeps {
@@ -21,6 +21,9 @@ export interface SettlementResult {
   signalActivation: boolean;
 }
 
+
+/** Reconciliation code (structured log and record) of a second charge for an order already paid. */
+export const DUPLICATE_CHARGE = 'PAYMENT_DUPLICATE_CHARGE';
 
 const NOT_FOUND = 'PaymentNotFound';
 const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, NOT_FOUND);
@@ -51,6 +54,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
   async function settle(paymentId: string, runId: string, source: string): Promise<SettlementResult> {
     return em().transactional(async (tx) => {
       const now = clock();
+      const order = await lockOrderForSettlement(tx, paymentId);
+      if (!order) throw notFound(paymentId);
       const settled = await completePayment(tx, paymentId, now);
       if (!settled) throw notFound(paymentId);
       const [row] = await tx.execute<{ status: PaymentStatus }[]>('select status from payments where id = ?', [paymentId]);
@@ -66,8 +71,24 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         [receipt],
       );
       if (settled.changed) log.info('payment completed', { paymentId, orderId: settled.orderId, source });
+      if (order.paidByPaymentId) {
+        // The processor took the money, so the payment is completed; the order was paid already,
+        // so nothing else moves and support refunds it from the record.
+        if (settled.changed) await recordDuplicateCharge(tx, paymentId, order.orderId, order.paidByPaymentId, now);
+        return { status: 'completed', activationId: null, signalActivation: false };
+      }
       return { status: 'completed', activationId: settled.activationId, signalActivation: claim?.run_id === runId };
     });
+  }
+
+  async function recordDuplicateCharge(tx: EntityManager, paymentId: string, orderId: string, paidByPaymentId: string, now: Date) {
+    const detail = { code: DUPLICATE_CHARGE, orderId, paidByPaymentId };
+    await tx.execute(
+      `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
+       values ('card_processor', ?, 'payment.duplicate_charge', ?, 'duplicate_charge', ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
+      [`duplicate:${paymentId}`, paymentId, JSON.stringify(detail), now],
+    );
+    log.warn('second charge for an order already paid: refund it', { paymentId, ...detail });
   }
 
   async function fail(paymentId: string, reason: string): Promise<PaymentStatus> {

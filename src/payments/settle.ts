@@ -37,6 +37,28 @@ export async function completePayment(em: EntityManager, paymentId: string, now:
 }
 
 /**
+ * Locks the payment's order (so two payments of one order settle one after the other) and
+ * names another payment that already completed that order, if any: this payment is then a
+ * second charge for it (two intents paid, or a failed intent retried after another paid).
+ * Null when the payment does not exist.
+ */
+export async function lockOrderForSettlement(em: EntityManager, paymentId: string): Promise<{ orderId: string; paidByPaymentId: string | null } | null> {
+  const [order] = await em.execute<{ id: string }[]>(
+    'select o.id from orders o join payments p on p.order_id = o.id where p.id = ? for update of o',
+    [paymentId],
+  );
+  if (!order) return null;
+  // Paid before this one: a retried settlement of the first payment must not see the second as its predecessor.
+  const [other] = await em.execute<{ id: string }[]>(
+    `select other.id from payments other join payments me on me.order_id = other.order_id and me.id <> other.id
+      where me.id = ? and other.status = 'completed' and (me.status <> 'completed' or other.paid_at < me.paid_at)
+      order by other.paid_at limit 1`,
+    [paymentId],
+  );
+  return { orderId: order.id, paidByPaymentId: other?.id ?? null };
+}
+
+/**
  * Fails a payment that is still open, with a reason. A completed payment is
  * never downgraded; returns whether anything changed.
  */

@@ -135,12 +135,13 @@ export interface PaymentFixture {
  */
 export async function insertPayment(
   t: TestApp,
-  opts: { userId?: string; amount?: string; currency?: string; status?: string; simType?: 'physical' | 'esim' } = {},
+  opts: { userId?: string; amount?: string; currency?: string; status?: string; simType?: 'physical' | 'esim'; sameOrderAs?: PaymentFixture } = {},
 ): Promise<PaymentFixture> {
-  const userId = opts.userId ?? (await signUp(t)).userId;
-  const amount = opts.amount ?? '49.00';
-  const currency = opts.currency ?? 'SAR';
-  const { activationId, orderId } = await insertActivation(t, {
+  const userId = opts.sameOrderAs?.userId ?? opts.userId ?? (await signUp(t)).userId;
+  const amount = opts.sameOrderAs?.amount ?? opts.amount ?? '49.00';
+  const currency = opts.sameOrderAs?.currency ?? opts.currency ?? 'SAR';
+  // A second payment of an existing order (another intent for the same order), or a new order with its activation.
+  const { activationId, orderId } = opts.sameOrderAs ?? await insertActivation(t, {
     userId, iccid: opts.simType === 'esim' ? undefined : iccid(), simType: opts.simType, order: { totalAmountSar: amount },
   });
   const paymentId = randomUUID();

@@ -288,6 +288,27 @@ describe('duplicate and out-of-order callbacks', () => {
     expect(await orderPaidSignals(p)).toBe(1);
   });
 
+  it('a second payment succeeding for an order already paid is completed (the money was taken) and flagged for refund', async () => {
+    const first = await pendingPayment();
+    const second = await insertPayment(w.t, { sameOrderAs: first });
+    await sendCardEvent(w, intentEvent('payment_intent.succeeded', first));
+    expect(await outcome(first)).toBe('completed');
+    const paid = await expectCompleted(first);
+
+    await sendCardEvent(w, intentEvent('payment_intent.succeeded', second));
+    expect(await outcome(second)).toBe('completed');
+    expect(await paymentRow(w.t, second.paymentId)).toMatchObject({ status: 'completed', receipt_number: expect.any(String) });
+    expect(await webhookEvents(w.t, { paymentId: second.paymentId })).toContainEqual(expect.objectContaining({
+      type: 'payment.duplicate_charge', outcome: 'duplicate_charge',
+      detail: { code: 'PAYMENT_DUPLICATE_CHARGE', orderId: first.orderId, paidByPaymentId: first.paymentId },
+    }));
+    // The first payment and the order are as they were; the activation heard of the payment once.
+    expect(await paymentRow(w.t, first.paymentId)).toMatchObject({ receipt_number: paid.receipt_number, paid_at: paid.paid_at });
+    expect(await orderStatus(first)).toBe('paid');
+    expect(await orderPaidSignals(first)).toBe(1);
+    expect((await webhookEvents(w.t, { paymentId: first.paymentId })).map((e) => e.outcome)).toEqual(['settled']);
+  });
+
   it('a stale payment_failed arriving after succeeded never downgrades', async () => {
     const p = await pendingPayment();
     // Both reach the workflow before it has acted: applied in arrival order, failure after success is ignored.
