@@ -294,7 +294,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   function answer(route: PaymentRoute, row: PaymentRow): PaymentResult | MobileWalletResult {
     if (row.status === 'failed') {
-      throw new AppError(FAILURE_CODES[route], { details: { paymentId: row.id, reason: row.failure_reason } });
+      // Another payment completed the order while this one ran: the order is no longer payable.
+      const code = row.failure_reason === FAILURE_REASONS.orderAlreadyPaid ? 'PAYMENT_ORDER_INVALID_STATUS' : FAILURE_CODES[route];
+      throw new AppError(code, { details: { paymentId: row.id, reason: row.failure_reason } });
     }
     const gatewayTransactionId = row.gateway_transaction_id ?? '';
     if (route === 'mobile-wallet') return { paymentId: row.id, status: row.status, gatewayTransactionId, redirectUrl: row.redirect_url ?? '' };
