@@ -53,7 +53,7 @@
  *   --warmup S        seconds of discarded warm-up before each measurement (default 2)
  *   --connections N   concurrent connections (default 50)
  *   --breakdown       also measure the bare route plus one app component at a time
- *                     (pino-http, the Postgres rate limiter, the session check)
+ *                     (the request logger, the Postgres rate limiter, the session check)
  *   --cpu-prof        run the servers with --cpu-prof and summarise where their CPU
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --no-history      skip the GET /activations/history benchmark
@@ -113,7 +113,7 @@ export interface Fixtures {
   userId: string;
 }
 
-type ServerKind = 'app' | 'app+timing' | 'app+temporal' | 'bare' | 'bare+pino-http' | 'bare+rate-limit' | 'bare+session-check';
+type ServerKind = 'app' | 'app+timing' | 'app+temporal' | 'bare' | 'bare+request-log' | 'bare+rate-limit' | 'bare+session-check';
 
 export interface Scenario {
   name: string;
@@ -139,7 +139,7 @@ export const SCENARIOS: Scenario[] = [
   { name: 'bare', server: 'bare', path: '/bare' },
   { name: 'session', server: 'app', path: '/auth/session', headers: MOBILE_AUTH, baseline: 'bare', minThroughputRatio: 0.3 },
   // Breakdown: the bare route plus exactly one piece of the real app, built from src/.
-  { name: 'bare+pino-http', server: 'bare+pino-http', path: '/bare', baseline: 'bare', breakdown: true },
+  { name: 'bare+request-log', server: 'bare+request-log', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+rate-limit', server: 'bare+rate-limit', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+session-check', server: 'bare+session-check', path: '/bare', headers: MOBILE_AUTH, baseline: 'bare', breakdown: true },
 ];
@@ -282,7 +282,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       },
     };
   },
-  async 'bare+pino-http'(ctx) {
+  async 'bare+request-log'(ctx) {
     const app = bareApp();
     app.use(requestLogger(discardLogger(ctx.config)));
     return { app: bareRoute(app) };

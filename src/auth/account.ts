@@ -99,10 +99,15 @@ export function createAccountService(deps: AccountDeps) {
     return REQUIRED_CONSENT_TYPES.filter((t) => !recorded.has(t));
   }
 
+  // A cached session hands the same user row to every request until a change evicts it, so its
+  // view (two decryptions) is computed once per row object, not once per GET /auth/session.
+  const views = new WeakMap<UserRow, ReturnType<typeof sessionView>>();
   function session(principal: Principal) {
+    let user = views.get(principal.user);
+    if (!user) views.set(principal.user, (user = sessionView(principal.user, cipher)));
     return {
       session: { clientType: principal.clientType, expiresAt: principal.expiresAt.toISOString() },
-      user: sessionView(principal.user, cipher),
+      user,
     };
   }
 
