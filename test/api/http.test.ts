@@ -130,6 +130,22 @@ describe('logs', () => {
   });
 });
 
+describe('request lines', () => {
+  it('reuse a sane X-Request-Id and echo it, replace anything else, and log the path without its query', async () => {
+    const kept = await request(t.app).get('/healthz?token=secret-in-query').set('X-Request-Id', 'client-req-0001');
+    expect(kept.headers['x-request-id']).toBe('client-req-0001');
+    const replaced = await request(t.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+
+    const lines = t.logLines.map((l) => JSON.parse(l)).filter((l) => l.req);
+    expect(lines.find((l) => l.req.id === 'client-req-0001')).toMatchObject({
+      level: 30, msg: 'request completed', req: { method: 'GET', path: '/healthz' }, res: { statusCode: 200 }, responseTime: expect.any(Number),
+    });
+    expect(lines.find((l) => l.req.id === replaced.headers['x-request-id'])).toBeDefined();
+    expect(t.logLines.join('\n')).not.toContain('secret-in-query');
+  });
+});
+
 describe('health and OpenAPI', () => {
   it('GET /healthz answers while the process is up', async () => {
     expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok' });
