@@ -4,11 +4,12 @@ import type { Logger } from 'pino';
 import type { Pool } from 'pg';
 import { createActivationCreation } from './activations/create';
 import { createActivationIdentity } from './activations/identity';
+import { createMagicLinkLookups } from './activations/latest';
 import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
 import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { createAccountService } from './auth/account';
-import { createMagicLinkService, noLookupsYet, type MagicLinkLookups } from './auth/magic-link';
+import { createMagicLinkService, type MagicLinkLookups } from './auth/magic-link';
 import { createOtpService } from './auth/otp';
 import { createPhoneChangeService } from './auth/phone-change';
 import { authRoutes } from './auth/routes';
@@ -76,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
   const accounts = createAccountService({ orm, cipher, clock, otp, sessions });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
-    orm, cipher, clock, sessions, lookups: deps.magicLinkLookups ?? noLookupsYet, missingConsents: accounts.missingConsents,
+    orm, cipher, clock, sessions, lookups: deps.magicLinkLookups ?? createMagicLinkLookups(orm), missingConsents: accounts.missingConsents,
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;

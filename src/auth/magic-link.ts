@@ -16,15 +16,16 @@ export interface LatestActivation {
 }
 
 /**
- * What redemption needs from areas that arrive later: the company's status
- * (B2B portal) and the person's most recent activation (activations). Until
- * they exist, every company reads approved and nobody has an activation.
+ * What redemption needs from other areas: the company's status (B2B portal) and
+ * the person's most recent activation (src/activations/latest.ts). Until the
+ * B2B portal exists, every company reads approved.
  */
 export interface MagicLinkLookups {
   companyStatus(companyId: string): Promise<'pending' | 'approved' | 'rejected' | 'suspended' | null>;
   latestActivation(userId: string): Promise<LatestActivation | null>;
 }
 
+/** Stand-ins: every company approved, nobody with an activation. */
 export const noLookupsYet: MagicLinkLookups = {
   companyStatus: async () => 'approved',
   latestActivation: async () => null,

@@ -2,8 +2,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { nextStepOf, type LatestActivation, type MagicLinkLookups } from '../../src/auth/magic-link';
 import { createTestApp, errorCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { insertActivation, seedCatalog } from '../helpers/read-app';
 
-// Companies and activations arrive with later issues; these lookups stand in for them.
+// Companies arrive with the B2B issue; these lookups stand in for them and for activations (the app's own are tested at the end).
 const companies = new Map<string, 'pending' | 'approved' | 'rejected' | 'suspended'>();
 const activations = new Map<string, LatestActivation>();
 const lookups: MagicLinkLookups = {
@@ -16,11 +17,13 @@ beforeAll(async () => {
   t = await createTestApp({ deps: { magicLinkLookups: lookups } });
 });
 afterAll(() => t.close());
+const app = () => t;
 
 const code = errorCode;
 
 /** Stages a user and an invitation the way the B2B portal will: only the token's hash is stored. */
-async function invite(opts: { status?: string; expiresInMs?: number; companyStatus?: 'pending' | 'approved' | 'suspended'; packageId?: string } = {}) {
+async function invite(opts: { status?: string; expiresInMs?: number; companyStatus?: 'pending' | 'approved' | 'suspended'; packageId?: string; on?: TestApp } = {}) {
+  const t = opts.on ?? app();
   const { userId, token: userToken } = await signUp(t);
   const companyId = randomUUID();
   companies.set(companyId, opts.companyStatus ?? 'approved');
@@ -149,4 +152,29 @@ describe('nextStepOf', () => {
 
 it('phone numbers are unique per test', () => {
   expect(newPhone()).not.toBe(newPhone());
+});
+
+describe('POST /auth/magic-link with the app\'s own activation lookups', () => {
+  let real: TestApp;
+  beforeAll(async () => {
+    real = await createTestApp();
+    await seedCatalog(real);
+  });
+  afterAll(() => real.close());
+  const redeemOn = (token: string) => request(real.app).post('/auth/magic-link').set(MOBILE).send({ token });
+
+  it('computes nextStep from the person\'s latest activation', async () => {
+    const { token, userId } = await invite({ on: real });
+    await insertActivation(real, { userId, status: 'cancelled', createdAt: '2026-01-01T00:00:00.000Z' });
+    const { activationId } = await insertActivation(real, { userId, identityStatus: 'waiting', identityRef: 'trans-1', createdAt: '2026-02-01T00:00:00.000Z' });
+    const res = await redeemOn(token);
+    expect([res.status, res.body.b2b]).toMatchObject([200, { nextStep: 'identity_waiting', activationId }]);
+  });
+
+  it('refuses the link with MAGIC_LINK_USER_ALREADY_ACTIVE when the latest activation is activated', async () => {
+    const { token, userId } = await invite({ on: real });
+    await insertActivation(real, { userId, status: 'activated' });
+    const res = await redeemOn(token);
+    expect([res.status, code(res)]).toEqual([409, 'MAGIC_LINK_USER_ALREADY_ACTIVE']);
+  });
 });
