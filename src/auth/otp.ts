@@ -67,19 +67,23 @@ export function createOtpService(deps: OtpDeps) {
   /**
    * Creates a challenge inside the caller's transaction; send the code after
    * commit. A new code supersedes the open codes of the same identifiers and
-   * purpose family, so only the newest one works.
+   * purpose family, so only the newest one works. Phone-change codes are bound
+   * to their user, so only that user's own open codes are superseded: another
+   * user asking for the same number must not void them.
    */
   async function createChallenge(em: EntityManager, target: ChallengeTarget): Promise<IssuedCode> {
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const now = clock();
-    const family = target.purpose === 'change_phone' ? ['change_phone'] : ['register', 'login'];
+    const perUser = target.purpose === 'change_phone';
+    const family = perUser ? ['change_phone'] : ['register', 'login'];
     const hashes = [target.phone, target.email].filter((v): v is string => !!v).map((v) => cipher.lookupHash(v));
     await em.execute(
       `update otp_challenges set consumed_at = ?
         where consumed_at is null and purpose in (${family.map(() => '?').join(', ')})
-          and (phone_hash in (${hashes.map(() => '?').join(', ')}) or email_hash in (${hashes.map(() => '?').join(', ')}))`,
-      [now, ...family, ...hashes, ...hashes],
+          and (phone_hash in (${hashes.map(() => '?').join(', ')}) or email_hash in (${hashes.map(() => '?').join(', ')}))
+          ${perUser ? 'and user_id = ?' : ''}`,
+      [now, ...family, ...hashes, ...hashes, ...(perUser ? [target.userId] : [])],
     );
     await em.execute(
       `insert into otp_challenges (id, purpose, user_id, phone_hash, email_hash, code_hash, attempts, expires_at, created_at)

@@ -75,6 +75,38 @@ describe('phone change', () => {
     expect(ok.status).toBe(200);
   });
 
+  it("keeps each user's code: another user's request for the same number does not void it", async () => {
+    const alice = await signUp(t);
+    const bob = await signUp(t);
+    const target = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(alice.token)).send({ newPhone: target }).expect(200);
+    const aliceCode = lastCode(t, target);
+    await request(t.app).post('/auth/change-phone').set(bearer(bob.token)).send({ newPhone: target }).expect(200);
+    const bobCode = lastCode(t, target);
+
+    const ok = await request(t.app).post('/auth/verify-change-phone').set(bearer(alice.token)).send({ newPhone: target, otp: aliceCode });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ id: alice.userId, phone: target });
+    // Bob's code is still his own, but the number now belongs to Alice.
+    const late = await request(t.app).post('/auth/verify-change-phone').set(bearer(bob.token)).send({ newPhone: target, otp: bobCode });
+    expect([late.status, code(late)]).toEqual([409, 'AUTH_PHONE_EXISTS']);
+  });
+
+  it("a user's new request still supersedes their own earlier code", async () => {
+    const { token } = await signUp(t);
+    const target = newPhone();
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    const first = lastCode(t, target);
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    const second = lastCode(t, target);
+    if (first !== second) {
+      const stale = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: first });
+      expect(code(stale)).toBe('AUTH_INVALID_OTP');
+    }
+    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: second });
+    expect(res.status).toBe(200);
+  });
+
   it('expires codes after 300 seconds and after 5 wrong attempts', async () => {
     const { token } = await signUp(t);
     const target = newPhone();
