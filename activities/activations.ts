@@ -158,7 +158,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       await markActivated(row.id, {});
     },
 
-    /** Issues the profile: the operator's refreshed code and assigned ICCID replace the submitted code. */
+    /** Issues the profile: the operator's refreshed code becomes the profile; its assigned ICCID, when given, the serial. */
     async issueEsim(input: { activationId: string }) {
       const row = await load(input.activationId);
       if (row.status === 'activated') return;
@@ -177,7 +177,8 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         activationCodeRaw: code.raw,
         qrUrl: `/activations/${row.id}/esim-qr`,
       };
-      await markActivated(row.id, { iccid: issued.iccid ?? code.raw, profile });
+      // An operator-assigned profile ICCID replaces the submitted code; without one the serial stays.
+      await markActivated(row.id, { iccid: issued.iccid, profile });
     },
 
     async sendEsimQrEmail(input: { activationId: string }) {

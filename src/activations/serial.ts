@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import type { SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import { parseActivationCode } from '../operators/esim-code';
-import { OperatorTimeout, OperatorUnavailable, type OperatorPlugin, type OperatorRegistry } from '../operators/plugin';
+import { OperatorRejection, OperatorTimeout, OperatorUnavailable, type OperatorPlugin, type OperatorRegistry, type SerialCheck } from '../operators/plugin';
 import { PHYSICAL_ICCID } from './schemas';
 
 /**
@@ -30,10 +30,12 @@ export function pluginFor(operators: OperatorRegistry, slug: string, simType: Si
 }
 
 /** Asks the operator; transient failures map to 502/504, a refusal to `{ valid: false }`. */
-export async function askOperator(plugin: OperatorPlugin, serial: string, simType: SimType) {
+export async function askOperator(plugin: OperatorPlugin, serial: string, simType: SimType): Promise<SerialCheck> {
   try {
     return await plugin.validateSerial(serial, simType);
   } catch (err) {
+    // Plugins may say "no" by answering `{ valid: false }` or by throwing a rejection: the same refusal.
+    if (err instanceof OperatorRejection) return { valid: false, reason: err.reason };
     if (err instanceof OperatorTimeout) throw new AppError('OPERATOR_TIMEOUT');
     if (err instanceof OperatorUnavailable) throw new AppError('OPERATOR_UNAVAILABLE');
     throw err;

@@ -13,9 +13,10 @@ import { OperatorRejection, OperatorTimeout, OperatorUnavailable, type IssuedEsi
  *   ...`9003` x  handoff fails once, then succeeds (retried)
  *   ...`9004` x  handoff is rejected           (activation `failed`)
  *   ...`9005` x  handoff always times out      (retried until it recovers)
+ *   ...`9006` x  validation refuses the SIM    (reported lost or stolen)
  * eSIM codes: any valid SGP.22 code; a matching id starting `REJECT` is
  * rejected at issuance, `FAILONCE` fails once then succeeds, `TIMEOUT` at
- * validation times out. Issued profiles get ICCID `8997` + digits and a
+ * validation times out, `BLOCKED` is refused at validation. Issued profiles get ICCID `8997` + digits and a
  * refreshed matching id. `handoffDelayMs` (MOCK_OPERATOR_DELAY_MS) makes every handoff
  * take that long, like a real operator; the fault test kills a worker during it.
  */
@@ -65,11 +66,13 @@ export function createMockOperator(opts: MockOperatorOptions = {}): OperatorPlug
         const code = parseActivationCode(serial);
         if (!code) return { valid: false, reason: 'Activation code rejected by the operator' };
         if (code.matchingId.startsWith('TIMEOUT')) throw new OperatorTimeout();
+        if (code.matchingId.startsWith('BLOCKED')) throw new OperatorRejection('Profile is installed on another device');
         return { valid: true };
       }
       if (!/^89\d{17}$/.test(serial) || !luhnValid(serial)) return { valid: false, reason: 'ICCID rejected by the operator' };
       if (behaviour(serial) === '9001') throw new OperatorTimeout();
       if (behaviour(serial) === '9002') throw new OperatorUnavailable();
+      if (behaviour(serial) === '9006') throw new OperatorRejection('SIM reported lost or stolen');
       return { valid: true };
     },
 

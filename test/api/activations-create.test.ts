@@ -70,6 +70,12 @@ describe('POST /activations/validate-iccid', () => {
     expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_ESIM_DISABLED']);
   });
 
+  it('answers valid:false with the operator\'s reason when it refuses the serial outright', async () => {
+    expect((await validate({ iccid: iccid('9006') })).body).toEqual({ valid: false, simType: 'physical', error: 'SIM reported lost or stolen' });
+    expect((await validate({ iccid: esimCode('BLOCKED'), simType: 'esim' })).body)
+      .toEqual({ valid: false, simType: 'esim', error: 'Profile is installed on another device' });
+  });
+
   it('maps operator timeouts to 504 and failures to 502', async () => {
     const timeout = await validate({ iccid: iccid('9001') });
     expect([timeout.status, errorCode(timeout)]).toEqual([504, 'OPERATOR_TIMEOUT']);
@@ -181,6 +187,11 @@ describe('POST /activations', () => {
     expect([unsupported.status, errorCode(unsupported)]).toEqual([422, 'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR']);
     const rejected = await create(token, { iccid: '8900000000000000000', packageId: DEMO.packages.starter });
     expect([rejected.status, errorCode(rejected)]).toEqual([422, 'ACTIVATION_ICCID_INVALID']);
+    const stolen = await create(token, { iccid: iccid('9006'), packageId: DEMO.packages.starter });
+    expect([stolen.status, errorCode(stolen)]).toEqual([422, 'ACTIVATION_ICCID_INVALID']);
+    const blocked = await create(token, { iccid: esimCode('BLOCKED'), packageId: DEMO.packages.starter, simType: 'esim' });
+    expect([blocked.status, errorCode(blocked)]).toEqual([422, 'ACTIVATION_CODE_INVALID']);
+    expect(await t.db.query(`select 1 from activations where iccid like '%BLOCKED%'`)).toEqual([]);
     const timeout = await create(token, { iccid: esimCode('TIMEOUT'), packageId: DEMO.packages.starter, simType: 'esim' });
     expect([timeout.status, errorCode(timeout)]).toEqual([504, 'OPERATOR_TIMEOUT']);
     const other = await signUp(noEsim);
