@@ -6,6 +6,14 @@ export const SaudiPhone = z
   .string()
   .regex(/^\+966\d{9}$/, 'Phone must be a Saudi E.164 number: +966 followed by 9 digits')
   .openapi({ example: '+966501234567' });
+/**
+ * Sign-in phones are any E.164 number: company-staged accounts need not be Saudi.
+ * Same rule as the create-user command (7 to 15 digits), so every staged phone can sign in.
+ */
+export const E164Phone = z
+  .string()
+  .regex(/^\+[1-9]\d{6,14}$/, 'Phone must be an E.164 number: + and 7 to 15 digits')
+  .openapi({ example: '+966501234567' });
 export const Email = z.email({ message: 'Invalid e-mail address' }).max(254).transform((v) => v.toLowerCase()).openapi({ example: 'sara@example.com' });
 export const Name = z.string().trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
 export const Otp = z.string().regex(/^\d{6}$/, 'OTP must be 6 digits').openapi({ example: '123456' });
@@ -24,9 +32,9 @@ export function consentsValid(value: unknown): value is z.infer<typeof Consent>[
 export const RegisterBody = z
   .object({ phone: SaudiPhone.optional(), email: Email.optional(), name: Name, consents: ConsentList })
   .openapi('RegisterRequest');
-export const LoginBody = z.object({ phone: SaudiPhone.optional(), email: Email.optional() }).openapi('LoginRequest');
+export const LoginBody = z.object({ phone: E164Phone.optional(), email: Email.optional() }).openapi('LoginRequest');
 export const VerifyOtpBody = z
-  .object({ phone: SaudiPhone.optional(), email: Email.optional(), otp: Otp })
+  .object({ phone: E164Phone.optional(), email: Email.optional(), otp: Otp })
   .refine((b) => b.phone !== undefined || b.email !== undefined, { message: 'Provide phone or email', path: ['phone'] })
   .openapi('VerifyOtpRequest');
 export const MagicLinkBody = z.object({ token: z.string().min(20).max(200) }).openapi('MagicLinkRequest');

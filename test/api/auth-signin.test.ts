@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { createUser, parseCreateUserArgs } from '../../src/cli/create-user';
+import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
 
 let t: TestApp;
@@ -265,5 +267,29 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
       expect(errorCode(await request(t.app).post('/auth/verify-otp').send({ phone, otp: first }))).toBe('AUTH_INVALID_OTP');
     }
     expect((await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp: second })).status).toBe(200);
+  });
+  it('signs in a company-staged user with any E.164 phone, while register stays Saudi-only', async () => {
+    const phone = '+971501234567';
+    const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
+    const { id } = await createUser(t.db.orm.em.fork(), cipher, parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]));
+
+    const login = await request(t.app).post('/auth/login').send({ phone });
+    expect([login.status, login.body]).toEqual([200, { message: expect.any(String) }]);
+    expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: phone, purpose: 'otp.login' });
+    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp: lastCode(t, phone) });
+    expect(res.status).toBe(200);
+    expect(res.body.user).toMatchObject({ id, phone, name: 'Staged' });
+    expect(res.body.session).toMatchObject({ clientType: 'mobile', token: expect.any(String) });
+
+    const reg = await register({ phone, name: 'Self', consents: CONSENTS });
+    expect([reg.status, errorCode(reg)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(reg.body.error.details).toEqual([{ path: 'phone', message: expect.any(String) }]);
+  });
+
+  it.each(['0501234567', '+0501234567', '+97150', '+9715012345678901', '+971 50 123 4567'])('answers VALIDATION_ERROR for the non-E.164 phone %s on login and verify-otp', async (phone) => {
+    const login = await request(t.app).post('/auth/login').send({ phone });
+    expect([login.status, errorCode(login)]).toEqual([400, 'VALIDATION_ERROR']);
+    const verify = await request(t.app).post('/auth/verify-otp').send({ phone, otp: '123456' });
+    expect([verify.status, errorCode(verify)]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });
