@@ -39,8 +39,18 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(errorCodes, code);
 }
 
-/** `Accept-Language: ar-SA,en;q=0.8` -> `ar`. Anything but Arabic first is English. */
+// negotiator (Express's own Accept-Language parser, via `accepts`) ships no types; this is the part used here.
+const Negotiator = require('negotiator') as new (req: { headers: { 'accept-language'?: string } }) => {
+  language(available: readonly string[]): string | undefined;
+};
+const LANGUAGES: readonly Language[] = ['en', 'ar'];
+
+/**
+ * Picks `en` or `ar` from an Accept-Language header by q-value, as Express's
+ * `req.acceptsLanguages` does: `en;q=0.1, ar` and `ar-SA` are Arabic. English
+ * when the header is absent or names neither language (`fr`).
+ */
 export function languageOf(acceptLanguage: string | undefined): Language {
-  const first = acceptLanguage?.split(',')[0]?.trim().toLowerCase() ?? '';
-  return first.startsWith('ar') ? 'ar' : 'en';
+  const lang = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language(LANGUAGES);
+  return lang === 'ar' ? 'ar' : 'en';
 }

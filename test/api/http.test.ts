@@ -79,6 +79,13 @@ describe('error envelope and languages', () => {
     expect(ar.body.error.message).not.toBe(en.body.error.message);
   });
 
+  it('negotiates the error language with q-values', async () => {
+    const ar = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'en;q=0.1, ar');
+    expect(ar.body.error.message).toBe('يلزم تسجيل الدخول');
+    const fr = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'fr');
+    expect(fr.body.error.message).toBe('Authentication required');
+  });
+
   it('localizes validation errors too', async () => {
     const ar = await request(t.app).post('/auth/login').set(fromIp()).set('Accept-Language', 'ar').send({ phone: 'x' });
     expect(ar.body.error.code).toBe('VALIDATION_ERROR');

@@ -97,6 +97,20 @@ describe('client type and language', () => {
     expect(languageOf(undefined)).toBe('en');
   });
 
+  it.each([
+    ['en;q=0.1, ar', 'ar'],
+    ['fr', 'en'],
+    ['ar-SA', 'ar'],
+    ['AR', 'ar'],
+    ['fr, ar;q=0.5', 'ar'],
+    ['ar;q=0, en', 'en'],
+    ['ar;q=0', 'en'],
+    ['*', 'en'],
+    ['', 'en'],
+  ])('negotiates Accept-Language %j with q-values: %s', (header, expected) => {
+    expect(languageOf(header)).toBe(expected);
+  });
+
   it('has both languages for every error code', () => {
     for (const [code, def] of Object.entries(errorCodes)) {
       expect([code, def.en.length > 0, /[\u0600-\u06FF]/.test(def.ar)]).toEqual([code, true, true]);
