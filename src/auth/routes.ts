@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Response } from 'express';
-import { AppError } from '../http/errors';
+import { Router, type Request, type Response } from 'express';
+import { AppError, languageOf } from '../http/errors';
+import { successMessage, type SuccessMessage } from '../http/messages';
 import { defineRoute } from '../http/route';
 import type { AccountService } from './account';
 import { clientTypeOf } from './client-type';
@@ -29,6 +30,9 @@ function sessionAnswer(res: Response, session: IssuedSession, webSessionSeconds:
   return base;
 }
 
+/** A success `message` in the language the request's Accept-Language selects. */
+const say = (req: Request, key: SuccessMessage) => successMessage(key, languageOf(req.headers['accept-language']));
+
 /** Register, login, verify-otp: AUTH_NO_CREDENTIAL before anything else. */
 function requireCredential(input: { phone?: string; email?: string }): void {
   if (!input.phone && !input.email) throw new AppError('AUTH_NO_CREDENTIAL');
@@ -44,12 +48,12 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     method: 'post', path: '/auth/register', tag, auth: 'public', summary: 'Register and receive an OTP on every given identifier',
     body: s.RegisterBody, response: { status: 201, schema: s.RegisterResponse },
     errors: ['AUTH_NO_CREDENTIAL', 'AUTH_PHONE_EXISTS', 'AUTH_EMAIL_EXISTS', 'AUTH_CONSENT_REQUIRED', 'AUTH_RATE_LIMIT_EXCEEDED', 'VALIDATION_ERROR'],
-  }, async (_req, res) => {
+  }, async (req, res) => {
     const input = body<Body<typeof s.RegisterBody>>(res);
     requireCredential(input);
     if (!s.consentsValid(input.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
     const { userId } = await accounts.register({ ...input, consents: input.consents });
-    res.status(201).json({ userId, message: 'Verification code sent' });
+    res.status(201).json({ userId, message: say(req, 'CODE_SENT') });
   });
 
   defineRoute(router, registry, {
@@ -57,11 +61,11 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     description: 'An unregistered identifier answers AUTH_INVALID_OTP, exactly like a wrong code.',
     body: s.LoginBody, response: { status: 200, schema: s.MessageResponse },
     errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED', 'VALIDATION_ERROR'],
-  }, async (_req, res) => {
+  }, async (req, res) => {
     const input = body<Body<typeof s.LoginBody>>(res);
     requireCredential(input);
     await accounts.login(input);
-    res.json({ message: 'Verification code sent' });
+    res.json({ message: say(req, 'CODE_SENT') });
   });
 
   defineRoute(router, registry, {
@@ -100,11 +104,11 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     method: 'post', path: '/auth/logout', tag, auth: 'session', summary: 'End the session',
     description: 'Web: clears the cookie. Mobile: blocklists the token (SHA-256) for its remaining lifetime.',
     response: { status: 200, schema: s.MessageResponse }, errors: ['AUTH_REQUIRED'],
-  }, auth, async (_req, res) => {
+  }, auth, async (req, res) => {
     const principal = principalOf(res);
     await deps.sessions.logout(principal);
     if (principal.clientType === 'web') clearSessionCookie(res);
-    res.json({ message: 'Signed out' });
+    res.json({ message: say(req, 'SIGNED_OUT') });
   });
 
   defineRoute(router, registry, {
@@ -133,9 +137,9 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     method: 'post', path: '/auth/change-phone', tag, auth: 'session', summary: 'Send a phone-change code to the new number',
     body: s.ChangePhoneBody, response: { status: 200, schema: s.MessageResponse },
     errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR', 'AUTH_PHONE_EXISTS', 'AUTH_RATE_LIMIT_EXCEEDED'], statusOverrides: { AUTH_PHONE_EXISTS: 409 },
-  }, auth, async (_req, res) => {
+  }, auth, async (req, res) => {
     await deps.phoneChange.request(principalOf(res).user.id, body<Body<typeof s.ChangePhoneBody>>(res).newPhone);
-    res.json({ message: 'Verification code sent' });
+    res.json({ message: say(req, 'CODE_SENT') });
   });
 
   defineRoute(router, registry, {
@@ -143,10 +147,10 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.VerifyChangePhoneBody, response: { status: 200, schema: s.VerifyChangePhoneResponse },
     errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR', 'AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_PHONE_EXISTS', 'AUTH_PHONE_UPDATE_FAILED'],
     statusOverrides: { AUTH_PHONE_EXISTS: 409 },
-  }, auth, async (_req, res) => {
+  }, auth, async (req, res) => {
     const { newPhone, otp } = body<Body<typeof s.VerifyChangePhoneBody>>(res);
     const user = await deps.phoneChange.verify(principalOf(res).user.id, newPhone, otp);
-    res.json({ data: user, message: 'Phone number updated' });
+    res.json({ data: user, message: say(req, 'PHONE_UPDATED') });
   });
 
   return router;

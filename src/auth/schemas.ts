@@ -65,8 +65,9 @@ export const SessionObject = z
   .object({ clientType: z.enum(['mobile', 'web']), expiresAt: z.iso.datetime(), token: z.string().optional().openapi({ description: 'Mobile only' }) })
   .openapi('Session');
 
-export const MessageResponse = z.object({ message: z.string() }).openapi('MessageResponse');
-export const RegisterResponse = z.object({ userId: z.uuid(), message: z.string() }).openapi('RegisterResponse');
+const LocalizedMessage = z.string().openapi({ description: 'Localized by Accept-Language' });
+export const MessageResponse = z.object({ message: LocalizedMessage }).openapi('MessageResponse');
+export const RegisterResponse = z.object({ userId: z.uuid(), message: LocalizedMessage }).openapi('RegisterResponse');
 export const SignInResponse = z.object({ user: SignInUser, session: SessionObject }).openapi('SignInResponse');
 export const MagicLinkResponse = SignInResponse.extend({
   b2b: z.object({
@@ -78,4 +79,4 @@ export const MagicLinkResponse = SignInResponse.extend({
 }).openapi('MagicLinkResponse');
 export const ConsentsResponse = z.object({ data: z.object({ recorded: z.literal(true) }) }).openapi('ConsentsResponse');
 export const SessionResponse = z.object({ session: SessionObject.omit({ token: true }), user: SessionUser }).openapi('SessionResponse');
-export const VerifyChangePhoneResponse = z.object({ data: ProfileUser, message: z.string() }).openapi('VerifyChangePhoneResponse');
+export const VerifyChangePhoneResponse = z.object({ data: ProfileUser, message: LocalizedMessage }).openapi('VerifyChangePhoneResponse');

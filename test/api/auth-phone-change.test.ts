@@ -29,6 +29,23 @@ describe('phone change', () => {
     expect((await request(t.app).get('/auth/me').set(bearer(token))).body.phone).toBe(newNumber);
   });
 
+  it('answers its messages in the Accept-Language', async () => {
+    const { token } = await signUp(t);
+    const target = newPhone();
+    const sent = await request(t.app).post('/auth/change-phone').set(bearer(token)).set('Accept-Language', 'ar').send({ newPhone: target });
+    expect([sent.status, sent.body]).toEqual([200, { message: 'تم إرسال رمز التحقق' }]);
+    const done = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).set('Accept-Language', 'ar-SA,en;q=0.5')
+      .send({ newPhone: target, otp: lastCode(t, target) });
+    expect([done.status, done.body.message]).toEqual([200, 'تم تحديث رقم الجوال']);
+
+    const other = newPhone();
+    const sentEn = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: other });
+    expect(sentEn.body).toEqual({ message: 'Verification code sent' });
+    const doneEn = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).set('Accept-Language', 'fr')
+      .send({ newPhone: other, otp: lastCode(t, other) });
+    expect([doneEn.status, doneEn.body.message]).toEqual([200, 'Phone number updated']);
+  });
+
   it('answers AUTH_PHONE_EXISTS 409 and sends nothing when another account owns the number', async () => {
     const other = await signUp(t);
     const { token } = await signUp(t);

@@ -105,6 +105,16 @@ describe('POST /auth/logout', () => {
   it('requires a session', async () => {
     expect(code(await request(t.app).post('/auth/logout'))).toBe('AUTH_REQUIRED');
   });
+
+  it.each([
+    ['en', 'Signed out'],
+    ['ar', 'تم تسجيل الخروج'],
+    ['en;q=0.1, ar', 'تم تسجيل الخروج'],
+  ])('answers the message in the Accept-Language %j', async (lang, expected) => {
+    const { token } = await signUp(t);
+    const res = await request(t.app).post('/auth/logout').set(bearer(token)).set('Accept-Language', lang);
+    expect([res.status, res.body]).toEqual([200, { message: expected }]);
+  });
 });
 
 describe('POST /auth/consents', () => {

@@ -293,3 +293,25 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     expect([verify.status, errorCode(verify)]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });
+
+describe('success messages follow Accept-Language', () => {
+  it.each([
+    [undefined, 'Verification code sent'],
+    ['en', 'Verification code sent'],
+    ['ar', 'تم إرسال رمز التحقق'],
+    ['en;q=0.1, ar', 'تم إرسال رمز التحقق'],
+    ['ar-SA', 'تم إرسال رمز التحقق'],
+    ['fr', 'Verification code sent'],
+  ])('register and login with Accept-Language %j', async (lang, expected) => {
+    const phone = newPhone();
+    const reg = request(t.app).post('/auth/register');
+    if (lang !== undefined) reg.set('Accept-Language', lang);
+    const registered = await reg.send({ phone, name: 'Lang', consents: CONSENTS });
+    expect([registered.status, registered.body]).toEqual([201, { userId: expect.any(String), message: expected }]);
+
+    const login = request(t.app).post('/auth/login');
+    if (lang !== undefined) login.set('Accept-Language', lang);
+    const loggedIn = await login.send({ phone });
+    expect([loggedIn.status, loggedIn.body]).toEqual([200, { message: expected }]);
+  });
+});

@@ -5,6 +5,7 @@ import { CONFIG_KEYS, loadConfig } from '../../src/config';
 import { languageOf } from '../../src/http/errors';
 import { createPersonalDataCipher, safeEqual } from '../../src/lib/crypto';
 import { errorCodes } from '../../src/http/error-codes';
+import { successMessages } from '../../src/http/messages';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 
 describe('configuration', () => {
@@ -109,6 +110,12 @@ describe('client type and language', () => {
     ['', 'en'],
   ])('negotiates Accept-Language %j with q-values: %s', (header, expected) => {
     expect(languageOf(header)).toBe(expected);
+  });
+
+  it('has both languages for every success message', () => {
+    for (const [key, def] of Object.entries(successMessages)) {
+      expect([key, def.en.length > 0, /[\u0600-\u06FF]/.test(def.ar)]).toEqual([key, true, true]);
+    }
   });
 
   it('has both languages for every error code', () => {
