@@ -28,7 +28,9 @@ function slowOperator(delayMs: number): OperatorPlugin {
     slug: 'mock',
     supportsEsim: true,
     validateSerial: async () => ({ valid: true }),
-    activateSim: wait,
+    activateSim: async () => {
+      await wait();
+    },
     issueEsim: async () => {
       await wait();
       return { activationCode: 'LPA:1$smdp.operator.example$REFRESHED-1' };
