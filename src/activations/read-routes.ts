@@ -4,6 +4,7 @@ import { authenticate, principalOf, requireRole } from '../auth/middleware';
 import type { SessionService } from '../auth/sessions';
 import { ACTIVATION_STATUSES, IDENTITY_STATUSES, ORDER_STATUSES, SIM_TYPES } from '../entities';
 import { defineRoute } from '../http/route';
+import { parsed } from '../http/validate';
 import { z } from '../openapi/registry';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ActivationReads } from './read-service';
 
@@ -213,7 +214,6 @@ export interface ActivationReadRouteDeps {
 }
 
 type Parsed<T extends z.ZodType> = z.output<T>;
-const locals = <T>(res: Response, part: 'query' | 'params') => res.locals[part] as T;
 
 export function activationReadRoutes(registry: OpenAPIRegistry, deps: ActivationReadRouteDeps): Router {
   const router = Router();
@@ -228,7 +228,7 @@ export function activationReadRoutes(registry: OpenAPIRegistry, deps: Activation
     query: HistoryQuery, response: { status: 200, schema: ActivationHistoryResponse },
     errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED'],
   }, auth, async (_req, res) => {
-    const q = locals<Parsed<typeof HistoryQuery>>(res, 'query');
+    const q = parsed<Parsed<typeof HistoryQuery>>(res, 'query');
     res.json(await reads.history(principalOf(res).user.id, { cursor: q.cursor, limit: q.limit, status: q.status }));
   });
 
@@ -238,7 +238,7 @@ export function activationReadRoutes(registry: OpenAPIRegistry, deps: Activation
     query: RecordsQuery, response: { status: 200, schema: ActivationRecordsResponse },
     errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED', 'AUTH_FORBIDDEN', 'ACTIVATION_FAILED'],
   }, auth, requireRole('super_admin'), async (_req, res) => {
-    const q = locals<Parsed<typeof RecordsQuery>>(res, 'query');
+    const q = parsed<Parsed<typeof RecordsQuery>>(res, 'query');
     res.json(await reads.records({
       cursor: q.cursor, limit: q.limit, status: q.status, operatorId: q.operatorId, packageId: q.packageId,
       from: q.from, to: q.to, includeDeleted: q.includeDeleted === 'true',
@@ -251,7 +251,7 @@ export function activationReadRoutes(registry: OpenAPIRegistry, deps: Activation
     params: IdParams, response: { status: 200, schema: ActivationStatusResponse },
     errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_FAILED', 'AUTH_REQUIRED'],
   }, auth, async (_req, res) => {
-    res.json(await reads.status(principalOf(res).user.id, locals<{ id: string }>(res, 'params').id));
+    res.json(await reads.status(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
   });
 
   defineRoute(router, registry, {
@@ -265,7 +265,7 @@ export function activationReadRoutes(registry: OpenAPIRegistry, deps: Activation
     },
     errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_ESIM_DISABLED', 'AUTH_REQUIRED'],
   }, auth, async (_req, res) => {
-    const png = await reads.esimQr(principalOf(res).user.id, locals<{ id: string }>(res, 'params').id);
+    const png = await reads.esimQr(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id);
     res.set('Cache-Control', 'private, no-store').type('image/png').send(png);
   });
 

@@ -1,10 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Response } from 'express';
-import type { SimType } from '../entities';
-import type { IdentityType } from '../entities';
+import { Router } from 'express';
+import type { IdentityType, SimType } from '../entities';
 import { authenticate, principalOf } from '../auth/middleware';
 import type { SessionService } from '../auth/sessions';
 import { defineRoute } from '../http/route';
+import { parsed } from '../http/validate';
 import type { ActivationCreation } from './create';
 import type { ActivationIdentity } from './identity';
 import * as s from './schemas';
@@ -14,8 +14,6 @@ export interface ActivationRouteDeps {
   identity: ActivationIdentity;
   sessions: SessionService;
 }
-
-const locals = <T>(res: Response, part: 'body' | 'query' | 'params') => res.locals[part] as T;
 
 /** validate-iccid, create, and identity verification of an activation. */
 export function activationRoutes(registry: OpenAPIRegistry, deps: ActivationRouteDeps): Router {
@@ -29,8 +27,8 @@ export function activationRoutes(registry: OpenAPIRegistry, deps: ActivationRout
     query: s.ValidateIccidQuery, body: s.ValidateIccidBody, response: { status: 200, schema: s.ValidateIccidResponse },
     errors: ['VALIDATION_ERROR', 'ACTIVATION_ESIM_DISABLED', 'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR', 'OPERATOR_NOT_FOUND', 'ACTIVATION_ICCID_INVALID', 'ACTIVATION_FAILED', 'OPERATOR_UNAVAILABLE', 'OPERATOR_TIMEOUT'],
   }, async (_req, res) => {
-    const { operator } = locals<{ operator: string }>(res, 'query');
-    const { iccid, simType } = locals<{ iccid: string; simType: SimType }>(res, 'body');
+    const { operator } = parsed<{ operator: string }>(res, 'query');
+    const { iccid, simType } = parsed<{ iccid: string; simType: SimType }>(res, 'body');
     res.json(await deps.creation.validateIccid(operator, iccid, simType));
   });
 
@@ -40,7 +38,7 @@ export function activationRoutes(registry: OpenAPIRegistry, deps: ActivationRout
     body: s.CreateActivationBody, response: { status: 201, schema: s.CreateActivationResponse },
     errors: ['VALIDATION_ERROR', 'ACTIVATION_CODE_INVALID', 'ACTIVATION_ICCID_INVALID', 'ACTIVATION_ESIM_DISABLED', 'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR', 'ACTIVATION_FAILED', 'NOT_FOUND', 'AUTH_REQUIRED', 'OPERATOR_UNAVAILABLE', 'OPERATOR_TIMEOUT'],
   }, auth, async (_req, res) => {
-    const body = locals<{ iccid: string; packageId: string; simType: SimType }>(res, 'body');
+    const body = parsed<{ iccid: string; packageId: string; simType: SimType }>(res, 'body');
     res.status(201).json(await deps.creation.create(principalOf(res).user.id, body));
   });
 
@@ -50,8 +48,8 @@ export function activationRoutes(registry: OpenAPIRegistry, deps: ActivationRout
     params: s.ActivationIdParams, body: s.VerifyIdentityBody, response: { status: 200, schema: s.VerifyIdentityResponse },
     errors: ['ACTIVATION_NOT_FOUND', 'IDENTITY_ERROR', 'AUTH_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    const { id } = locals<{ id: string }>(res, 'params');
-    const body = locals<{ identityType: IdentityType; idNumber: string }>(res, 'body');
+    const { id } = parsed<{ id: string }>(res, 'params');
+    const body = parsed<{ identityType: IdentityType; idNumber: string }>(res, 'body');
     res.json(await deps.identity.start(principalOf(res).user.id, id, body));
   });
 
@@ -60,7 +58,7 @@ export function activationRoutes(registry: OpenAPIRegistry, deps: ActivationRout
     params: s.ActivationIdParams, response: { status: 200, schema: s.IdentityStatusResponse },
     errors: ['ACTIVATION_NOT_FOUND', 'IDENTITY_ERROR', 'AUTH_REQUIRED'],
   }, auth, async (_req, res) => {
-    res.json(await deps.identity.status(principalOf(res).user.id, locals<{ id: string }>(res, 'params').id));
+    res.json(await deps.identity.status(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
   });
 
   return router;

@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { AppError, languageOf } from '../http/errors';
 import { successMessage, type SuccessMessage } from '../http/messages';
 import { defineRoute } from '../http/route';
+import { parsed } from '../http/validate';
 import type { AccountService } from './account';
 import { clientTypeOf } from './client-type';
 import type { MagicLinkService } from './magic-link';
@@ -20,7 +21,6 @@ export interface AuthRouteDeps {
 }
 
 type Body<T> = T extends { _zod: { output: infer O } } ? O : never;
-const body = <T>(res: Response) => res.locals.body as T;
 
 /** Web sessions travel in the cookie; mobile sessions in the body. */
 function sessionAnswer(res: Response, session: IssuedSession, webSessionSeconds: number) {
@@ -49,7 +49,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.RegisterBody, response: { status: 201, schema: s.RegisterResponse },
     errors: ['AUTH_NO_CREDENTIAL', 'AUTH_PHONE_EXISTS', 'AUTH_EMAIL_EXISTS', 'AUTH_CONSENT_REQUIRED', 'AUTH_RATE_LIMIT_EXCEEDED', 'VALIDATION_ERROR'],
   }, async (req, res) => {
-    const input = body<Body<typeof s.RegisterBody>>(res);
+    const input = parsed<Body<typeof s.RegisterBody>>(res, 'body');
     requireCredential(input);
     if (!s.consentsValid(input.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
     const { userId } = await accounts.register({ ...input, consents: input.consents });
@@ -62,7 +62,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.LoginBody, response: { status: 200, schema: s.MessageResponse },
     errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED', 'VALIDATION_ERROR'],
   }, async (req, res) => {
-    const input = body<Body<typeof s.LoginBody>>(res);
+    const input = parsed<Body<typeof s.LoginBody>>(res, 'body');
     requireCredential(input);
     await accounts.login(input);
     res.json({ message: say(req, 'CODE_SENT') });
@@ -74,7 +74,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.VerifyOtpBody, response: { status: 200, schema: s.SignInResponse },
     errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_ACCOUNT_DEACTIVATED', 'VALIDATION_ERROR'],
   }, async (req, res) => {
-    const input = body<Body<typeof s.VerifyOtpBody>>(res);
+    const input = parsed<Body<typeof s.VerifyOtpBody>>(res, 'body');
     const { user, session } = await accounts.verifyOtp(input, clientTypeOf(req.headers));
     res.json({ user, session: sessionAnswer(res, session, deps.webSessionSeconds) });
   });
@@ -84,7 +84,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.MagicLinkBody, response: { status: 200, schema: s.MagicLinkResponse },
     errors: ['VALIDATION_ERROR', 'MAGIC_LINK_INVALID', 'MAGIC_LINK_ALREADY_USED', 'MAGIC_LINK_REVOKED', 'MAGIC_LINK_EXPIRED', 'COMPANY_NOT_APPROVED', 'AUTH_ACCOUNT_DEACTIVATED', 'MAGIC_LINK_USER_ALREADY_ACTIVE'],
   }, async (req, res) => {
-    const { token } = body<Body<typeof s.MagicLinkBody>>(res);
+    const { token } = parsed<Body<typeof s.MagicLinkBody>>(res, 'body');
     const { user, session, b2b } = await deps.magicLinks.redeem(token, clientTypeOf(req.headers));
     res.json({ user, session: sessionAnswer(res, session, deps.webSessionSeconds), b2b });
   });
@@ -94,7 +94,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.ConsentsBody, response: { status: 201, schema: s.ConsentsResponse },
     errors: ['AUTH_REQUIRED', 'AUTH_CONSENT_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    const { consents } = body<Body<typeof s.ConsentsBody>>(res);
+    const { consents } = parsed<Body<typeof s.ConsentsBody>>(res, 'body');
     if (!s.consentsValid(consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
     await accounts.recordConsents(principalOf(res).user.id, consents);
     res.status(201).json({ data: { recorded: true } });
@@ -130,7 +130,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     description: 'Only name and email are accepted. An e-mail registered to another account, or removing the last credential, is a VALIDATION_ERROR on `email`.',
     body: s.UpdateMeBody, response: { status: 200, schema: s.ProfileUser }, errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    res.json(await accounts.updateMe(principalOf(res).user.id, body<Body<typeof s.UpdateMeBody>>(res)));
+    res.json(await accounts.updateMe(principalOf(res).user.id, parsed<Body<typeof s.UpdateMeBody>>(res, 'body')));
   });
 
   defineRoute(router, registry, {
@@ -138,7 +138,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     body: s.ChangePhoneBody, response: { status: 200, schema: s.MessageResponse },
     errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR', 'AUTH_PHONE_EXISTS', 'AUTH_RATE_LIMIT_EXCEEDED'], statusOverrides: { AUTH_PHONE_EXISTS: 409 },
   }, auth, async (req, res) => {
-    await deps.phoneChange.request(principalOf(res).user.id, body<Body<typeof s.ChangePhoneBody>>(res).newPhone);
+    await deps.phoneChange.request(principalOf(res).user.id, parsed<Body<typeof s.ChangePhoneBody>>(res, 'body').newPhone);
     res.json({ message: say(req, 'CODE_SENT') });
   });
 
@@ -148,7 +148,7 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
     errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR', 'AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_PHONE_EXISTS', 'AUTH_PHONE_UPDATE_FAILED'],
     statusOverrides: { AUTH_PHONE_EXISTS: 409 },
   }, auth, async (req, res) => {
-    const { newPhone, otp } = body<Body<typeof s.VerifyChangePhoneBody>>(res);
+    const { newPhone, otp } = parsed<Body<typeof s.VerifyChangePhoneBody>>(res, 'body');
     const user = await deps.phoneChange.verify(principalOf(res).user.id, newPhone, otp);
     res.json({ data: user, message: say(req, 'PHONE_UPDATED') });
   });

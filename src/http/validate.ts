@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { validationError } from './errors';
 
@@ -28,6 +28,6 @@ export function validate<S extends z.ZodType>(part: Part, schema: S): RequestHan
 }
 
 /** Typed access to what `validate` stored. */
-export function parsed<T>(locals: Record<string, unknown>, part: Part): T {
-  return locals[part] as T;
+export function parsed<T>(res: Response, part: Part): T {
+  return res.locals[part] as T;
 }

@@ -1,8 +1,9 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { authenticate, principalOf } from '../auth/middleware';
 import type { SessionService } from '../auth/sessions';
 import { defineRoute } from '../http/route';
+import { parsed } from '../http/validate';
 import type { PaymentService } from './service';
 import * as s from './schemas';
 
@@ -10,8 +11,6 @@ export interface PaymentRouteDeps {
   payments: PaymentService;
   sessions: SessionService;
 }
-
-const locals = <T>(res: Response, part: 'body' | 'params') => res.locals[part] as T;
 
 const IDEMPOTENCY =
   'Amount, currency and user come from the order and the session, never from the body (unknown fields are a VALIDATION_ERROR). ' +
@@ -31,7 +30,7 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
     body: s.CreateIntentBody, response: { status: 201, schema: s.PaymentResult },
     errors: ['PAYMENT_INTENT_FAILED', 'PAYMENT_METHOD_NOT_SUPPORTED_FOR_ORDER', 'STORE_PROVIDER_PAYMENT_EXTERNAL', 'PAYMENT_IDEMPOTENCY_CONFLICT', 'PAYMENT_ORDER_INVALID_STATUS', 'ORDER_NOT_FOUND', 'AUTH_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    res.status(201).json(await deps.payments.createIntent(principalOf(res).user.id, locals(res, 'body')));
+    res.status(201).json(await deps.payments.createIntent(principalOf(res).user.id, parsed(res, 'body')));
   });
 
   defineRoute(router, registry, {
@@ -41,7 +40,7 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
     // wallet_token is allowed for store orders; only the fail-closed external mode refuses it.
     errors: ['PAYMENT_WALLET_FAILED', 'STORE_PROVIDER_PAYMENT_EXTERNAL', 'PAYMENT_IDEMPOTENCY_CONFLICT', 'PAYMENT_ORDER_INVALID_STATUS', 'ORDER_NOT_FOUND', 'AUTH_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    res.status(201).json(await deps.payments.walletToken(principalOf(res).user.id, locals(res, 'body')));
+    res.status(201).json(await deps.payments.walletToken(principalOf(res).user.id, parsed(res, 'body')));
   });
 
   defineRoute(router, registry, {
@@ -50,7 +49,7 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
     body: s.MobileWalletBody, response: { status: 201, schema: s.MobileWalletResult },
     errors: ['PAYMENT_MOBILE_WALLET_FAILED', 'PAYMENT_METHOD_NOT_SUPPORTED_FOR_ORDER', 'STORE_PROVIDER_PAYMENT_EXTERNAL', 'PAYMENT_IDEMPOTENCY_CONFLICT', 'PAYMENT_ORDER_INVALID_STATUS', 'ORDER_NOT_FOUND', 'AUTH_REQUIRED', 'VALIDATION_ERROR'],
   }, auth, async (_req, res) => {
-    res.status(201).json(await deps.payments.mobileWallet(principalOf(res).user.id, locals(res, 'body')));
+    res.status(201).json(await deps.payments.mobileWallet(principalOf(res).user.id, parsed(res, 'body')));
   });
 
   defineRoute(router, registry, {
@@ -62,7 +61,7 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
     params: s.PaymentIdParams, response: { status: 200, schema: s.Receipt },
     errors: ['NOT_FOUND', 'PAYMENT_RECEIPT_FAILED', 'AUTH_REQUIRED'],
   }, auth, async (_req, res) => {
-    res.json(await deps.payments.receipt(principalOf(res).user.id, locals<{ id: string }>(res, 'params').id));
+    res.json(await deps.payments.receipt(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
   });
 
   return router;

@@ -160,7 +160,7 @@ export function webhookRoutes(registry: OpenAPIRegistry, deps: WebhookRouteDeps)
     express.json({ type: () => true, limit: '64kb' }),
     validate('body', EsimProviderCallback),
     async (_req, res) => {
-      res.status(200).json(await esimProvider.receive(parsed<EsimProviderCallback>(res.locals, 'body')));
+      res.status(200).json(await esimProvider.receive(parsed<EsimProviderCallback>(res, 'body')));
     },
   );
   return router;
