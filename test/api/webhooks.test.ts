@@ -14,6 +14,7 @@ import {
   sendCardEvent,
   signCard,
   webhookEvents,
+  withWebhookEventsRefused,
   type PaymentFixture,
   type WebhookTestApp,
 } from '../helpers/webhooks';
@@ -225,17 +226,13 @@ describe('POST /webhooks/card-processor: events', () => {
   it('when the mismatch cannot be recorded: 500 PAYMENT_MISMATCH_RECORD_FAILED, nothing half-written; the redelivery records it', async () => {
     const p = await payment();
     const event = intentEvent('payment_intent.succeeded', p, { amount: 100, amount_received: 100 });
-    await w.t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
-    await w.t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
-    try {
+    await withWebhookEventsRefused(w.t, async () => {
       const res = await sendCardEvent(w, event);
       expect([res.status, errorCode(res)]).toEqual([500, 'PAYMENT_MISMATCH_RECORD_FAILED']);
       // One transaction: the payment did not fail without its record.
       expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
       expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toEqual([]);
-    } finally {
-      await w.t.db.query('drop trigger refuse_webhook_events on webhook_events');
-    }
+    });
     const redelivered = await sendCardEvent(w, event);
     expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('failed');

@@ -159,6 +159,17 @@ export async function paymentRow(t: TestApp, paymentId: string) {
   return (await t.db.query<Record<string, unknown>>('select * from payments where id = $1', [paymentId]))[0]!;
 }
 
+/** Runs `fn` while every insert into webhook_events fails (the reconciliation store is down). */
+export async function withWebhookEventsRefused<T>(t: TestApp, fn: () => Promise<T>): Promise<T> {
+  await t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
+  await t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
+  try {
+    return await fn();
+  } finally {
+    await t.db.query('drop trigger refuse_webhook_events on webhook_events');
+  }
+}
+
 export async function webhookEvents(t: TestApp, where: { paymentId?: string; provider?: string } = {}) {
   return t.db.query<{ provider: string; event_id: string; type: string; payment_id: string | null; outcome: string; detail: Record<string, unknown> | null }>(
     `select provider, event_id, type, payment_id, outcome, detail from webhook_events

@@ -25,6 +25,7 @@ import {
   paymentRow,
   sendCardEvent,
   webhookEvents,
+  withWebhookEventsRefused,
   type PaymentFixture,
   type WebhookTestApp,
 } from '../helpers/webhooks';
@@ -231,15 +232,11 @@ describe('mismatches: nothing completes, nothing activates', () => {
     const p = await pendingPayment();
     await payments.startSettlement(p.paymentId);
     const event = intentEvent('payment_intent.succeeded', p, { amount_received: 100 });
-    await w.t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
-    await w.t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
-    try {
+    await withWebhookEventsRefused(w.t, async () => {
       const res = await sendCardEvent(w, event);
       expect([res.status, errorCode(res)]).toEqual([500, 'PAYMENT_MISMATCH_RECORD_FAILED']);
       expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
-    } finally {
-      await w.t.db.query('drop trigger refuse_webhook_events on webhook_events');
-    }
+    });
     const redelivered = await sendCardEvent(w, event);
     expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
     expect(await outcome(p)).toBe('failed');
