@@ -99,6 +99,7 @@ import {
   bulkLoadSchema, counts, dropForBulkLoad, explainHistory, HISTORY_INDEX, rebuildAfterBulkLoad, SEEDED_USERS, seedActivations,
   seedUsers, settle, type PlanCheck, type TableCounts,
 } from './history';
+import { pidAlive } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
 import { webhookBurst } from './webhook-burst';
 
@@ -584,15 +585,6 @@ async function freePort(min: number, max: number): Promise<number> {
     if (ok) return port;
   }
   throw new Error(`no free port in ${min}-${max}`);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Data folders of earlier runs that died without cleaning up (their pid is in the name). */

@@ -64,6 +64,7 @@ import { nativePool, openOrm } from '../src/db/orm';
 import { activationWorkflowId, createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
 import { paymentWorkflowId } from '../src/temporal/payments';
 import { stateQuery } from '../workflows/activation';
+import { pidAlive } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 
 // ---------------------------------------------------------------------------
@@ -397,15 +398,6 @@ function commandLine(pid: number): string {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
