@@ -84,7 +84,11 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     async initiateIdentity(input: { activationId: string; identityType: IdentityType; idNumber: string }) {
       let started;
       try {
-        started = await deps.identity.initiate({ idNumber: input.idNumber, identityType: input.identityType, reference: input.activationId });
+        started = await deps.identity.initiate({
+          idNumber: input.idNumber,
+          identityType: input.identityType,
+          reference: input.activationId,
+        });
       } catch (err) {
         if (err instanceof IdentityInitiationError) throw ApplicationFailure.nonRetryable(err.message, 'IDENTITY_ERROR');
         throw err;
@@ -92,7 +96,14 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       await em().execute(
         `update activations set identity_ref = ?, identity_status = 'waiting', identity_verified_at = null, identity_type = ?,
            id_number_encrypted = ?, id_number_hash = ?, updated_at = ? where id = ?`,
-        [started.transId, input.identityType, cipher.encrypt(input.idNumber), cipher.lookupHash(input.idNumber), clock(), input.activationId],
+        [
+          started.transId,
+          input.identityType,
+          cipher.encrypt(input.idNumber),
+          cipher.lookupHash(input.idNumber),
+          clock(),
+          input.activationId,
+        ],
       );
       return started;
     },

@@ -21,7 +21,6 @@ export interface SettlementResult {
   signalActivation: boolean;
 }
 
-
 /** Reconciliation code (structured log and record) of a second charge for an order already paid. */
 export const DUPLICATE_CHARGE = 'PAYMENT_DUPLICATE_CHARGE';
 
@@ -150,7 +149,11 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         now: clock(),
       });
       log.warn('processor intent does not match the stored payment', {
-        code: AMOUNT_MISMATCH, paymentId: row.id, intentId: intent.id, mismatches: verification.mismatches, paymentFailed,
+        code: AMOUNT_MISMATCH,
+        paymentId: row.id,
+        intentId: intent.id,
+        mismatches: verification.mismatches,
+        paymentFailed,
       });
       return { ...open, status: 'failed' };
     },

@@ -124,13 +124,15 @@ export async function seedActivations(dbs: PoolClient[], range: SeedRange, onBat
   const batches: Array<[number, number]> = [];
   for (let start = range.from; start <= range.to; start += BATCH_ROWS) batches.push([start, Math.min(range.to, start + BATCH_ROWS - 1)]);
   let inserted = 0;
-  await Promise.all(dbs.map(async (db) => {
-    for (let b = batches.shift(); b; b = batches.shift()) {
-      const res = await db.query(SEED_BATCH, [b[0], b[1], range.smallRows, range.benchEvery, range.benchUserId, SEEDED_USERS]);
-      inserted += res.rowCount ?? 0;
-      onBatch?.(inserted);
-    }
-  }));
+  await Promise.all(
+    dbs.map(async (db) => {
+      for (let b = batches.shift(); b; b = batches.shift()) {
+        const res = await db.query(SEED_BATCH, [b[0], b[1], range.smallRows, range.benchEvery, range.benchUserId, SEEDED_USERS]);
+        inserted += res.rowCount ?? 0;
+        onBatch?.(inserted);
+      }
+    }),
+  );
   return inserted;
 }
 
@@ -185,7 +187,12 @@ export async function bulkLoadSchema(db: PoolClient): Promise<BulkLoadSchema> {
       create: `alter table ${c.tbl} add constraint ${q(c.name)} ${c.def}`,
       stage: c.type === 'f' ? 'foreign-key' : 'key',
     })),
-    ...indexes.rows.map((i): SchemaObject => ({ key: `${i.tbl}.${i.name}`, drop: `drop index ${q(i.name)}`, create: i.def, stage: 'index' })),
+    ...indexes.rows.map((i): SchemaObject => ({
+      key: `${i.tbl}.${i.name}`,
+      drop: `drop index ${q(i.name)}`,
+      create: i.def,
+      stage: 'index',
+    })),
   ];
   return { objects, fingerprint: objects.map((o) => `${o.key}: ${o.create}`).join('\n') };
 }
@@ -207,9 +214,11 @@ export async function dropForBulkLoad(db: PoolClient, schema: BulkLoadSchema): P
 export async function rebuildAfterBulkLoad(dbs: PoolClient[], schema: BulkLoadSchema): Promise<void> {
   for (const stage of ['key', 'index', 'foreign-key'] as const) {
     const queue = schema.objects.filter((o) => o.stage === stage);
-    await Promise.all(dbs.map(async (db) => {
-      for (let o = queue.shift(); o; o = queue.shift()) await db.query(o.create);
-    }));
+    await Promise.all(
+      dbs.map(async (db) => {
+        for (let o = queue.shift(); o; o = queue.shift()) await db.query(o.create);
+      }),
+    );
   }
   const after = await bulkLoadSchema(dbs[0]!);
   if (after.fingerprint !== schema.fingerprint) {
@@ -245,8 +254,11 @@ export async function counts(db: PoolClient, benchUserId: string): Promise<Table
   );
   const row = rows[0]!;
   return {
-    activations: Number(row.activations), liveActivations: Number(row.liveActivations), benchUserLive: Number(row.benchUserLive),
-    users: Number(row.users), orders: Number(row.orders),
+    activations: Number(row.activations),
+    liveActivations: Number(row.liveActivations),
+    benchUserLive: Number(row.benchUserLive),
+    users: Number(row.users),
+    orders: Number(row.orders),
   };
 }
 
@@ -308,12 +320,18 @@ export async function explainHistory(
       await db.query(`execute ${name}(${args})`); // warm the pages the plan touches
       const { rows } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, buffers, format json) execute ${name}(${args})`);
       const raw = rows[0]!['QUERY PLAN'];
-      const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode & { 'Actual Rows': number }; 'Execution Time': number; 'Planning Time': number }>;
+      const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{
+        Plan: PlanNode & { 'Actual Rows': number };
+        'Execution Time': number;
+        'Planning Time': number;
+      }>;
       const top = doc[0]!;
       const access: string[] = [];
       walk(top.Plan, (n) => {
         if (n['Relation Name'] === 'activations' || n['Index Name']?.startsWith('activations_')) {
-          access.push(`${n['Node Type']}${n['Scan Direction'] === 'Backward' ? ' Backward' : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+          access.push(
+            `${n['Node Type']}${n['Scan Direction'] === 'Backward' ? ' Backward' : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
+          );
         }
       });
       const check: PlanCheck = {

@@ -96,8 +96,18 @@ import { createActivationWorkflows } from '../src/temporal/activations';
 import { connectTemporal } from '../src/temporal/connection';
 import { createPaymentWorkflows } from '../src/temporal/payments';
 import {
-  bulkLoadSchema, counts, dropForBulkLoad, explainHistory, HISTORY_INDEX, rebuildAfterBulkLoad, SEEDED_USERS, seedActivations,
-  seedUsers, settle, type PlanCheck, type TableCounts,
+  bulkLoadSchema,
+  counts,
+  dropForBulkLoad,
+  explainHistory,
+  HISTORY_INDEX,
+  rebuildAfterBulkLoad,
+  SEEDED_USERS,
+  seedActivations,
+  seedUsers,
+  settle,
+  type PlanCheck,
+  type TableCounts,
 } from './history';
 import { pidAlive } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
@@ -214,7 +224,12 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     const { orm, pool } = await openDb(ctx);
     const messages = createMemoryMessageSender();
     const app = createApp({
-      config: ctx.config, orm, pool, messages, logger: discardLogger(ctx.config), temporalReady: async () => undefined,
+      config: ctx.config,
+      orm,
+      pool,
+      messages,
+      logger: discardLogger(ctx.config),
+      temporalReady: async () => undefined,
     });
     return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => closeApp(app, orm) };
   },
@@ -229,7 +244,11 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     const { orm, pool } = await openDb(ctx);
     const statements = captureStatements(pool, HISTORY_STATEMENTS);
     const app = createApp({
-      config: ctx.config, orm, pool, messages: createMemoryMessageSender(), logger: discardLogger(ctx.config),
+      config: ctx.config,
+      orm,
+      pool,
+      messages: createMemoryMessageSender(),
+      logger: discardLogger(ctx.config),
       temporalReady: async () => undefined,
     });
     const timer = requestTimer(app, ['/activations/history', '/auth/session']);
@@ -271,7 +290,12 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       },
     });
     const app = createApp({
-      config, orm, pool, messages: createMemoryMessageSender(), logger, temporalReady: temporal.ready,
+      config,
+      orm,
+      pool,
+      messages: createMemoryMessageSender(),
+      logger,
+      temporalReady: temporal.ready,
       activationWorkflows: createActivationWorkflows(temporal.client, config),
       paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     });
@@ -348,7 +372,10 @@ function captureStatements(pool: Pool, names: Record<string, string>): Record<st
   return captured;
 }
 
-interface TimingSamples { ms: number[]; non2xx: number }
+interface TimingSamples {
+  ms: number[];
+  non2xx: number;
+}
 
 /** Wraps the app in a listener that times requests whose URL starts with one of `prefixes`, per URL. */
 function requestTimer(app: Express, prefixes: string[]): { listener: RequestListener; take: () => Record<string, TimingSamples> } {
@@ -388,7 +415,10 @@ async function signUpFixtures(baseUrl: string, sent: { to: string; text: string 
   };
   const reg = await post('/auth/register', { phone: PHONE, name: 'Bench', consents: CONSENTS });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
-  const code = [...sent].reverse().find((m) => m.to === PHONE)?.text.match(/\b(\d{6})\b/)?.[1];
+  const code = [...sent]
+    .reverse()
+    .find((m) => m.to === PHONE)
+    ?.text.match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error('no OTP was sent');
   const verify = await post('/auth/verify-otp', { phone: PHONE, otp: code }, { 'X-Client-Type': 'mobile' });
   if (verify.status !== 200) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
@@ -507,8 +537,17 @@ const PHASES = ['scenarios', 'history', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
-    rounds: 2, durationSeconds: 10, warmupSeconds: 2, connections: 50, breakdown: false, cpuProf: false,
-    history: true, historyRows: 1_000_000, historyRequests: 1000, scenarios: true, webhooks: true,
+    rounds: 2,
+    durationSeconds: 10,
+    warmupSeconds: 2,
+    connections: 50,
+    breakdown: false,
+    cpuProf: false,
+    history: true,
+    historyRows: 1_000_000,
+    historyRequests: 1000,
+    scenarios: true,
+    webhooks: true,
   };
   const num = (i: number) => {
     const v = Number(argv[i + 1]);
@@ -531,15 +570,20 @@ function parseOptions(argv: string[]): Options {
       const phase = argv[++i] as (typeof PHASES)[number];
       if (!PHASES.includes(phase)) throw new Error(`--only needs one of ${PHASES.join(', ')}`);
       for (const p of PHASES) opts[p] = p === phase;
-    }
-    else throw new Error(`unknown option ${arg}`);
+    } else throw new Error(`unknown option ${arg}`);
   }
   if (!PHASES.some((p) => opts[p])) throw new Error('every phase is switched off');
   if (opts.history && opts.historyRows <= HISTORY_SMALL_ROWS) throw new Error(`--history-rows must be above ${HISTORY_SMALL_ROWS}`);
   return opts;
 }
 
-async function load(url: string, scenario: Scenario, fx: Fixtures, connections: number, durationSeconds: number): Promise<AutocannonResult> {
+async function load(
+  url: string,
+  scenario: Scenario,
+  fx: Fixtures,
+  connections: number,
+  durationSeconds: number,
+): Promise<AutocannonResult> {
   return autocannon({
     url,
     method: scenario.method ?? 'GET',
@@ -640,7 +684,9 @@ async function startDatabase(): Promise<{ url: string; port: number }> {
 }
 
 async function startServer(kind: ServerKind, databaseUrl: string, cpuProf: boolean, env: Record<string, string> = {}): Promise<Child> {
-  const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind.replace(/[^\w-]/g, '_')}.cpuprofile`] : [];
+  const execArgv = cpuProf
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind.replace(/[^\w-]/g, '_')}.cpuprofile`]
+    : [];
   const proc = fork(__filename, ['--serve', kind], {
     cwd: ROOT,
     env: { ...process.env, ...env, BENCH_DATABASE_URL: databaseUrl },
@@ -694,12 +740,22 @@ function postgresCpuMeter(port: number): () => number | null {
   } catch {
     // keep the Linux default
   }
-  const pids = () => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
-  interface ProcStat { ppid: number; own: number; reaped: number }
+  const pids = () =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  interface ProcStat {
+    ppid: number;
+    own: number;
+    reaped: number;
+  }
   const stat = (pid: number): ProcStat | undefined => {
     try {
       const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+      const f = text
+        .slice(text.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
       // Fields after the name: state, ppid, ... utime (14th field), stime, cutime, cstime.
       return { ppid: f[1]!, own: f[11]! + f[12]!, reaped: f[13]! + f[14]! };
     } catch {
@@ -754,7 +810,9 @@ async function main(): Promise<void> {
   }
 
   const phases = [
-    scenarios.length ? `${opts.rounds} rounds x ${scenarios.length} scenarios, ${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each` : '',
+    scenarios.length
+      ? `${opts.rounds} rounds x ${scenarios.length} scenarios, ${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each`
+      : '',
     opts.history ? `GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : '',
     opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
   ].filter(Boolean);
@@ -782,36 +840,70 @@ async function main(): Promise<void> {
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   const webhooks = opts.webhooks
     ? await webhookBurst({
-      databaseUrl, connections: opts.connections, warmupSeconds: opts.warmupSeconds, postgresCpu, freePort, stopChild,
-      startApi: (env) => startServer('app+temporal', databaseUrl, opts.cpuProf, env),
-      onCleanup: (name, fn) => void cleanups.push({ name, fn }),
-    })
+        databaseUrl,
+        connections: opts.connections,
+        warmupSeconds: opts.warmupSeconds,
+        postgresCpu,
+        freePort,
+        stopChild,
+        startApi: (env) => startServer('app+temporal', databaseUrl, opts.cpuProf, env),
+        onCleanup: (name, fn) => void cleanups.push({ name, fn }),
+      })
     : undefined;
 
   const budgets = reports.filter((r) => r.verdict);
-  const verdict = budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') &&
-    (!webhooks || webhooks.verdict === 'PASS') ? 'PASS' : 'FAIL';
+  const verdict =
+    budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') && (!webhooks || webhooks.verdict === 'PASS')
+      ? 'PASS'
+      : 'FAIL';
   const file = path.join(OUT_DIR, 'results.json');
-  await writeFile(file, `${JSON.stringify({
-    generatedAt: new Date().toISOString(),
-    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadavg: os.loadavg() },
-    load: { connections: opts.connections, durationSeconds: opts.durationSeconds, warmupSeconds: opts.warmupSeconds, rounds: opts.rounds, cpuProf: opts.cpuProf },
-    verdict,
-    scenarios: reports,
-    history,
-    webhooks,
-  }, null, 2)}\n`);
+  await writeFile(
+    file,
+    `${JSON.stringify(
+      {
+        generatedAt: new Date().toISOString(),
+        machine: {
+          node: process.version,
+          platform: `${os.platform()} ${os.arch()}`,
+          cpus: os.cpus().length,
+          cpuModel: os.cpus()[0]?.model,
+          loadavg: os.loadavg(),
+        },
+        load: {
+          connections: opts.connections,
+          durationSeconds: opts.durationSeconds,
+          warmupSeconds: opts.warmupSeconds,
+          rounds: opts.rounds,
+          cpuProf: opts.cpuProf,
+        },
+        verdict,
+        scenarios: reports,
+        history,
+        webhooks,
+      },
+      null,
+      2,
+    )}\n`,
+  );
   console.log(`\nbench: results written to ${path.relative(ROOT, file)}`);
   if (opts.cpuProf) console.log('bench: --cpu-prof slows the servers; compare these figures only with each other');
 
   await runCleanups(); // servers exit here, which writes their CPU profiles
   if (opts.cpuProf) await summariseProfiles();
-  console.log(verdict === 'PASS' ? '\nbench: PASS, every budget and check holds' : '\nbench: *** FAIL *** a budget or check does not hold (see above)');
+  console.log(
+    verdict === 'PASS'
+      ? '\nbench: PASS, every budget and check holds'
+      : '\nbench: *** FAIL *** a budget or check does not hold (see above)',
+  );
 }
 
 /** Alternating rounds of every scenario, then the medians, ratios and budgets. */
 async function measureScenarios(
-  scenarios: Scenario[], children: Map<ServerKind, Child>, fixtures: Fixtures, opts: Options, postgresCpu: () => number | null,
+  scenarios: Scenario[],
+  children: Map<ServerKind, Child>,
+  fixtures: Fixtures,
+  opts: Options,
+  postgresCpu: () => number | null,
 ): Promise<ScenarioReport[]> {
   const runs = new Map<string, Measurement[]>(scenarios.map((s) => [s.name, []]));
   for (let round = 1; round <= opts.rounds; round++) {
@@ -846,9 +938,11 @@ async function measureScenarios(
       };
       runs.get(scenario.name)!.push(m);
       const pgCpu = m.cpuPerRequest.postgres === null ? '' : `, postgres ${fmt(m.cpuPerRequest.postgres, 0)}`;
-      console.log(`  round ${round} ${scenario.name.padEnd(20)} ${fmt(m.rps, 0).padStart(8)} req/s  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms` +
-        `  CPU us/req: server ${fmt(m.cpuPerRequest.server, 0)}${pgCpu}` +
-        (m.non2xx || m.errors ? `  (non-2xx ${m.non2xx}, errors ${m.errors})` : ''));
+      console.log(
+        `  round ${round} ${scenario.name.padEnd(20)} ${fmt(m.rps, 0).padStart(8)} req/s  p50 ${fmt(m.p50, 1)} ms  p99 ${fmt(m.p99, 1)} ms` +
+          `  CPU us/req: server ${fmt(m.cpuPerRequest.server, 0)}${pgCpu}` +
+          (m.non2xx || m.errors ? `  (non-2xx ${m.non2xx}, errors ${m.errors})` : ''),
+      );
     }
   }
 
@@ -856,7 +950,11 @@ async function measureScenarios(
     const rs = runs.get(s.name)!;
     const bad = rs.find((m) => m.non2xx > 0 || m.errors > 0);
     return {
-      name: s.name, server: s.server, method: s.method ?? 'GET', path: s.path, runs: rs,
+      name: s.name,
+      server: s.server,
+      method: s.method ?? 'GET',
+      path: s.path,
+      runs: rs,
       median: {
         rps: median(rs.map((m) => m.rps)),
         p50: median(rs.map((m) => m.p50)),
@@ -888,12 +986,28 @@ function printTable(reports: ScenarioReport[]): void {
     const ratio = r.throughputRatio === undefined ? '' : `${fmt(r.throughputRatio * 100, 1)}% of ${r.baseline}`;
     const budget = r.verdict
       ? `${r.verdict === 'PASS' ? 'PASS' : '*** FAIL ***'} (>= ${fmt(r.minThroughputRatio! * 100, 0)}%)`
-      : r.invalid ? 'INVALID' : '';
+      : r.invalid
+        ? 'INVALID'
+        : '';
     const pgCpu = r.median.postgresCpu === null ? 'n/a' : fmt(r.median.postgresCpu, 0);
-    rows.push([r.name, `${r.method} ${r.path}`, fmt(r.median.rps, 0), fmt(r.median.p50, 1), fmt(r.median.p99, 1), fmt(r.median.serverCpu, 0), pgCpu, ratio, budget]);
+    rows.push([
+      r.name,
+      `${r.method} ${r.path}`,
+      fmt(r.median.rps, 0),
+      fmt(r.median.p50, 1),
+      fmt(r.median.p99, 1),
+      fmt(r.median.serverCpu, 0),
+      pgCpu,
+      ratio,
+      budget,
+    ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (i >= 2 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i >= 2 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(`\nMedian of ${reports[0]?.runs.length ?? 0} alternating rounds:`);
   console.log(line(rows[0]!));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -947,13 +1061,25 @@ interface HistoryPhase {
   sequential: Record<HistoryPage, { url: string; server: LatencyStats; client: LatencyStats }>;
   /** First page under autocannon load (context, no budget). */
   load: {
-    connections: number; durationSeconds: number; rps: number; p50: number; p99: number; non2xx: number; errors: number;
-    serverSide: LatencyStats; cpuPerRequest: { server: number; postgres: number | null };
+    connections: number;
+    durationSeconds: number;
+    rps: number;
+    p50: number;
+    p99: number;
+    non2xx: number;
+    errors: number;
+    serverSide: LatencyStats;
+    cpuPerRequest: { server: number; postgres: number | null };
   };
   explain: PlanCheck[];
 }
 
-interface HistoryBudget { name: string; value: number | boolean; limit: string; verdict: 'PASS' | 'FAIL' }
+interface HistoryBudget {
+  name: string;
+  value: number | boolean;
+  limit: string;
+  verdict: 'PASS' | 'FAIL';
+}
 
 interface HistoryReport {
   route: string;
@@ -991,12 +1117,12 @@ function ask<K extends ToParent['type']>(child: Child, request: ToChild, type: K
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
-async function historyBench(
-  databaseUrl: string, fx: Fixtures, opts: Options, postgresCpu: () => number | null,
-): Promise<HistoryReport> {
+async function historyBench(databaseUrl: string, fx: Fixtures, opts: Options, postgresCpu: () => number | null): Promise<HistoryReport> {
   const large = opts.historyRows;
-  console.log(`\nbench: GET ${HISTORY_PATH} at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(large, 0)} activations across ` +
-    `${fmt(SEEDED_USERS, 0)} seeded users; the bench user owns ${HISTORY_USER_ROWS}`);
+  console.log(
+    `\nbench: GET ${HISTORY_PATH} at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(large, 0)} activations across ` +
+      `${fmt(SEEDED_USERS, 0)} seeded users; the bench user owns ${HISTORY_USER_ROWS}`,
+  );
   const orm = await openOrm(databaseUrl, 3); // two held for seeding and EXPLAIN, one for the ORM (the catalog seed)
   const dbs: PoolClient[] = [];
   try {
@@ -1019,8 +1145,10 @@ async function historyBench(
     t = performance.now();
     await settle(db);
     const smallSettle = seconds(t);
-    console.log(`  seeded ${fmt(HISTORY_SMALL_ROWS, 0)} activations (+ orders, order items, ${fmt(SEEDED_USERS, 0)} users, demo catalog) ` +
-      `with every constraint live in ${fmt(smallInsert, 1)} s; vacuum analyze + checkpoint ${fmt(smallSettle, 1)} s`);
+    console.log(
+      `  seeded ${fmt(HISTORY_SMALL_ROWS, 0)} activations (+ orders, order items, ${fmt(SEEDED_USERS, 0)} users, demo catalog) ` +
+        `with every constraint live in ${fmt(smallInsert, 1)} s; vacuum analyze + checkpoint ${fmt(smallSettle, 1)} s`,
+    );
     const small = await historyPhase(server, fx, HISTORY_SMALL_ROWS, opts, postgresCpu, db);
     printHistoryPhase(small, false);
 
@@ -1045,10 +1173,12 @@ async function historyBench(
     await settle(db);
     const settleLarge = seconds(t);
     const total = seconds(t0);
-    console.log(`  grew the table by ${fmt(inserted, 0)} activations (+ orders, order items) in ${fmt(total, 1)} s: ` +
-      `insert ${fmt(insert, 1)} s (${fmt(inserted / insert, 0)} rows/s, ${dbs.length} connections, keys and indexes dropped), ` +
-      `recreate and check ${schema.objects.length} keys, indexes and foreign keys ${fmt(rebuild, 1)} s, ` +
-      `vacuum analyze + checkpoint ${fmt(settleLarge, 1)} s`);
+    console.log(
+      `  grew the table by ${fmt(inserted, 0)} activations (+ orders, order items) in ${fmt(total, 1)} s: ` +
+        `insert ${fmt(insert, 1)} s (${fmt(inserted / insert, 0)} rows/s, ${dbs.length} connections, keys and indexes dropped), ` +
+        `recreate and check ${schema.objects.length} keys, indexes and foreign keys ${fmt(rebuild, 1)} s, ` +
+        `vacuum analyze + checkpoint ${fmt(settleLarge, 1)} s`,
+    );
     const big = await historyPhase(server, fx, large, opts, postgresCpu, db);
     printHistoryPhase(big, true);
 
@@ -1059,18 +1189,24 @@ async function historyBench(
       const label = pageKind === 'first' ? 'first page' : 'next page (cursor)';
       const p50 = big.sequential[pageKind].server.p50;
       budgets.push({
-        name: `${label}: server-side p50 at ${fmt(large, 0)} rows`, value: p50, limit: `< ${HISTORY_BUDGET.maxP50Ms} ms`,
+        name: `${label}: server-side p50 at ${fmt(large, 0)} rows`,
+        value: p50,
+        limit: `< ${HISTORY_BUDGET.maxP50Ms} ms`,
         verdict: p50 < HISTORY_BUDGET.maxP50Ms ? 'PASS' : 'FAIL',
       });
       budgets.push({
-        name: `${label}: p50 at ${fmt(large, 0)} / p50 at ${fmt(HISTORY_SMALL_ROWS, 0)} rows`, value: p50Ratio[pageKind],
-        limit: `<= ${HISTORY_BUDGET.maxRatio}`, verdict: p50Ratio[pageKind] <= HISTORY_BUDGET.maxRatio ? 'PASS' : 'FAIL',
+        name: `${label}: p50 at ${fmt(large, 0)} / p50 at ${fmt(HISTORY_SMALL_ROWS, 0)} rows`,
+        value: p50Ratio[pageKind],
+        limit: `<= ${HISTORY_BUDGET.maxRatio}`,
+        verdict: p50Ratio[pageKind] <= HISTORY_BUDGET.maxRatio ? 'PASS' : 'FAIL',
       });
     }
     const indexUsed = big.explain.length > 0 && big.explain.every((e) => e.usesHistoryIndex);
     budgets.push({
-      name: `EXPLAIN at ${fmt(large, 0)} rows: every plan reads activations through ${HISTORY_INDEX}`, value: indexUsed,
-      limit: 'index scan only', verdict: indexUsed ? 'PASS' : 'FAIL',
+      name: `EXPLAIN at ${fmt(large, 0)} rows: every plan reads activations through ${HISTORY_INDEX}`,
+      value: indexUsed,
+      limit: 'index scan only',
+      verdict: indexUsed ? 'PASS' : 'FAIL',
     });
     const report: HistoryReport = {
       route: `GET ${HISTORY_PATH}`,
@@ -1102,7 +1238,12 @@ interface HistoryPageBody {
 }
 
 async function historyPhase(
-  server: Child, fx: Fixtures, activations: number, opts: Options, postgresCpu: () => number | null, db: PoolClient,
+  server: Child,
+  fx: Fixtures,
+  activations: number,
+  opts: Options,
+  postgresCpu: () => number | null,
+  db: PoolClient,
 ): Promise<HistoryPhase> {
   const origin = `http://127.0.0.1:${server.port}`;
   const headers = MOBILE_AUTH(fx);
@@ -1118,12 +1259,17 @@ async function historyPhase(
     throw new Error(`the bench user's first history page is not full: ${first.items.length} items, hasMore ${first.hasMore}`);
   }
   const paths: Record<HistoryPage, string> = {
-    first: HISTORY_PATH, cursor: `${HISTORY_PATH}?cursor=${encodeURIComponent(first.nextCursor)}`, control: HISTORY_CONTROL_PATH,
+    first: HISTORY_PATH,
+    cursor: `${HISTORY_PATH}?cursor=${encodeURIComponent(first.nextCursor)}`,
+    control: HISTORY_CONTROL_PATH,
   };
   const second = await getPage(paths.cursor);
   const seen = new Set(first.items.map((i) => i.activationId));
-  if (second.items.length !== DEFAULT_PAGE_SIZE || second.items.some((i) => seen.has(i.activationId)) ||
-    second.items[0]!.createdAt > first.items[first.items.length - 1]!.createdAt) {
+  if (
+    second.items.length !== DEFAULT_PAGE_SIZE ||
+    second.items.some((i) => seen.has(i.activationId)) ||
+    second.items[0]!.createdAt > first.items[first.items.length - 1]!.createdAt
+  ) {
     throw new Error('the second history page does not continue the first');
   }
 
@@ -1177,16 +1323,21 @@ async function historyPhase(
   const [createdAt, id] = first.nextCursor.split('|') as [string, string];
   const limit = DEFAULT_PAGE_SIZE + 1; // the service asks for one row more to know whether there is a next page
   const explain = [
-    ...await explainHistory(db, 'first page', statements.first, [fx.userId, limit]),
-    ...await explainHistory(db, 'next page', statements.cursor, [fx.userId, createdAt, id, limit]),
+    ...(await explainHistory(db, 'first page', statements.first, [fx.userId, limit])),
+    ...(await explainHistory(db, 'next page', statements.cursor, [fx.userId, createdAt, id, limit])),
   ];
   return {
     activations,
     counts: await counts(db, fx.userId),
     sequential,
     load: {
-      connections: opts.connections, durationSeconds: opts.durationSeconds, rps: r.requests.total / r.duration,
-      p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors,
+      connections: opts.connections,
+      durationSeconds: opts.durationSeconds,
+      rps: r.requests.total / r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
       serverSide: latencyStats(underLoad?.ms ?? []),
       cpuPerRequest: {
         server: perRequest(serverMicros),
@@ -1198,24 +1349,34 @@ async function historyPhase(
 }
 
 const HISTORY_PAGE_LABEL: Record<HistoryPage, string> = {
-  first: 'first page', cursor: 'next page (cursor)', control: `control ${HISTORY_CONTROL_PATH}`,
+  first: 'first page',
+  cursor: 'next page (cursor)',
+  control: `control ${HISTORY_CONTROL_PATH}`,
 };
 
 function printHistoryPhase(p: HistoryPhase, printPlan: boolean): void {
   const pg = p.load.cpuPerRequest.postgres === null ? '' : `, postgres ${fmt(p.load.cpuPerRequest.postgres, 0)}`;
-  console.log(`  ${fmt(p.activations, 0)} activations (${fmt(p.counts.liveActivations, 0)} live; the bench user's live: ${p.counts.benchUserLive}):`);
-  console.log(`    first page under load (${p.load.connections} connections): ${fmt(p.load.rps, 0)} req/s, p50 ${fmt(p.load.p50, 1)} ms, ` +
-    `p99 ${fmt(p.load.p99, 1)} ms (server-side p50 ${fmt(p.load.serverSide.p50, 1)} ms, queueing included); ` +
-    `CPU us/req: server ${fmt(p.load.cpuPerRequest.server, 0)}${pg}` +
-    (p.load.non2xx || p.load.errors ? `  (non-2xx ${p.load.non2xx}, errors ${p.load.errors})` : ''));
+  console.log(
+    `  ${fmt(p.activations, 0)} activations (${fmt(p.counts.liveActivations, 0)} live; the bench user's live: ${p.counts.benchUserLive}):`,
+  );
+  console.log(
+    `    first page under load (${p.load.connections} connections): ${fmt(p.load.rps, 0)} req/s, p50 ${fmt(p.load.p50, 1)} ms, ` +
+      `p99 ${fmt(p.load.p99, 1)} ms (server-side p50 ${fmt(p.load.serverSide.p50, 1)} ms, queueing included); ` +
+      `CPU us/req: server ${fmt(p.load.cpuPerRequest.server, 0)}${pg}` +
+      (p.load.non2xx || p.load.errors ? `  (non-2xx ${p.load.non2xx}, errors ${p.load.errors})` : ''),
+  );
   for (const k of HISTORY_PAGES) {
     const q = p.sequential[k];
-    console.log(`    ${`${HISTORY_PAGE_LABEL[k]}:`.padEnd(29)} server-side p50 ${fmt(q.server.p50, 2)} ms, p99 ${fmt(q.server.p99, 2)} ms ` +
-      `(client p50 ${fmt(q.client.p50, 2)} ms), sequential`);
+    console.log(
+      `    ${`${HISTORY_PAGE_LABEL[k]}:`.padEnd(29)} server-side p50 ${fmt(q.server.p50, 2)} ms, p99 ${fmt(q.server.p99, 2)} ms ` +
+        `(client p50 ${fmt(q.client.p50, 2)} ms), sequential`,
+    );
   }
   for (const e of p.explain) {
-    console.log(`    EXPLAIN ${e.label}: ${e.activationsAccess.join(', ') || '(activations not read)'}; ` +
-      `execution ${fmt(e.executionMs, 3)} ms, buffers hit ${e.sharedHit}, read ${e.sharedRead}`);
+    console.log(
+      `    EXPLAIN ${e.label}: ${e.activationsAccess.join(', ') || '(activations not read)'}; ` +
+        `execution ${fmt(e.executionMs, 3)} ms, buffers hit ${e.sharedHit}, read ${e.sharedRead}`,
+    );
   }
   // The full plan of the first page as the API runs it once PostgreSQL settles on the generic plan (all plans are in results.json).
   for (const e of p.explain.filter((x) => printPlan && x.label === 'first page, generic plan')) {
@@ -1228,29 +1389,50 @@ function printHistoryReport(h: HistoryReport): void {
   const [small, big] = h.phases as [HistoryPhase, HistoryPhase];
   const head = (p: HistoryPhase) =>
     p.activations % 1e6 === 0 ? `${p.activations / 1e6}M` : p.activations % 1e3 === 0 ? `${p.activations / 1e3}k` : fmt(p.activations, 0);
-  const rows = [[
-    'request', `p50 ms ${head(small)}`, `p50 ms ${head(big)}`, 'ratio', `p99 ms ${head(small)}`, `p99 ms ${head(big)}`,
-    `client p50 ${head(small)}`, `client p50 ${head(big)}`,
-  ]];
+  const rows = [
+    [
+      'request',
+      `p50 ms ${head(small)}`,
+      `p50 ms ${head(big)}`,
+      'ratio',
+      `p99 ms ${head(small)}`,
+      `p99 ms ${head(big)}`,
+      `client p50 ${head(small)}`,
+      `client p50 ${head(big)}`,
+    ],
+  ];
   for (const k of HISTORY_PAGES) {
     const a = small.sequential[k];
     const b = big.sequential[k];
     rows.push([
-      HISTORY_PAGE_LABEL[k], fmt(a.server.p50, 2), fmt(b.server.p50, 2), fmt(h.p50Ratio[k], 2), fmt(a.server.p99, 2), fmt(b.server.p99, 2),
-      fmt(a.client.p50, 2), fmt(b.client.p50, 2),
+      HISTORY_PAGE_LABEL[k],
+      fmt(a.server.p50, 2),
+      fmt(b.server.p50, 2),
+      fmt(h.p50Ratio[k], 2),
+      fmt(a.server.p99, 2),
+      fmt(b.server.p99, 2),
+      fmt(a.client.p50, 2),
+      fmt(b.client.p50, 2),
     ]);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  console.log(`
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  console.log(
+    `
 ${h.route} at ${fmt(small.activations, 0)} and ${fmt(big.activations, 0)} activations, the bench user's pages of ${h.pageSize}: ` +
-    `server-side latency of ${fmt(h.requestsPerPage, 0)} sequential requests each (one connection, no queueing):`);
+      `server-side latency of ${fmt(h.requestsPerPage, 0)} sequential requests each (one connection, no queueing):`,
+  );
   console.log(line(rows[0]!));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
   console.log(`  (the control reads no activations: its ratio is how much the machine itself drifted between the phases)`);
   for (const b of h.budgets) {
-    const value = typeof b.value === 'boolean' ? (b.value ? 'yes' : 'no') : b.name.includes('/ p50') ? fmt(b.value, 2) : `${fmt(b.value, 2)} ms`;
+    const value =
+      typeof b.value === 'boolean' ? (b.value ? 'yes' : 'no') : b.name.includes('/ p50') ? fmt(b.value, 2) : `${fmt(b.value, 2)} ms`;
     console.log(`  ${b.name}: ${value} (${b.limit}) ${b.verdict === 'PASS' ? 'PASS' : '*** FAIL ***'}`);
   }
 }

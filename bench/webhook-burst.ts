@@ -111,7 +111,13 @@ export interface BurstDeps {
 // ---------------------------------------------------------------------------
 
 /** CPU time (milliseconds) each process used during one batch. */
-interface CpuMs { api: number | null; worker: number | null; temporal: number | null; postgres: number | null; loadGenerator: number }
+interface CpuMs {
+  api: number | null;
+  worker: number | null;
+  temporal: number | null;
+  postgres: number | null;
+  loadGenerator: number;
+}
 
 interface Batch {
   request: string;
@@ -126,7 +132,11 @@ interface Batch {
   cpuMs: CpuMs;
 }
 
-interface Check { name: string; pass: boolean; detail: string }
+interface Check {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
 
 export interface WebhookReport {
   route: string;
@@ -159,16 +169,20 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 
 export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
   const t0 = performance.now();
-  console.log(`\nbench: webhook burst: ${fmt(DELIVERIES, 0)} signed payment_intent.succeeded deliveries to POST ${WEBHOOK_PATH} ` +
-    `(${PAYMENTS} payments x ${DELIVERIES_PER_PAYMENT}: ${EVENT_COPIES.length} event ids delivered ${EVENT_COPIES.join(', ')} times), ` +
-    `${deps.connections} connections, next to GET ${HEALTHZ_PATH}`);
+  console.log(
+    `\nbench: webhook burst: ${fmt(DELIVERIES, 0)} signed payment_intent.succeeded deliveries to POST ${WEBHOOK_PATH} ` +
+      `(${PAYMENTS} payments x ${DELIVERIES_PER_PAYMENT}: ${EVENT_COPIES.length} event ids delivered ${EVENT_COPIES.join(', ')} times), ` +
+      `${deps.connections} connections, next to GET ${HEALTHZ_PATH}`,
+  );
   const local = new Cleanups();
   deps.onCleanup('webhook burst', () => local.run());
   try {
     const stack = await setUp(local, deps);
-    console.log(`  set-up ${fmt(seconds(t0), 1)} s: Temporal dev server ${fmt(stack.setup.temporal!, 1)} s, ` +
-      `worker ${fmt(stack.setup.worker!, 1)} s (bundles the workflows), API ${fmt(stack.setup.api!, 1)} s, ` +
-      `fixtures ${fmt(stack.setup.fixtures!, 1)} s, ${PAYMENTS} activation workflows started and answering ${fmt(stack.setup.activations!, 1)} s`);
+    console.log(
+      `  set-up ${fmt(seconds(t0), 1)} s: Temporal dev server ${fmt(stack.setup.temporal!, 1)} s, ` +
+        `worker ${fmt(stack.setup.worker!, 1)} s (bundles the workflows), API ${fmt(stack.setup.api!, 1)} s, ` +
+        `fixtures ${fmt(stack.setup.fixtures!, 1)} s, ${PAYMENTS} activation workflows started and answering ${fmt(stack.setup.activations!, 1)} s`,
+    );
     const m = await measure(local, deps, stack);
     const verification = await verify(stack.db.pool, stack.temporal.client, stack.payments, m.ack, m.settled);
     const report: WebhookReport = {
@@ -220,7 +234,11 @@ async function setUp(local: Cleanups, deps: BurstDeps): Promise<Stack> {
   // A fresh signing secret: only this bench's deliveries verify.
   const secret = `whsec_bench_${randomBytes(16).toString('hex')}`;
   const api = await timed('api', async () => {
-    const child = await deps.startApi({ BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_TEMPORAL_TASK_QUEUE: TASK_QUEUE, BENCH_WEBHOOK_SECRET: secret });
+    const child = await deps.startApi({
+      BENCH_TEMPORAL_ADDRESS: temporal.address,
+      BENCH_TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      BENCH_WEBHOOK_SECRET: secret,
+    });
     local.add('API server', () => deps.stopChild(child.proc));
     return child;
   });
@@ -250,12 +268,26 @@ async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<
   local.add('HTTP agent', async () => http.close());
   const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid, temporal: stack.temporal.proc.pid }, deps.postgresCpu);
   await warmUp(http, stack.secret, deps.connections, deps.warmupSeconds);
-  const healthz = (when: string) => runBatch(`GET ${HEALTHZ_PATH} (${when})`, Array.from({ length: DELIVERIES }, () => null),
-    deps.connections, meters, () => http.send('GET', HEALTHZ_PATH), (r) => r.status === 200, () => `GET ${HEALTHZ_PATH}`);
+  const healthz = (when: string) =>
+    runBatch(
+      `GET ${HEALTHZ_PATH} (${when})`,
+      Array.from({ length: DELIVERIES }, () => null),
+      deps.connections,
+      meters,
+      () => http.send('GET', HEALTHZ_PATH),
+      (r) => r.status === 200,
+      () => `GET ${HEALTHZ_PATH}`,
+    );
   const before = await healthz('before');
-  const ack = await runBatch(`POST ${WEBHOOK_PATH}`, deliveries, deps.connections, meters,
-    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }), acknowledged,
-    (d) => `payment ${d.payment} event ${d.eventId}`);
+  const ack = await runBatch(
+    `POST ${WEBHOOK_PATH}`,
+    deliveries,
+    deps.connections,
+    meters,
+    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }),
+    acknowledged,
+    (d) => `payment ${d.payment} event ${d.eventId}`,
+  );
   const burstEnd = performance.now();
   const measureSeconds = seconds(t);
   const settled = await waitForSettlement(stack.db.pool, stack.temporal.client, stack.payments, burstEnd);
@@ -294,11 +326,21 @@ class Cleanups {
 // Processes: Temporal dev server, worker
 // ---------------------------------------------------------------------------
 
-interface DevServer { proc: ChildProcess; address: string; client: Client }
+interface DevServer {
+  proc: ChildProcess;
+  address: string;
+  client: Client;
+}
 
 /** The CLI's name for each search attribute type (`--search-attribute Name=Keyword`). */
 const CLI_TYPE: Record<string, string> = {
-  TEXT: 'Text', KEYWORD: 'Keyword', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList',
+  TEXT: 'Text',
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
 };
 
 /**
@@ -317,7 +359,15 @@ async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServ
   const address = `127.0.0.1:${port}`;
   const attributes = Object.values(SEARCH_ATTRIBUTES);
   const args = [
-    'server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--headless',
+    '--log-level',
+    'warn',
     ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     ...attributes.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`]),
   ];
@@ -456,14 +506,20 @@ async function workerChild(): Promise<void> {
   try {
     Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
     const config = loadConfig({
-      NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: process.env.BENCH_DATABASE_URL,
-      TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: process.env.BENCH_TEMPORAL_TASK_QUEUE,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: process.env.BENCH_DATABASE_URL,
+      TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: process.env.BENCH_TEMPORAL_TASK_QUEUE,
       MESSAGES_FILE: process.env.BENCH_MESSAGES_FILE,
     });
     orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
     running = await startWorker({
-      activityDeps: buildActivityDeps(config, orm), address: config.TEMPORAL_ADDRESS, taskQueue: config.TEMPORAL_TASK_QUEUE,
-      connectTimeoutMs: 30_000, logger: pino({ name: 'bench-worker', level: 'warn' }),
+      activityDeps: buildActivityDeps(config, orm),
+      address: config.TEMPORAL_ADDRESS,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      connectTimeoutMs: 30_000,
+      logger: pino({ name: 'bench-worker', level: 'warn' }),
     });
     send({ type: 'ready' });
     await running.done;
@@ -477,7 +533,13 @@ async function workerChild(): Promise<void> {
 // Fixtures
 // ---------------------------------------------------------------------------
 
-interface PaymentFixture { paymentId: string; orderId: string; userId: string; activationId: string; intentId: string }
+interface PaymentFixture {
+  paymentId: string;
+  orderId: string;
+  userId: string;
+  activationId: string;
+  intentId: string;
+}
 
 async function openDatabase(local: Cleanups, url: string): Promise<{ orm: MikroORM; pool: Pool }> {
   const orm = await openOrm(url, 4);
@@ -536,25 +598,34 @@ async function insertFixtures(orm: MikroORM, pool: Pool): Promise<PaymentFixture
 async function startActivations(client: Client, payments: PaymentFixture[]): Promise<void> {
   const workflows = createActivationWorkflows(client, loadConfig({ NODE_ENV: 'test', TEMPORAL_TASK_QUEUE: TASK_QUEUE }));
   await forEachConcurrently(payments, 10, (p) =>
-    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }));
+    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
+  );
   await forEachConcurrently(payments, 10, async (p) => {
     const state = await client.workflow.getHandle(activationWorkflowId(p.activationId)).query(stateQuery);
-    if (state.status !== 'pending' || state.paid) throw new Error(`activation ${p.activationId} is not pending and unpaid: ${JSON.stringify(state)}`);
+    if (state.status !== 'pending' || state.paid)
+      throw new Error(`activation ${p.activationId} is not pending and unpaid: ${JSON.stringify(state)}`);
   });
 }
 
 async function forEachConcurrently<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------
 // Deliveries
 // ---------------------------------------------------------------------------
 
-interface Delivery { payment: number; eventId: string; body: string; header: string }
+interface Delivery {
+  payment: number;
+  eventId: string;
+  body: string;
+  header: string;
+}
 
 /** A succeeded event about the payment's intent that passes all four settlement rules. */
 function succeededEvent(p: Pick<PaymentFixture, 'paymentId' | 'orderId' | 'userId' | 'intentId'>, eventId: string) {
@@ -565,8 +636,13 @@ function succeededEvent(p: Pick<PaymentFixture, 'paymentId' | 'orderId' | 'userI
     created: Math.floor(Date.now() / 1000),
     data: {
       object: {
-        id: p.intentId, object: 'payment_intent', status: 'succeeded', amount: AMOUNT_MINOR, amount_received: AMOUNT_MINOR,
-        currency: CURRENCY.toLowerCase(), metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
+        id: p.intentId,
+        object: 'payment_intent',
+        status: 'succeeded',
+        amount: AMOUNT_MINOR,
+        amount_received: AMOUNT_MINOR,
+        currency: CURRENCY.toLowerCase(),
+        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
         last_payment_error: null,
       },
     },
@@ -584,11 +660,13 @@ function sign(body: string, secret: string): string {
  * payment are in flight at about the same time.
  */
 function planDeliveries(payments: PaymentFixture[], secret: string, connections: number): Delivery[] {
-  const perPayment = payments.map((p, payment) => EVENT_COPIES.flatMap((copies, k) => {
-    const eventId = `evt_bench_${payment}_${k}_${randomBytes(4).toString('hex')}`;
-    const body = JSON.stringify(succeededEvent(p, eventId));
-    return Array.from({ length: copies }, () => ({ payment, eventId, body, header: sign(body, secret) }));
-  }));
+  const perPayment = payments.map((p, payment) =>
+    EVENT_COPIES.flatMap((copies, k) => {
+      const eventId = `evt_bench_${payment}_${k}_${randomBytes(4).toString('hex')}`;
+      const body = JSON.stringify(succeededEvent(p, eventId));
+      return Array.from({ length: copies }, () => ({ payment, eventId, body, header: sign(body, secret) }));
+    }),
+  );
   const block = Math.max(1, Math.floor(connections / DELIVERIES_PER_PAYMENT));
   const order: Delivery[] = [];
   for (let i = 0; i < perPayment.length; i += block) order.push(...shuffle(perPayment.slice(i, i + block).flat()));
@@ -618,14 +696,20 @@ function acknowledged(r: { status: number; body: string }): boolean {
 // Load generation
 // ---------------------------------------------------------------------------
 
-interface Answer { status: number; body: string }
+interface Answer {
+  status: number;
+  body: string;
+}
 
 /** Keep-alive HTTP/1.1 to the API on at most `connections` sockets. */
 function httpClient(port: number, connections: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const send = (method: string, urlPath: string, body?: string, headers: Record<string, string> = {}) =>
     new Promise<Answer>((resolve, reject) => {
-      const allHeaders = body === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+      const allHeaders =
+        body === undefined
+          ? headers
+          : { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
       const req = request({ host: '127.0.0.1', port, method, path: urlPath, agent, headers: allHeaders }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -652,13 +736,15 @@ async function warmUp(http: ReturnType<typeof httpClient>, secret: string, conne
     const body = JSON.stringify(succeededEvent(p, `evt_warmup_${paymentId}`));
     return http.send('POST', WEBHOOK_PATH, body, { 'Processor-Signature': sign(body, secret) });
   };
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < until) {
-      for (const answer of [await stranger(), await http.send('GET', HEALTHZ_PATH)]) {
-        if (answer.status !== 200) throw new Error(`warm-up request answered ${answer.status} ${answer.body}`);
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) {
+        for (const answer of [await stranger(), await http.send('GET', HEALTHZ_PATH)]) {
+          if (answer.status !== 200) throw new Error(`warm-up request answered ${answer.status} ${answer.body}`);
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 /**
@@ -666,26 +752,40 @@ async function warmUp(http: ReturnType<typeof httpClient>, secret: string, conne
  * time), timing each request; counts answers `ok` rejects as failures.
  */
 async function runBatch<T>(
-  name: string, items: T[], connections: number, meters: CpuMeters,
-  send: (item: T) => Promise<Answer>, ok: (answer: Answer) => boolean, describe: (item: T) => string,
+  name: string,
+  items: T[],
+  connections: number,
+  meters: CpuMeters,
+  send: (item: T) => Promise<Answer>,
+  ok: (answer: Answer) => boolean,
+  describe: (item: T) => string,
 ): Promise<Batch> {
   const ms: number[] = new Array(items.length);
   const failed: Array<{ status: number; body: string; what: string }> = [];
   const cpuBefore = meters.read();
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(connections, items.length) }, async () => {
-    for (let i = next++; i < items.length; i = next++) {
-      const t = performance.now();
-      const answer = await send(items[i]!).catch((err: unknown) => ({ status: 0, body: String(err) }));
-      ms[i] = performance.now() - t;
-      if (!ok(answer)) failed.push({ status: answer.status, body: answer.body.slice(0, 300), what: describe(items[i]!) });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(connections, items.length) }, async () => {
+      for (let i = next++; i < items.length; i = next++) {
+        const t = performance.now();
+        const answer = await send(items[i]!).catch((err: unknown) => ({ status: 0, body: String(err) }));
+        ms[i] = performance.now() - t;
+        if (!ok(answer)) failed.push({ status: answer.status, body: answer.body.slice(0, 300), what: describe(items[i]!) });
+      }
+    }),
+  );
   const wallSeconds = seconds(start);
   return {
-    request: name, requests: items.length, connections, wallSeconds, rps: items.length / wallSeconds, latencyMs: latencyStats(ms),
-    failures: failed.length, failureSamples: failed.slice(0, 10), cpuMs: meters.since(cpuBefore),
+    request: name,
+    requests: items.length,
+    connections,
+    wallSeconds,
+    rps: items.length / wallSeconds,
+    latencyMs: latencyStats(ms),
+    failures: failed.length,
+    failureSamples: failed.slice(0, 10),
+    cpuMs: meters.since(cpuBefore),
   };
 }
 
@@ -701,7 +801,10 @@ function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, p
     if (!pid) return null;
     try {
       const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+      const f = text
+        .slice(text.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
       return ((f[11]! + f[12]!) / ticksPerSecond) * 1e6; // utime + stime, all threads
     } catch {
       return null;
@@ -710,7 +813,10 @@ function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, p
   const read = () => {
     const self = process.cpuUsage();
     return {
-      api: proc(pids.api), worker: proc(pids.worker), temporal: proc(pids.temporal), postgres: postgresCpu(),
+      api: proc(pids.api),
+      worker: proc(pids.worker),
+      temporal: proc(pids.temporal),
+      postgres: postgresCpu(),
       loadGenerator: self.user + self.system,
     };
   };
@@ -719,7 +825,13 @@ function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, p
     since(before) {
       const now = read();
       const ms = (k: keyof CpuMs) => (now[k] === null || before[k] === null ? null : (now[k]! - before[k]!) / 1000);
-      return { api: ms('api'), worker: ms('worker'), temporal: ms('temporal'), postgres: ms('postgres'), loadGenerator: ms('loadGenerator')! };
+      return {
+        api: ms('api'),
+        worker: ms('worker'),
+        temporal: ms('temporal'),
+        postgres: ms('postgres'),
+        loadGenerator: ms('loadGenerator')!,
+      };
     },
   };
 }
@@ -745,7 +857,10 @@ interface PaymentState {
   order_status: string;
 }
 
-interface Run { runId: string; status: string }
+interface Run {
+  runId: string;
+  status: string;
+}
 
 interface Settled {
   /** performance.now() when every payment first read `completed`, or null. */
@@ -797,7 +912,8 @@ async function waitForSettlement(pool: Pool, client: Client, payments: PaymentFi
     if (completedAt === null && firstSeen.size === payments.length) completedAt = performance.now();
     if (completedAt !== null) {
       runs = await listSettlementRuns(client);
-      const closed = payments.every((p) => (runs.get(paymentWorkflowId(p.paymentId))?.length ?? 0) > 0) &&
+      const closed =
+        payments.every((p) => (runs.get(paymentWorkflowId(p.paymentId))?.length ?? 0) > 0) &&
         [...runs.values()].flat().every((r) => r.status !== 'RUNNING');
       const key = runsKey(runs);
       if (closed && key === previous) return { completedAt, firstSeen, runs, stable: true };
@@ -817,24 +933,37 @@ async function signalsIn(client: Client, workflowId: string, runId: string | und
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === name).length;
 }
 
-interface Verification { checks: Check[]; signalsToSettlement: number; settlementRuns: number }
+interface Verification {
+  checks: Check[];
+  signalsToSettlement: number;
+  settlementRuns: number;
+}
 
 /** Every check, PASS or FAIL; a check lists (some of) the payments or deliveries that fail it. */
 async function verify(pool: Pool, client: Client, payments: PaymentFixture[], ack: Batch, settled: Settled): Promise<Verification> {
   const checks: Check[] = [];
-  const add = (name: string, failures: string[], total: number) => checks.push({
-    name, pass: failures.length === 0,
-    detail: failures.length ? `${failures.length} not: ${failures.slice(0, 5).join('; ')}` : `${fmt(total, 0)}/${fmt(total, 0)}`,
-  });
+  const add = (name: string, failures: string[], total: number) =>
+    checks.push({
+      name,
+      pass: failures.length === 0,
+      detail: failures.length ? `${failures.length} not: ${failures.slice(0, 5).join('; ')}` : `${fmt(total, 0)}/${fmt(total, 0)}`,
+    });
   const acks = ack.failureSamples.map((f) => `${f.what}: ${f.status} ${f.body}`);
   while (acks.length < ack.failures) acks.push('(not kept)'); // only the first failures are kept; the count is exact
   add(`all ${fmt(DELIVERIES, 0)} deliveries acknowledged (200, received, not ignored)`, acks, DELIVERIES);
   const rows = await paymentRows(pool, payments);
   add('every payment completed with a receipt number, its order paid', completionFailures(payments, rows), payments.length);
-  add('exactly one settlement run per payment, closed completed, named by its one settlement receipt' +
-    (settled.stable ? '' : ' (visibility never settled within the timeout)'), runFailures(payments, rows, settled), payments.length);
-  add('completed once: no write after the completing one, receipt and paid_at as first seen, no mismatch record',
-    onceFailures(payments, rows, settled), payments.length);
+  add(
+    'exactly one settlement run per payment, closed completed, named by its one settlement receipt' +
+      (settled.stable ? '' : ' (visibility never settled within the timeout)'),
+    runFailures(payments, rows, settled),
+    payments.length,
+  );
+  add(
+    'completed once: no write after the completing one, receipt and paid_at as first seen, no mismatch record',
+    onceFailures(payments, rows, settled),
+    payments.length,
+  );
   const histories = await readHistories(client, payments, settled);
   add('each activation got exactly one orderPaid signal and reads paid', histories.activationFailures, payments.length);
   return { checks, signalsToSettlement: histories.signalsToSettlement, settlementRuns: [...settled.runs.values()].flat().length };
@@ -855,7 +984,9 @@ async function paymentRows(pool: Pool, payments: PaymentFixture[]): Promise<Paym
        from webhook_events where payment_id = any($1::uuid[]) group by payment_id`,
     [payments.map((p) => p.paymentId)],
   );
-  const events = new Map(rows.map((r) => [r.payment_id, { receipts: Number(r.receipts), runId: r.run_id, mismatches: Number(r.mismatches) }]));
+  const events = new Map(
+    rows.map((r) => [r.payment_id, { receipts: Number(r.receipts), runId: r.run_id, mismatches: Number(r.mismatches) }]),
+  );
   return { states, events };
 }
 
@@ -863,7 +994,8 @@ function completionFailures(payments: PaymentFixture[], rows: PaymentRows): stri
   return payments.flatMap((p) => {
     const s = rows.states.get(p.paymentId);
     return s && s.status === 'completed' && s.receipt_number && s.order_status === 'paid'
-      ? [] : [`${p.paymentId}: ${s?.status}, receipt ${s?.receipt_number}, order ${s?.order_status}`];
+      ? []
+      : [`${p.paymentId}: ${s?.status}, receipt ${s?.receipt_number}, order ${s?.order_status}`];
   });
 }
 
@@ -872,7 +1004,8 @@ function runFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Set
   return payments.flatMap((p) => {
     const runs = settled.runs.get(paymentWorkflowId(p.paymentId)) ?? [];
     const events = rows.events.get(p.paymentId);
-    const ok = settled.stable && runs.length === 1 && runs[0]!.status === 'COMPLETED' && events?.receipts === 1 && events.runId === runs[0]!.runId;
+    const ok =
+      settled.stable && runs.length === 1 && runs[0]!.status === 'COMPLETED' && events?.receipts === 1 && events.runId === runs[0]!.runId;
     return ok ? [] : [`${p.paymentId}: ${runs.length} runs (${runs.map((r) => r.status).join(', ')}), ${events?.receipts ?? 0} receipts`];
   });
 }
@@ -885,7 +1018,10 @@ function runFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Set
 function onceFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Settled): string[] {
   return payments.flatMap((p) => {
     const s = rows.states.get(p.paymentId);
-    const ok = s && s.untouched && settled.firstSeen.get(p.paymentId) === `${s.receipt_number} ${s.paid_at}` &&
+    const ok =
+      s &&
+      s.untouched &&
+      settled.firstSeen.get(p.paymentId) === `${s.receipt_number} ${s.paid_at}` &&
       (rows.events.get(p.paymentId)?.mismatches ?? 0) === 0;
     return ok ? [] : [p.paymentId];
   });
@@ -920,17 +1056,33 @@ function printBatches(batches: Batch[], throughputRatio: number, p99Ratio: numbe
   for (const b of batches) {
     const l = b.latencyMs;
     const apiCpu = b.cpuMs.api === null ? 'n/a' : fmt((b.cpuMs.api * 1000) / b.requests, 0);
-    rows.push([b.request, fmt(b.requests, 0), fmt(b.rps, 0), fmt(l.p50, 1), fmt(l.p90, 1), fmt(l.p99, 1), fmt(l.max, 1), apiCpu, fmt(b.failures, 0)]);
+    rows.push([
+      b.request,
+      fmt(b.requests, 0),
+      fmt(b.rps, 0),
+      fmt(l.p50, 1),
+      fmt(l.p90, 1),
+      fmt(l.p99, 1),
+      fmt(l.max, 1),
+      apiCpu,
+      fmt(b.failures, 0),
+    ]);
   }
   rows.push(['webhook / mean healthz', '', `${fmt(throughputRatio * 100, 1)}%`, '', '', `x${fmt(p99Ratio, 1)}`, '', '', '']);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(`\n${fmt(DELIVERIES, 0)} requests each at ${batches[0]!.connections} connections, same API process, same client:`);
   console.log(line(rows[0]!));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
-  const cpu = (c: CpuMs) => (['api', 'worker', 'temporal', 'postgres', 'loadGenerator'] as const)
-    .map((k) => `${k === 'loadGenerator' ? 'load generator' : k} ${c[k] === null ? 'n/a' : fmt(c[k]!, 0)}`).join(', ');
+  const cpu = (c: CpuMs) =>
+    (['api', 'worker', 'temporal', 'postgres', 'loadGenerator'] as const)
+      .map((k) => `${k === 'loadGenerator' ? 'load generator' : k} ${c[k] === null ? 'n/a' : fmt(c[k]!, 0)}`)
+      .join(', ');
   for (const b of batches) console.log(`  CPU ms during ${b.request}: ${cpu(b.cpuMs)}`);
   console.log('  (the worker settles while the burst runs; GET /healthz runs with it idle)');
   for (const b of batches) {
@@ -939,13 +1091,23 @@ function printBatches(batches: Batch[], throughputRatio: number, p99Ratio: numbe
 }
 
 function printOutcome(r: WebhookReport): void {
-  const after = r.settledSecondsAfterBurst === null ? `not within ${SETTLE_TIMEOUT_MS / 1000} s` : `${fmt(r.settledSecondsAfterBurst, 2)} s after the last acknowledgement`;
-  console.log(`  settlement: every payment completed ${after}; ${r.settlementRuns} settlement runs; ` +
-    `${fmt(r.signalsToSettlement, 0)} of ${fmt(r.deliveries, 0)} deliveries reached a run as a signal ` +
-    `(the route acknowledges a completed payment's deliveries without one; runs drop repeated event ids)`);
+  const after =
+    r.settledSecondsAfterBurst === null
+      ? `not within ${SETTLE_TIMEOUT_MS / 1000} s`
+      : `${fmt(r.settledSecondsAfterBurst, 2)} s after the last acknowledgement`;
+  console.log(
+    `  settlement: every payment completed ${after}; ${r.settlementRuns} settlement runs; ` +
+      `${fmt(r.signalsToSettlement, 0)} of ${fmt(r.deliveries, 0)} deliveries reached a run as a signal ` +
+      `(the route acknowledges a completed payment's deliveries without one; runs drop repeated event ids)`,
+  );
   for (const c of r.checks) console.log(`  ${c.pass ? 'PASS' : '*** FAIL ***'}  ${c.name}: ${c.detail}`);
-  console.log(`  webhook phase ${fmt(r.seconds.total, 1)} s (set-up ${fmt(Object.values(r.seconds.setup).reduce((a, b) => a + b, 0), 1)} s, ` +
-    `warm-up and measurement ${fmt(r.seconds.measure, 1)} s, settlement, GET /healthz again and checks ${fmt(r.seconds.settleAndVerify, 1)} s)`);
+  console.log(
+    `  webhook phase ${fmt(r.seconds.total, 1)} s (set-up ${fmt(
+      Object.values(r.seconds.setup).reduce((a, b) => a + b, 0),
+      1,
+    )} s, ` +
+      `warm-up and measurement ${fmt(r.seconds.measure, 1)} s, settlement, GET /healthz again and checks ${fmt(r.seconds.settleAndVerify, 1)} s)`,
+  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -71,13 +71,20 @@ export function createApp(deps: AppDeps): Express {
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
   const otp = createOtpService({ cipher, clock, config, messages: deps.messages });
   const cache = createSessionCache({
-    pool, ttlMs: config.SESSION_CACHE_SECONDS * 1000, onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
+    pool,
+    ttlMs: config.SESSION_CACHE_SECONDS * 1000,
+    onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
   });
   const sessions = createSessionService({ orm, pool, clock, config, cache });
   const accounts = createAccountService({ orm, cipher, clock, otp, sessions });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
-    orm, cipher, clock, sessions, lookups: deps.magicLinkLookups ?? createMagicLinkLookups(orm), missingConsents: accounts.missingConsents,
+    orm,
+    cipher,
+    clock,
+    sessions,
+    lookups: deps.magicLinkLookups ?? createMagicLinkLookups(orm),
+    missingConsents: accounts.missingConsents,
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;
@@ -85,8 +92,12 @@ export function createApp(deps: AppDeps): Express {
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const payments = createPaymentService({
-    orm, provider: deps.paymentProvider ?? createPaymentProvider(config),
-    paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal, activationWorkflows: workflows, clock, logger: deps.logger,
+    orm,
+    provider: deps.paymentProvider ?? createPaymentProvider(config),
+    paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal,
+    activationWorkflows: workflows,
+    clock,
+    logger: deps.logger,
   });
   const registry = createRegistry();
 
@@ -99,7 +110,12 @@ export function createApp(deps: AppDeps): Express {
   // Provider webhooks: authenticated by signature on the raw body, outside the per-IP limit
   // (a processor redelivering a burst from one address must not be locked out).
   app.use(webhookRoutes(registry, { orm, logger: deps.logger, paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal, config }));
-  const rateLimit = globalRateLimit({ pool, max: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS, syncMs: config.RATE_LIMIT_SYNC_MS });
+  const rateLimit = globalRateLimit({
+    pool,
+    max: config.RATE_LIMIT_MAX,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    syncMs: config.RATE_LIMIT_SYNC_MS,
+  });
   app.use(rateLimit);
   app.use(express.json({ limit: '100kb' }));
   app.use(authRoutes(registry, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS }));

@@ -22,9 +22,7 @@ KwIDAQAB
 -----END PUBLIC KEY-----`;
 const DEV_WEBHOOK_SECRET = 'whsec_dev_only_change_me_0123456789abcdef';
 
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z
   .object({
@@ -47,19 +45,31 @@ const schema = z
     WEB_SESSION_SECONDS: z.coerce.number().int().positive().default(3600),
     /** How long a verified session is served from memory (0 disables); changes evict at once. */
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
-    MOBILE_SESSION_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
+    MOBILE_SESSION_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(30 * 24 * 3600),
     /** AES-256-GCM key for personal data at rest, base64 of 32 bytes. */
     DATA_ENCRYPTION_KEY: z.string().default(DEV_DATA_KEY),
     /** HMAC key for lookup hashes of phone, e-mail and id numbers. */
     DATA_HASH_KEY: z.string().min(32, 'DATA_HASH_KEY must be at least 32 characters').default(DEV_SECRET),
     RATE_LIMIT_MAX: z.coerce.number().int().positive().default(100),
-    RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+    RATE_LIMIT_WINDOW_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60),
     /** How often each instance adds its local counts to the shared Postgres counters. */
     RATE_LIMIT_SYNC_MS: z.coerce.number().int().positive().default(100),
     OTP_TTL_SECONDS: z.coerce.number().int().positive().default(300),
     OTP_MAX_ATTEMPTS: z.coerce.number().int().positive().default(5),
     OTP_MAX_REQUESTS: z.coerce.number().int().positive().default(3),
-    OTP_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+    OTP_WINDOW_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60),
     MESSAGES_FILE: z.string().default('.data/messages.jsonl'),
     MESSAGE_PROVIDER: z.enum(['file']).default('file'),
     TRUST_PROXY: z.string().default('loopback'),
@@ -75,7 +85,11 @@ const schema = z
     /** Oldest (and furthest in the future) a signed webhook timestamp may be, in seconds. */
     CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().positive().default(300),
     /** A payment waiting on the processor that hears nothing this long asks the processor for the intent. */
-    PAYMENT_SETTLEMENT_SILENCE_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+    PAYMENT_SETTLEMENT_SILENCE_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60),
     /** Lookups before the settlement workflow stops polling an intent that stays open (a later webhook still settles it). */
     PAYMENT_SETTLEMENT_MAX_LOOKUPS: z.coerce.number().int().positive().default(96),
     /**
@@ -85,11 +99,18 @@ const schema = z
      */
     PAYMENT_SETTLEMENT_LINGER_SECONDS: z.coerce.number().int().min(0).default(60),
     /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
-    ESIM_PROVIDER_PUBLIC_KEY: z.string().transform((v) => v.replace(/\\n/g, '\n')).default(DEV_ESIM_PROVIDER_PUBLIC_KEY),
+    ESIM_PROVIDER_PUBLIC_KEY: z
+      .string()
+      .transform((v) => v.replace(/\\n/g, '\n'))
+      .default(DEV_ESIM_PROVIDER_PUBLIC_KEY),
     /** Our merchant id at the eSIM provider: callbacks naming another merchant are refused. */
     ESIM_PROVIDER_MERCHANT_ID: z.string().min(1).default('dev-merchant'),
     /** Activation timers (workflow configuration). */
-    ACTIVATION_CANCEL_AFTER_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+    ACTIVATION_CANCEL_AFTER_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3600),
     IDENTITY_POLL_INTERVAL_SECONDS: z.coerce.number().int().positive().default(5),
     /** Safety net for a lost "order paid" signal: the workflow checks the order this often. */
     ACTIVATION_PAID_CHECK_SECONDS: z.coerce.number().int().positive().default(300),

@@ -17,7 +17,10 @@ async function main(): Promise<void> {
   const db = await openDatabase(config, { migrate: true });
   const temporal = connectTemporal(config);
   const app = createApp({
-    config, logger, orm: db.orm, pool: db.pool,
+    config,
+    logger,
+    orm: db.orm,
+    pool: db.pool,
     messages: createFileMessageSender(config.MESSAGES_FILE),
     temporalReady: temporal.ready,
     activationWorkflows: createActivationWorkflows(temporal.client, config),

@@ -72,7 +72,14 @@ export async function connectWithRetry(
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs);
-        signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
       delayMs = Math.min(delayMs * 2, 2_000);
     }
@@ -87,8 +94,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   const ownsConnection = !options.connection;
   const connection =
-    options.connection ??
-    (await connectWithRetry(address, { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal }));
+    options.connection ?? (await connectWithRetry(address, { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal }));
 
   let worker: Worker;
   try {
@@ -96,9 +102,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       connection,
       namespace,
       taskQueue,
-      ...(options.workflowBundle
-        ? { workflowBundle: options.workflowBundle }
-        : { workflowsPath: require.resolve('../workflows') }),
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
     });
   } catch (error) {

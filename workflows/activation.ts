@@ -75,7 +75,12 @@ const identity = proxyActivities<Activities>({
 const operator = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [OPERATOR_REJECTION] },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: [OPERATOR_REJECTION],
+  },
 });
 
 interface Transaction {

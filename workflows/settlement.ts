@@ -86,7 +86,11 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
     if (queue.length === 0 && workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       if (queue.length === 0) {
-        return continueAsNew<typeof settlementWorkflow>({ ...input, processedEventIds: [...seen].slice(-KEPT_EVENT_IDS), lookups: state.lookups });
+        return continueAsNew<typeof settlementWorkflow>({
+          ...input,
+          processedEventIds: [...seen].slice(-KEPT_EVENT_IDS),
+          lookups: state.lookups,
+        });
       }
     }
     const heard = queue.length > 0 || (await condition(() => queue.length > 0, input.silenceTimeoutMs));
@@ -117,7 +121,8 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
       }
       return 'failed';
     }
-    const reason = event.type === 'payment_intent.canceled' ? 'payment_intent.canceled' : event.failureMessage || 'payment_intent.payment_failed';
+    const reason =
+      event.type === 'payment_intent.canceled' ? 'payment_intent.canceled' : event.failureMessage || 'payment_intent.payment_failed';
     // Never downgrades: a payment already completed stays completed (the activity answers its status).
     const after = await records.failPayment({ paymentId, reason });
     return after.status === 'completed' ? 'completed' : 'failed';

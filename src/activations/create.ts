@@ -38,10 +38,9 @@ export function createActivationCreation(deps: CreateActivationDeps) {
 
   async function validateIccid(operatorSlug: string, iccid: string, simType: SimType) {
     checkSerialFormat(config, iccid, simType);
-    const [operator] = await orm.em.fork().execute<{ id: string }[]>(
-      `select id from operators where slug = ? and kind = 'telecom' and is_active`,
-      [operatorSlug],
-    );
+    const [operator] = await orm.em
+      .fork()
+      .execute<{ id: string }[]>(`select id from operators where slug = ? and kind = 'telecom' and is_active`, [operatorSlug]);
     if (!operator) throw new AppError('OPERATOR_NOT_FOUND');
     const plugin = pluginFor(operators, operatorSlug, simType);
     const check = await askOperator(plugin, iccid, simType);
@@ -71,14 +70,27 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       await removeRows(ids);
       throw new AppError('ACTIVATION_FAILED', { details: { reason: 'WORKFLOW_UNAVAILABLE' }, message: String(err) });
     }
-    return { activationId: ids.activationId, orderId: ids.orderId, status: 'pending' as const, identityStatus: 'waiting' as const, simType: input.simType };
+    return {
+      activationId: ids.activationId,
+      orderId: ids.orderId,
+      status: 'pending' as const,
+      identityStatus: 'waiting' as const,
+      simType: input.simType,
+    };
   }
 
-  async function insertRows(userId: string, pkg: PackageRow, input: { iccid: string; simType: SimType }, ids: Record<'activationId' | 'orderId' | 'orderItemId', string>) {
+  async function insertRows(
+    userId: string,
+    pkg: PackageRow,
+    input: { iccid: string; simType: SimType },
+    ids: Record<'activationId' | 'orderId' | 'orderItemId', string>,
+  ) {
     try {
       await orm.em.fork().transactional(async (em) => {
         // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
-        const [user] = await em.execute<{ identity_type: IdentityType }[]>('select identity_type from users where id = ? for update', [userId]);
+        const [user] = await em.execute<{ identity_type: IdentityType }[]>('select identity_type from users where id = ? for update', [
+          userId,
+        ]);
         const [live] = await em.execute<{ n: string }[]>(
           `select count(*) as n from activations where user_id = ? and status not in ('failed', 'cancelled') and deleted_at is null`,
           [userId],
@@ -92,10 +104,13 @@ export function createActivationCreation(deps: CreateActivationDeps) {
           `insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at) values (?, ?, 'pending_payment', ?, 'SAR', ?, ?)`,
           [ids.orderId, userId, pkg.price_sar, now, now],
         );
-        await em.execute(
-          `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values (?, ?, ?, ?, 1, ?)`,
-          [ids.orderItemId, ids.orderId, pkg.id, input.iccid, pkg.price_sar],
-        );
+        await em.execute(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values (?, ?, ?, ?, 1, ?)`, [
+          ids.orderItemId,
+          ids.orderId,
+          pkg.id,
+          input.iccid,
+          pkg.price_sar,
+        ]);
         await em.execute(
           `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status, identity_status, created_at, updated_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?, ?)`,

@@ -20,10 +20,12 @@ interface OwnedActivation {
 export function createActivationIdentity(deps: IdentityDeps) {
   async function owned(userId: string, activationId: string): Promise<OwnedActivation> {
     if (!UUID.test(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
-    const [row] = await deps.orm.em.fork().execute<OwnedActivation[]>(
-      'select status, identity_status, identity_verified_at from activations where id = ? and user_id = ? and deleted_at is null',
-      [activationId, userId],
-    );
+    const [row] = await deps.orm.em
+      .fork()
+      .execute<OwnedActivation[]>(
+        'select status, identity_status, identity_verified_at from activations where id = ? and user_id = ? and deleted_at is null',
+        [activationId, userId],
+      );
     if (!row) throw new AppError('ACTIVATION_NOT_FOUND');
     return row;
   }

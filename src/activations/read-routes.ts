@@ -15,7 +15,13 @@ const Limit = z
   .string()
   .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
   .transform(Number)
-  .pipe(z.number().int().min(1, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`).max(MAX_PAGE_SIZE, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`))
+  .pipe(
+    z
+      .number()
+      .int()
+      .min(1, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
+      .max(MAX_PAGE_SIZE, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`),
+  )
   .optional()
   .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE });
 
@@ -29,9 +35,7 @@ const CursorParam = z
 const StatusFilter = z.enum(ACTIVATION_STATUSES).optional();
 const Instant = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 date-time' });
 
-export const HistoryQuery = z
-  .object({ cursor: CursorParam, limit: Limit, status: StatusFilter })
-  .openapi('ActivationHistoryQuery');
+export const HistoryQuery = z.object({ cursor: CursorParam, limit: Limit, status: StatusFilter }).openapi('ActivationHistoryQuery');
 
 export const RecordsQuery = z
   .strictObject({
@@ -60,7 +64,10 @@ const IdParams = z.object({ id: z.string().openapi({ format: 'uuid' }) });
 // --- Response schemas ------------------------------------------------------------------------
 
 const Timestamp = z.iso.datetime();
-const Money = z.string().regex(/^-?\d+\.\d{2}$/).openapi({ description: 'Decimal string with 2 decimals', example: '49.00' });
+const Money = z
+  .string()
+  .regex(/^-?\d+\.\d{2}$/)
+  .openapi({ description: 'Decimal string with 2 decimals', example: '49.00' });
 
 export const EsimProfileView = z
   .object({
@@ -222,52 +229,106 @@ export function activationReadRoutes(registry: OpenAPIRegistry, deps: Activation
   const tag = 'Activations';
 
   // Literal paths before `/activations/:id/...`; they do not collide, but keep the order obvious.
-  defineRoute(router, registry, {
-    method: 'get', path: '/activations/history', tag, auth: 'session', summary: "The caller's activations, newest first",
-    description: 'Keyset pagination ordered by (createdAt desc, id desc). Soft-deleted activations are not listed.',
-    query: HistoryQuery, response: { status: 200, schema: ActivationHistoryResponse },
-    errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED'],
-  }, auth, async (_req, res) => {
-    const q = parsed<Parsed<typeof HistoryQuery>>(res, 'query');
-    res.json(await reads.history(principalOf(res).user.id, { cursor: q.cursor, limit: q.limit, status: q.status }));
-  });
-
-  defineRoute(router, registry, {
-    method: 'get', path: '/activations/records', tag, auth: 'session', summary: 'Activation records for the admin dashboard (super_admin)',
-    description: 'Unknown query parameters are rejected. `from` and `to` are inclusive bounds of createdAt.',
-    query: RecordsQuery, response: { status: 200, schema: ActivationRecordsResponse },
-    errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED', 'AUTH_FORBIDDEN', 'ACTIVATION_FAILED'],
-  }, auth, requireRole('super_admin'), async (_req, res) => {
-    const q = parsed<Parsed<typeof RecordsQuery>>(res, 'query');
-    res.json(await reads.records({
-      cursor: q.cursor, limit: q.limit, status: q.status, operatorId: q.operatorId, packageId: q.packageId,
-      from: q.from, to: q.to, includeDeleted: q.includeDeleted === 'true',
-    }));
-  });
-
-  defineRoute(router, registry, {
-    method: 'get', path: '/activations/:id/status', tag, auth: 'session', summary: 'Status of one of the caller\'s activations',
-    description: '`esimProfile` stays null until the activation is `activated`.',
-    params: IdParams, response: { status: 200, schema: ActivationStatusResponse },
-    errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_FAILED', 'AUTH_REQUIRED'],
-  }, auth, async (_req, res) => {
-    res.json(await reads.status(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
-  });
-
-  defineRoute(router, registry, {
-    method: 'get', path: '/activations/:id/esim-qr', tag, auth: 'session', summary: 'QR code (PNG) of an issued eSIM profile',
-    description: 'Rendered on demand from the stored activation code, never stored. 404 for physical SIMs and eSIMs not yet activated.',
-    params: IdParams,
-    response: {
-      status: 200, contentType: 'image/png', description: 'PNG image',
-      schema: z.string().openapi({ type: 'string', format: 'binary' }),
-      headers: z.object({ 'Cache-Control': z.literal('private, no-store') }),
+  defineRoute(
+    router,
+    registry,
+    {
+      method: 'get',
+      path: '/activations/history',
+      tag,
+      auth: 'session',
+      summary: "The caller's activations, newest first",
+      description: 'Keyset pagination ordered by (createdAt desc, id desc). Soft-deleted activations are not listed.',
+      query: HistoryQuery,
+      response: { status: 200, schema: ActivationHistoryResponse },
+      errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED'],
     },
-    errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_ESIM_DISABLED', 'AUTH_REQUIRED'],
-  }, auth, async (_req, res) => {
-    const png = await reads.esimQr(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id);
-    res.set('Cache-Control', 'private, no-store').type('image/png').send(png);
-  });
+    auth,
+    async (_req, res) => {
+      const q = parsed<Parsed<typeof HistoryQuery>>(res, 'query');
+      res.json(await reads.history(principalOf(res).user.id, { cursor: q.cursor, limit: q.limit, status: q.status }));
+    },
+  );
+
+  defineRoute(
+    router,
+    registry,
+    {
+      method: 'get',
+      path: '/activations/records',
+      tag,
+      auth: 'session',
+      summary: 'Activation records for the admin dashboard (super_admin)',
+      description: 'Unknown query parameters are rejected. `from` and `to` are inclusive bounds of createdAt.',
+      query: RecordsQuery,
+      response: { status: 200, schema: ActivationRecordsResponse },
+      errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED', 'AUTH_FORBIDDEN', 'ACTIVATION_FAILED'],
+    },
+    auth,
+    requireRole('super_admin'),
+    async (_req, res) => {
+      const q = parsed<Parsed<typeof RecordsQuery>>(res, 'query');
+      res.json(
+        await reads.records({
+          cursor: q.cursor,
+          limit: q.limit,
+          status: q.status,
+          operatorId: q.operatorId,
+          packageId: q.packageId,
+          from: q.from,
+          to: q.to,
+          includeDeleted: q.includeDeleted === 'true',
+        }),
+      );
+    },
+  );
+
+  defineRoute(
+    router,
+    registry,
+    {
+      method: 'get',
+      path: '/activations/:id/status',
+      tag,
+      auth: 'session',
+      summary: "Status of one of the caller's activations",
+      description: '`esimProfile` stays null until the activation is `activated`.',
+      params: IdParams,
+      response: { status: 200, schema: ActivationStatusResponse },
+      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_FAILED', 'AUTH_REQUIRED'],
+    },
+    auth,
+    async (_req, res) => {
+      res.json(await reads.status(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
+    },
+  );
+
+  defineRoute(
+    router,
+    registry,
+    {
+      method: 'get',
+      path: '/activations/:id/esim-qr',
+      tag,
+      auth: 'session',
+      summary: 'QR code (PNG) of an issued eSIM profile',
+      description: 'Rendered on demand from the stored activation code, never stored. 404 for physical SIMs and eSIMs not yet activated.',
+      params: IdParams,
+      response: {
+        status: 200,
+        contentType: 'image/png',
+        description: 'PNG image',
+        schema: z.string().openapi({ type: 'string', format: 'binary' }),
+        headers: z.object({ 'Cache-Control': z.literal('private, no-store') }),
+      },
+      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_ESIM_DISABLED', 'AUTH_REQUIRED'],
+    },
+    auth,
+    async (_req, res) => {
+      const png = await reads.esimQr(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id);
+      res.set('Cache-Control', 'private, no-store').type('image/png').send(png);
+    },
+  );
 
   return router;
 }
@@ -278,12 +339,22 @@ export interface OperatorRouteDeps {
 
 export function operatorRoutes(registry: OpenAPIRegistry, deps: OperatorRouteDeps): Router {
   const router = Router();
-  defineRoute(router, registry, {
-    method: 'get', path: '/operators', tag: 'Operators', auth: 'public', summary: 'Telecom operators',
-    description: 'Telecom operators only (eSIM store providers are not listed), ordered by nameEn.',
-    response: { status: 200, schema: OperatorListResponse }, errors: [],
-  }, async (_req, res) => {
-    res.json(await deps.reads.operators());
-  });
+  defineRoute(
+    router,
+    registry,
+    {
+      method: 'get',
+      path: '/operators',
+      tag: 'Operators',
+      auth: 'public',
+      summary: 'Telecom operators',
+      description: 'Telecom operators only (eSIM store providers are not listed), ordered by nameEn.',
+      response: { status: 200, schema: OperatorListResponse },
+      errors: [],
+    },
+    async (_req, res) => {
+      res.json(await deps.reads.operators());
+    },
+  );
   return router;
 }

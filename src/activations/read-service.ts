@@ -121,7 +121,16 @@ export interface ActivationRecord {
     createdAt: string;
     updatedAt: string;
   };
-  operator: { id: string; slug: string; nameEn: string; nameAr: string; isActive: boolean; logoUrl: string | null; createdAt: string; updatedAt: string };
+  operator: {
+    id: string;
+    slug: string;
+    nameEn: string;
+    nameAr: string;
+    isActive: boolean;
+    logoUrl: string | null;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 export interface OperatorListItem {
@@ -382,7 +391,8 @@ export function createActivationReads(deps: ActivationReadDeps) {
     if (input.packageId !== undefined) where.push(`a.package_id = ${param(input.packageId)}::uuid`);
     // Bounds at the API's millisecond resolution: a row whose createdAt reads `to` is included.
     if (input.from !== undefined) where.push(`a.created_at >= date_trunc('milliseconds', ${param(input.from)}::timestamptz)`);
-    if (input.to !== undefined) where.push(`a.created_at < date_trunc('milliseconds', ${param(input.to)}::timestamptz) + interval '1 millisecond'`);
+    if (input.to !== undefined)
+      where.push(`a.created_at < date_trunc('milliseconds', ${param(input.to)}::timestamptz) + interval '1 millisecond'`);
     if (cursor) where.push(`(a.created_at, a.id) < (${param(cursor.createdAt)}::timestamptz, ${param(cursor.id)}::uuid)`);
     const rows = await query<RecordRow>(
       `select ${RECORD_COLUMNS}
@@ -486,7 +496,15 @@ export function createActivationReads(deps: ActivationReadDeps) {
   }
 
   async function listOperators(): Promise<{ data: OperatorListItem[] }> {
-    const rows = await query<{ id: string; slug: string; name_en: string; name_ar: string; logo_url: string | null; created_at: string; updated_at: string }>(
+    const rows = await query<{
+      id: string;
+      slug: string;
+      name_en: string;
+      name_ar: string;
+      logo_url: string | null;
+      created_at: string;
+      updated_at: string;
+    }>(
       `select id, slug, name_en, name_ar, logo_url, ${iso('created_at')} as created_at, ${iso('updated_at')} as updated_at
          from operators
         where kind = 'telecom'

@@ -17,7 +17,13 @@ export const CreateActivationBody = z
   .object({ iccid: z.string().min(1).max(255), packageId: z.uuid(), simType: SimTypeField })
   .openapi('CreateActivationRequest');
 export const CreateActivationResponse = z
-  .object({ activationId: z.uuid(), orderId: z.uuid(), status: z.literal('pending'), identityStatus: z.literal('waiting'), simType: z.enum(SIM_TYPES) })
+  .object({
+    activationId: z.uuid(),
+    orderId: z.uuid(),
+    status: z.literal('pending'),
+    identityStatus: z.literal('waiting'),
+    simType: z.enum(SIM_TYPES),
+  })
   .openapi('CreateActivationResponse');
 
 export const ActivationIdParams = z.object({ id: z.string() });
@@ -26,7 +32,11 @@ export const VerifyIdentityBody = z
   .object({ identityType: z.enum(IDENTITY_TYPES), idNumber: z.string().min(5).max(20) })
   .openapi('VerifyIdentityRequest');
 export const VerifyIdentityResponse = z
-  .object({ transId: z.string(), randomCode: z.string().openapi({ description: 'Confirm this code in the national identity app' }), status: z.string() })
+  .object({
+    transId: z.string(),
+    randomCode: z.string().openapi({ description: 'Confirm this code in the national identity app' }),
+    status: z.string(),
+  })
   .openapi('VerifyIdentityResponse');
 export const IdentityStatusResponse = z
   .object({ status: z.enum(IDENTITY_STATUSES), verifiedAt: z.iso.datetime().nullable() })

@@ -2,7 +2,14 @@ import type { Config } from '../config';
 import type { SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import { parseActivationCode } from '../operators/esim-code';
-import { OperatorRejection, OperatorTimeout, OperatorUnavailable, type OperatorPlugin, type OperatorRegistry, type SerialCheck } from '../operators/plugin';
+import {
+  OperatorRejection,
+  OperatorTimeout,
+  OperatorUnavailable,
+  type OperatorPlugin,
+  type OperatorRegistry,
+  type SerialCheck,
+} from '../operators/plugin';
 import { PHYSICAL_ICCID } from './schemas';
 
 /**
@@ -16,7 +23,10 @@ export function checkSerialFormat(config: Pick<Config, 'FEATURE_ESIM'>, serial: 
     throw validationError([
       {
         path: 'iccid',
-        message: simType === 'physical' ? 'ICCID must be exactly 19 digits' : 'Not a GSMA SGP.22 activation code (LPA:1$<SM-DP+ address>$<matching id>…, at most 255 characters)',
+        message:
+          simType === 'physical'
+            ? 'ICCID must be exactly 19 digits'
+            : 'Not a GSMA SGP.22 activation code (LPA:1$<SM-DP+ address>$<matching id>…, at most 255 characters)',
       },
     ]);
   }

@@ -142,7 +142,9 @@ export function createAccountService(deps: AccountDeps) {
   return { register, login, verifyOtp, recordConsents: recordConsentsFor, missingConsents, session, me, updateMe };
 
   function matchesAll(user: UserRow, ids: Identifiers): boolean {
-    return (!ids.phone || user.phoneHash === cipher.lookupHash(ids.phone)) && (!ids.email || user.emailHash === cipher.lookupHash(ids.email));
+    return (
+      (!ids.phone || user.phoneHash === cipher.lookupHash(ids.phone)) && (!ids.email || user.emailHash === cipher.lookupHash(ids.email))
+    );
   }
 }
 

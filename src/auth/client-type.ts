@@ -6,7 +6,9 @@ const MOBILE_AGENT = /\b(okhttp|Dart|CFNetwork|Alamofire|ActivationSys(Mobile)?)
 
 /** `X-Client-Type: mobile|web` wins; otherwise the user agent decides; default web. */
 export function clientTypeOf(headers: IncomingHttpHeaders): ClientType {
-  const declared = String(headers['x-client-type'] ?? '').trim().toLowerCase();
+  const declared = String(headers['x-client-type'] ?? '')
+    .trim()
+    .toLowerCase();
   if (declared === 'mobile' || declared === 'web') return declared;
   const agent = headers['user-agent'] ?? '';
   if (!agent.startsWith('Mozilla/') && MOBILE_AGENT.test(agent)) return 'mobile';

@@ -10,7 +10,14 @@ export const SESSION_COOKIE = 'activation-sys-session';
 export function setSessionCookie(res: Response, token: string, maxAgeSeconds: number): void {
   res.append(
     'Set-Cookie',
-    serialize(SESSION_COOKIE, token, { httpOnly: true, secure: true, sameSite: 'strict', path: '/', maxAge: maxAgeSeconds, priority: 'high' }),
+    serialize(SESSION_COOKIE, token, {
+      httpOnly: true,
+      secure: true,
+      sameSite: 'strict',
+      path: '/',
+      maxAge: maxAgeSeconds,
+      priority: 'high',
+    }),
   );
 }
 

@@ -14,13 +14,23 @@ export const E164Phone = z
   .string()
   .regex(/^\+[1-9]\d{6,14}$/, 'Phone must be an E.164 number: + and 7 to 15 digits')
   .openapi({ example: '+966501234567' });
-export const Email = z.email({ message: 'Invalid e-mail address' }).max(254).transform((v) => v.toLowerCase()).openapi({ example: 'sara@example.com' });
+export const Email = z
+  .email({ message: 'Invalid e-mail address' })
+  .max(254)
+  .transform((v) => v.toLowerCase())
+  .openapi({ example: 'sara@example.com' });
 export const Name = z.string().trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
-export const Otp = z.string().regex(/^\d{6}$/, 'OTP must be 6 digits').openapi({ example: '123456' });
+export const Otp = z
+  .string()
+  .regex(/^\d{6}$/, 'OTP must be 6 digits')
+  .openapi({ example: '123456' });
 
 /** Consents are checked by `consentsValid` (AUTH_CONSENT_REQUIRED), not by the schema. */
 export const Consent = z.object({ type: z.enum(CONSENT_TYPES), version: z.string().min(1).max(64) }).openapi('Consent');
-const ConsentList = z.unknown().optional().openapi({ type: 'array', items: { $ref: '#/components/schemas/Consent' }, minItems: 3, maxItems: 3 });
+const ConsentList = z
+  .unknown()
+  .optional()
+  .openapi({ type: 'array', items: { $ref: '#/components/schemas/Consent' }, minItems: 3, maxItems: 3 });
 
 export function consentsValid(value: unknown): value is z.infer<typeof Consent>[] {
   const list = z.array(Consent).length(3).safeParse(value);
@@ -39,9 +49,7 @@ export const VerifyOtpBody = z
   .openapi('VerifyOtpRequest');
 export const MagicLinkBody = z.object({ token: z.string().min(20).max(200) }).openapi('MagicLinkRequest');
 export const ConsentsBody = z.object({ consents: ConsentList }).openapi('ConsentsRequest');
-export const UpdateMeBody = z
-  .strictObject({ name: Name.optional(), email: Email.nullable().optional() })
-  .openapi('UpdateMeRequest');
+export const UpdateMeBody = z.strictObject({ name: Name.optional(), email: Email.nullable().optional() }).openapi('UpdateMeRequest');
 export const ChangePhoneBody = z.object({ newPhone: SaudiPhone }).openapi('ChangePhoneRequest');
 export const VerifyChangePhoneBody = z.object({ newPhone: SaudiPhone, otp: Otp }).openapi('VerifyChangePhoneRequest');
 
@@ -62,7 +70,11 @@ export const SessionUser = ProfileUser.extend({
 }).openapi('SessionUser');
 
 export const SessionObject = z
-  .object({ clientType: z.enum(['mobile', 'web']), expiresAt: z.iso.datetime(), token: z.string().optional().openapi({ description: 'Mobile only' }) })
+  .object({
+    clientType: z.enum(['mobile', 'web']),
+    expiresAt: z.iso.datetime(),
+    token: z.string().optional().openapi({ description: 'Mobile only' }),
+  })
   .openapi('Session');
 
 const LocalizedMessage = z.string().openapi({ description: 'Localized by Accept-Language' });

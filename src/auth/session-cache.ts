@@ -23,7 +23,12 @@ export interface SessionCache {
  * `auth_changed`, every instance LISTENs and evicts at once. While the
  * listening connection is down, the cache answers nothing.
  */
-export function createSessionCache(opts: { pool: Pool; ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): SessionCache {
+export function createSessionCache(opts: {
+  pool: Pool;
+  ttlMs: number;
+  maxEntries?: number;
+  onError?: (err: unknown) => void;
+}): SessionCache {
   const entries = new Map<string, Entry>();
   const byUser = new Map<string, Set<string>>();
   const max = opts.maxEntries ?? 50_000;

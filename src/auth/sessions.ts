@@ -51,13 +51,15 @@ export function createSessionService(deps: SessionDeps) {
     const now = clock();
     const lifetime = clientType === 'web' ? config.WEB_SESSION_SECONDS : config.MOBILE_SESSION_SECONDS;
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + lifetime * 1000);
-    await deps.orm.em.fork().execute('insert into sessions (id, user_id, client_type, expires_at, created_at) values (?, ?, ?, ?, ?)', [
-      id,
-      userId,
-      clientType,
-      expiresAt,
-      now,
-    ]);
+    await deps.orm.em
+      .fork()
+      .execute('insert into sessions (id, user_id, client_type, expires_at, created_at) values (?, ?, ?, ?, ?)', [
+        id,
+        userId,
+        clientType,
+        expiresAt,
+        now,
+      ]);
     const token = await new SignJWT({ ctype: clientType })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
@@ -156,10 +158,12 @@ export function createSessionService(deps: SessionDeps) {
 
   /** Every live session of a user ends now (deactivation, company suspension). */
   async function revokeAllForUser(userId: string): Promise<number> {
-    const rows = await deps.orm.em.fork().execute<{ id: string }[]>(
-      'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
-      [clock(), userId, clock()],
-    );
+    const rows = await deps.orm.em
+      .fork()
+      .execute<{ id: string }[]>(
+        'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
+        [clock(), userId, clock()],
+      );
     return rows.length;
   }
 

@@ -16,14 +16,63 @@ export const DEMO = {
 
 const OPERATORS = [
   { id: DEMO.operators.mock, slug: 'mock', nameEn: 'Mock Telecom', nameAr: 'الاتصالات التجريبية' },
-  { id: DEMO.operators.mockNoEsim, slug: 'mock-noesim', nameEn: 'Mock Telecom (no eSIM)', nameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)' },
+  {
+    id: DEMO.operators.mockNoEsim,
+    slug: 'mock-noesim',
+    nameEn: 'Mock Telecom (no eSIM)',
+    nameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)',
+  },
 ];
 
 const PACKAGES = [
-  { id: DEMO.packages.starter, operatorId: DEMO.operators.mock, nameEn: 'Starter 5 GB', nameAr: 'باقة البداية 5 جيجابايت', dataMb: 5120, minutes: 100, sms: 50, days: 30, price: '49.00', b2b: '42.00' },
-  { id: DEMO.packages.plus, operatorId: DEMO.operators.mock, nameEn: 'Plus 20 GB', nameAr: 'باقة بلس 20 جيجابايت', dataMb: 20480, minutes: 500, sms: 100, days: 30, price: '99.00', b2b: '85.50' },
-  { id: DEMO.packages.unlimited, operatorId: DEMO.operators.mock, nameEn: 'Unlimited', nameAr: 'باقة بلا حدود', dataMb: 1048576, minutes: 3000, sms: 500, days: 30, price: '199.00', b2b: null },
-  { id: DEMO.packages.basic, operatorId: DEMO.operators.mockNoEsim, nameEn: 'Basic 2 GB', nameAr: 'الباقة الأساسية 2 جيجابايت', dataMb: 2048, minutes: 60, sms: 30, days: 30, price: '25.00', b2b: '20.00' },
+  {
+    id: DEMO.packages.starter,
+    operatorId: DEMO.operators.mock,
+    nameEn: 'Starter 5 GB',
+    nameAr: 'باقة البداية 5 جيجابايت',
+    dataMb: 5120,
+    minutes: 100,
+    sms: 50,
+    days: 30,
+    price: '49.00',
+    b2b: '42.00',
+  },
+  {
+    id: DEMO.packages.plus,
+    operatorId: DEMO.operators.mock,
+    nameEn: 'Plus 20 GB',
+    nameAr: 'باقة بلس 20 جيجابايت',
+    dataMb: 20480,
+    minutes: 500,
+    sms: 100,
+    days: 30,
+    price: '99.00',
+    b2b: '85.50',
+  },
+  {
+    id: DEMO.packages.unlimited,
+    operatorId: DEMO.operators.mock,
+    nameEn: 'Unlimited',
+    nameAr: 'باقة بلا حدود',
+    dataMb: 1048576,
+    minutes: 3000,
+    sms: 500,
+    days: 30,
+    price: '199.00',
+    b2b: null,
+  },
+  {
+    id: DEMO.packages.basic,
+    operatorId: DEMO.operators.mockNoEsim,
+    nameEn: 'Basic 2 GB',
+    nameAr: 'الباقة الأساسية 2 جيجابايت',
+    dataMb: 2048,
+    minutes: 60,
+    sms: 30,
+    days: 30,
+    price: '25.00',
+    b2b: '20.00',
+  },
 ];
 
 /** Seeds the mock operators and a few packages; running it again changes nothing. */
@@ -40,8 +89,22 @@ export async function seedDemoCatalog(em: EntityManager, now = new Date()): Prom
       `insert into packages (id, operator_id, name_en, name_ar, description_en, description_ar, data_amount_mb, voice_minutes,
          sms_count, validity_days, price_sar, price_sar_b2b, is_active, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?, ?) on conflict (id) do nothing`,
-      [pkg.id, pkg.operatorId, pkg.nameEn, pkg.nameAr, `${pkg.nameEn}, ${pkg.days} days`, `${pkg.nameAr}، ${pkg.days} يوماً`,
-        pkg.dataMb, pkg.minutes, pkg.sms, pkg.days, pkg.price, pkg.b2b, now, now],
+      [
+        pkg.id,
+        pkg.operatorId,
+        pkg.nameEn,
+        pkg.nameAr,
+        `${pkg.nameEn}, ${pkg.days} days`,
+        `${pkg.nameAr}، ${pkg.days} يوماً`,
+        pkg.dataMb,
+        pkg.minutes,
+        pkg.sms,
+        pkg.days,
+        pkg.price,
+        pkg.b2b,
+        now,
+        now,
+      ],
     );
   }
 }

@@ -15,8 +15,14 @@ const Args = z
   .object({
     role: z.enum(APP_ROLES),
     name: z.string().trim().min(1).max(255),
-    phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'phone must be E.164').optional(),
-    email: z.email().transform((v) => v.toLowerCase()).optional(),
+    phone: z
+      .string()
+      .regex(/^\+[1-9]\d{6,14}$/, 'phone must be E.164')
+      .optional(),
+    email: z
+      .email()
+      .transform((v) => v.toLowerCase())
+      .optional(),
     'identity-type': z.enum(IDENTITY_TYPES).default('citizen'),
     areas: z.string().optional(),
     'areas-write': z.string().optional(),
@@ -30,8 +36,13 @@ export function parseCreateUserArgs(argv: string[]): CreateUserArgs {
   const { values } = parseArgs({
     args: argv,
     options: {
-      role: { type: 'string' }, name: { type: 'string' }, phone: { type: 'string' }, email: { type: 'string' },
-      'identity-type': { type: 'string' }, areas: { type: 'string' }, 'areas-write': { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
+      phone: { type: 'string' },
+      email: { type: 'string' },
+      'identity-type': { type: 'string' },
+      areas: { type: 'string' },
+      'areas-write': { type: 'string' },
     },
   });
   const parsed = Args.safeParse(values);
@@ -41,7 +52,13 @@ export function parseCreateUserArgs(argv: string[]): CreateUserArgs {
 
 /** Inserts the user, verified, with the given role (and areas for an `admin`). */
 export async function createUser(em: EntityManager, cipher: PersonalDataCipher, args: CreateUserArgs) {
-  const list = (v?: string) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
+  const list = (v?: string) =>
+    v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const now = new Date();
   const user = em.create(User, {
     name: args.name,
@@ -73,7 +90,8 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) main().catch((err) => {
-  console.error(err?.message ?? err);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err?.message ?? err);
+    process.exit(1);
+  });

@@ -63,7 +63,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   let stepNo = 0;
 
   const step = (title: string) => log(`\n${++stepNo}. ${title}  (+${((Date.now() - started) / 1000).toFixed(1)}s)`);
-  const show = (label: string, value: unknown) => log(`   ${label.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const show = (label: string, value: unknown) =>
+    log(`   ${label.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
 
   // `quiet` for polls: they print a line only when what they read changes.
   async function call(method: string, route: string, body?: unknown, expected = [200, 201], quiet = false): Promise<Json> {
@@ -121,13 +122,20 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   show('status', `${created.status}, identity ${created.identityStatus}`);
 
   step('Verify the national identity (the mock provider confirms after a few seconds)');
-  const verification = await call('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' });
+  const verification = await call('POST', `/activations/${activationId}/verify-identity`, {
+    identityType: 'citizen',
+    idNumber: '1098765430',
+  });
   show('randomCode', `${verification.randomCode}  (confirmed in the identity app)`);
   log(`   polling GET /activations/${activationId}/verify-identity`);
-  const identity = await until('identity verification', async () => {
-    const res = await call('GET', `/activations/${activationId}/verify-identity`, undefined, [200], true);
-    return res.status === 'waiting' ? undefined : res;
-  }, 500);
+  const identity = await until(
+    'identity verification',
+    async () => {
+      const res = await call('GET', `/activations/${activationId}/verify-identity`, undefined, [200], true);
+      return res.status === 'waiting' ? undefined : res;
+    },
+    500,
+  );
   show('identity', identity);
   if (identity.status !== 'completed') throw new DemoError(`identity verification ended ${identity.status}`);
 
@@ -139,11 +147,15 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   step('Wait for the workflow to hand the SIM to the operator');
   log(`   polling GET /activations/${activationId}/status`);
   let seen: string | undefined;
-  const final = await until('the activation to finish', async () => {
-    const res = await call('GET', `/activations/${activationId}/status`, undefined, [200, 422], true);
-    if (res.status !== seen) show('status', (seen = res.status) ?? res.error);
-    return ['activated', 'failed', 'cancelled'].includes(res.status) || res.error ? res : undefined;
-  }, 500);
+  const final = await until(
+    'the activation to finish',
+    async () => {
+      const res = await call('GET', `/activations/${activationId}/status`, undefined, [200, 422], true);
+      if (res.status !== seen) show('status', (seen = res.status) ?? res.error);
+      return ['activated', 'failed', 'cancelled'].includes(res.status) || res.error ? res : undefined;
+    },
+    500,
+  );
   if (final.status !== 'activated') throw new DemoError(`activation ended ${JSON.stringify(final)}`);
   show('iccid', final.iccid);
   if (final.esimProfile) show('esimProfile', final.esimProfile);
@@ -192,7 +204,10 @@ async function main(): Promise<void> {
       temporalUiUrl: process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? 8233}`,
     });
   } catch (err) {
-    const reason = err instanceof TypeError && String(err.cause).includes('ECONNREFUSED') ? `nothing answers at ${baseUrl}: is \`npm start\` running?` : (err as Error).message;
+    const reason =
+      err instanceof TypeError && String(err.cause).includes('ECONNREFUSED')
+        ? `nothing answers at ${baseUrl}: is \`npm start\` running?`
+        : (err as Error).message;
     console.error(`\ndemo failed: ${reason}`);
     process.exitCode = 1;
   }

@@ -56,9 +56,16 @@ export const Activation = defineEntity({
   },
   indexes: [
     // History: the caller's activations newest first, keyset on (created_at, id).
-    { name: 'activations_user_history_index', expression: 'create index "activations_user_history_index" on "activations" ("user_id", "created_at" desc, "id" desc) where "deleted_at" is null' },
+    {
+      name: 'activations_user_history_index',
+      expression:
+        'create index "activations_user_history_index" on "activations" ("user_id", "created_at" desc, "id" desc) where "deleted_at" is null',
+    },
     // Records: everyone's, newest first.
-    { name: 'activations_records_index', expression: 'create index "activations_records_index" on "activations" ("created_at" desc, "id" desc)' },
+    {
+      name: 'activations_records_index',
+      expression: 'create index "activations_records_index" on "activations" ("created_at" desc, "id" desc)',
+    },
     { properties: ['status'] },
   ],
   uniques: [

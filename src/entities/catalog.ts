@@ -21,7 +21,10 @@ export const Operator = defineEntity({
     apiBaseUrl: p.string().length(1024).nullable(),
     apiConfig: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -47,6 +50,9 @@ export const Package = defineEntity({
     isNameCustomized: p.boolean().default(false),
     isPriceCustomized: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

@@ -20,4 +20,20 @@ export * from './rate-limit';
 export * from './session';
 export * from './user';
 
-export const entities = [User, Consent, OtpChallenge, OtpRequest, Session, TokenBlocklist, InvitationLink, RateLimitCounter, Operator, Package, Order, OrderItem, Activation, Payment, WebhookEvent];
+export const entities = [
+  User,
+  Consent,
+  OtpChallenge,
+  OtpRequest,
+  Session,
+  TokenBlocklist,
+  InvitationLink,
+  RateLimitCounter,
+  Operator,
+  Package,
+  Order,
+  OrderItem,
+  Activation,
+  Payment,
+  WebhookEvent,
+];

@@ -24,10 +24,7 @@ export const OtpChallenge = defineEntity({
     consumedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
-  indexes: [
-    { properties: ['phoneHash', 'createdAt'] },
-    { properties: ['emailHash', 'createdAt'] },
-  ],
+  indexes: [{ properties: ['phoneHash', 'createdAt'] }, { properties: ['emailHash', 'createdAt'] }],
 });
 
 /** Every OTP request per identifier, counted for the 3-per-window limit. */

@@ -2,7 +2,14 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Order } from './order';
 import { User } from './user';
 
-export const PAYMENT_METHODS = ['local_debit', 'card_scheme_1', 'card_scheme_2', 'generic_processor', 'wallet_token', 'mobile_wallet'] as const;
+export const PAYMENT_METHODS = [
+  'local_debit',
+  'card_scheme_1',
+  'card_scheme_2',
+  'generic_processor',
+  'wallet_token',
+  'mobile_wallet',
+] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const PAYMENT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];

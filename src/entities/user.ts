@@ -28,7 +28,10 @@ export const User = defineEntity({
     managedAreas: p.array().nullable(),
     managedAreasWrite: p.array().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 export type UserRow = InstanceType<typeof User.class>;

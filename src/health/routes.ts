@@ -26,15 +26,27 @@ async function check(probe: () => Promise<unknown>): Promise<'ok' | 'unavailable
 
 const Health = z.object({ status: z.literal('ok') }).openapi('Health');
 const Readiness = z
-  .object({ status: z.enum(['ready', 'not_ready']), checks: z.object({ postgres: z.enum(['ok', 'unavailable']), temporal: z.enum(['ok', 'unavailable']) }) })
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({ postgres: z.enum(['ok', 'unavailable']), temporal: z.enum(['ok', 'unavailable']) }),
+  })
   .openapi('Readiness');
 
 /** Liveness (the process answers) and readiness (Postgres and Temporal reachable). */
 export function healthRoutes(registry: OpenAPIRegistry, deps: ReadinessDeps): Router {
   const router = Router();
-  registry.registerPath({ method: 'get', path: '/healthz', tags: ['Health'], summary: 'Process is up', responses: { 200: { description: 'Up', content: { 'application/json': { schema: Health } } } } });
   registry.registerPath({
-    method: 'get', path: '/readyz', tags: ['Health'], summary: 'Postgres and Temporal are reachable',
+    method: 'get',
+    path: '/healthz',
+    tags: ['Health'],
+    summary: 'Process is up',
+    responses: { 200: { description: 'Up', content: { 'application/json': { schema: Health } } } },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/readyz',
+    tags: ['Health'],
+    summary: 'Postgres and Temporal are reachable',
     responses: {
       200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
       503: { description: 'A dependency is unavailable', content: { 'application/json': { schema: Readiness } } },

@@ -16,7 +16,13 @@ export function createErrorHandler(logger?: Pick<Logger, 'error'>): ErrorRequest
 /** Without an app logger: logs through req.log when present. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, next) => handle(err, req, res, next, undefined);
 
-const handle = (err: unknown, req: Parameters<ErrorRequestHandler>[1], res: Parameters<ErrorRequestHandler>[2], _next: unknown, logger?: Pick<Logger, 'error'>) => {
+const handle = (
+  err: unknown,
+  req: Parameters<ErrorRequestHandler>[1],
+  res: Parameters<ErrorRequestHandler>[2],
+  _next: unknown,
+  logger?: Pick<Logger, 'error'>,
+) => {
   const appError = toAppError(err);
   // The app logger redacts personal data and credentials wherever they appear in the error.
   if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');

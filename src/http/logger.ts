@@ -10,9 +10,20 @@ export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
-  '*.token', '*.otp', '*.password', '*.secret', '*.clientSecret',
-  '*.phone', '*.newPhone', '*.email', '*.mobileNumber', '*.idNumber', '*.link', '*.walletToken',
-  '*.to', '*.text',
+  '*.token',
+  '*.otp',
+  '*.password',
+  '*.secret',
+  '*.clientSecret',
+  '*.phone',
+  '*.newPhone',
+  '*.email',
+  '*.mobileNumber',
+  '*.idNumber',
+  '*.link',
+  '*.walletToken',
+  '*.to',
+  '*.text',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

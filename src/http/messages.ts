@@ -1,7 +1,10 @@
 import type { Language } from './errors';
 
 /** The `message` of every success response, in English and Arabic (errors have theirs in error-codes.ts). */
-export interface SuccessMessageDefinition { en: string; ar: string }
+export interface SuccessMessageDefinition {
+  en: string;
+  ar: string;
+}
 
 export const successMessages = {
   // register, login, change-phone

@@ -52,10 +52,11 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): GlobalRateLimit {
     w.consumed = shared.consumedPoints + w.pending;
     w.resetAt = Date.now() + shared.msBeforeNext;
   };
-  const settle = (p: Promise<RateLimiterRes>) => p.catch((r: unknown) => {
-    if (r instanceof RateLimiterRes) return r;
-    throw r;
-  });
+  const settle = (p: Promise<RateLimiterRes>) =>
+    p.catch((r: unknown) => {
+      if (r instanceof RateLimiterRes) return r;
+      throw r;
+    });
 
   /** Opens a window with one consume in Postgres; resolves to this request's position in it. */
   async function open(key: string): Promise<{ w: Window; position: number }> {

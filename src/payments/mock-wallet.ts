@@ -16,10 +16,11 @@ export function mockWalletRoutes(deps: { orm: MikroORM; paymentWorkflows: Paymen
   router.get('/mock-wallet/redirect/:paymentId', async (req, res) => {
     const { paymentId } = req.params;
     if (!UUID.test(paymentId)) throw new AppError('NOT_FOUND');
-    const [payment] = await deps.orm.em.fork().execute<{ status: string }[]>(
-      `select status from payments where id = ? and provider = 'mock' and method = 'mobile_wallet'`,
-      [paymentId],
-    );
+    const [payment] = await deps.orm.em
+      .fork()
+      .execute<{ status: string }[]>(`select status from payments where id = ? and provider = 'mock' and method = 'mobile_wallet'`, [
+        paymentId,
+      ]);
     if (!payment) throw new AppError('NOT_FOUND');
     if (payment.status === 'processing') {
       await deps.paymentWorkflows.deliverEvent(paymentId, { eventId: `mock-wallet:${paymentId}`, type: 'payment_intent.succeeded' });

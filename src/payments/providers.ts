@@ -137,7 +137,9 @@ export interface CardProcessorOptions {
 }
 
 /** Card-like methods pay by card; the generic method lets the processor offer what it supports. */
-function methodParams(method: PaymentMethod): Pick<Stripe.PaymentIntentCreateParams, 'allowed_payment_method_types' | 'automatic_payment_methods'> {
+function methodParams(
+  method: PaymentMethod,
+): Pick<Stripe.PaymentIntentCreateParams, 'allowed_payment_method_types' | 'automatic_payment_methods'> {
   return method === 'generic_processor' ? { automatic_payment_methods: { enabled: true } } : { allowed_payment_method_types: ['card'] };
 }
 
@@ -179,7 +181,11 @@ export function createCardProcessorProvider(opts: CardProcessorOptions): Payment
     appInfo: { name: 'activation-sys' },
   });
 
-  async function create(input: ProviderPaymentInput, extra: Partial<Stripe.PaymentIntentCreateParams>, confirmed: boolean): Promise<ProviderResult> {
+  async function create(
+    input: ProviderPaymentInput,
+    extra: Partial<Stripe.PaymentIntentCreateParams>,
+    confirmed: boolean,
+  ): Promise<ProviderResult> {
     const params: Stripe.PaymentIntentCreateParams = {
       amount: safeAmount(input.amountMinor),
       currency: input.currency.toLowerCase(),
@@ -200,7 +206,8 @@ export function createCardProcessorProvider(opts: CardProcessorOptions): Payment
     name: 'card_processor',
     createIntent: (input) => create(input, {}, false),
     // The wallet sheet yields a PaymentMethod; confirming at once charges it (3-D Secure, if asked, uses the client secret).
-    payWithWalletToken: (input) => create(input, { payment_method: input.walletToken, allowed_payment_method_types: ['card'], confirm: true }, true),
+    payWithWalletToken: (input) =>
+      create(input, { payment_method: input.walletToken, allowed_payment_method_types: ['card'], confirm: true }, true),
     // Mobile wallets are a local rail the card processor does not offer.
     async startMobileWallet() {
       return { status: 'failed', gatewayTransactionId: null, failureReason: 'mobile_wallet_not_supported_by_card_processor' };

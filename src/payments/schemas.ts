@@ -39,7 +39,9 @@ const Status = z.enum(PAYMENT_STATUSES);
 export const PaymentResult = z
   .object({
     paymentId: z.uuid(),
-    status: Status.openapi({ description: '`completed` with the local mock provider; `processing` with a real provider awaiting its callback' }),
+    status: Status.openapi({
+      description: '`completed` with the local mock provider; `processing` with a real provider awaiting its callback',
+    }),
     clientSecret: z.string(),
     gatewayTransactionId: z.string(),
   })
@@ -59,10 +61,12 @@ export const PaymentIdParams = z.object({ id: z.string().openapi({ format: 'uuid
 
 export const Receipt = z
   .object({
-    receiptNumber: z.string().openapi({ description: '`RCP-<yyyymmdd>-<8 hex>` once completed; `PENDING-<8>` or `FAILED-<8>` (start of the payment id) before' }),
+    receiptNumber: z
+      .string()
+      .openapi({ description: '`RCP-<yyyymmdd>-<8 hex>` once completed; `PENDING-<8>` or `FAILED-<8>` (start of the payment id) before' }),
     paymentId: z.uuid(),
     orderId: z.uuid(),
-    amountSar: z.number().openapi({ description: 'Historical name: the amount in the payment\'s own `currency`' }),
+    amountSar: z.number().openapi({ description: "Historical name: the amount in the payment's own `currency`" }),
     currency: z.string(),
     method: z.enum(PAYMENT_METHODS),
     status: Status,

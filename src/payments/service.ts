@@ -158,16 +158,20 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   const pendingWaitMs = deps.pendingWaitMs ?? 10_000;
 
   async function ownedOrder(userId: string, orderId: string): Promise<OrderRow> {
-    const [order] = await orm.em.fork().execute<OrderRow[]>(
-      'select id, user_id, company_id, status, total_amount_sar, currency from orders where id = ? and user_id = ?',
-      [orderId, userId],
-    );
+    const [order] = await orm.em
+      .fork()
+      .execute<OrderRow[]>('select id, user_id, company_id, status, total_amount_sar, currency from orders where id = ? and user_id = ?', [
+        orderId,
+        userId,
+      ]);
     if (!order) throw new AppError('ORDER_NOT_FOUND');
     return order;
   }
 
   async function loadByKey(userId: string, key: string): Promise<PaymentRow | undefined> {
-    const [row] = await orm.em.fork().execute<PaymentRow[]>(`select ${COLUMNS} from payments where user_id = ? and idempotency_key = ?`, [userId, key]);
+    const [row] = await orm.em
+      .fork()
+      .execute<PaymentRow[]>(`select ${COLUMNS} from payments where user_id = ? and idempotency_key = ?`, [userId, key]);
     return row;
   }
 
@@ -211,16 +215,20 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function drive(route: PaymentRoute, row: PaymentRow, req: PayRequest): Promise<PaymentRow> {
     let result: ProviderResult;
     try {
-      result = await callProvider(route, {
-        paymentId: row.id,
-        orderId: row.order_id,
-        userId: row.user_id,
-        amountMinor: toMinorUnits(row.amount, row.currency),
-        currency: row.currency,
-        method: row.method,
-        // One processor-side key per payment row: a retried or taken-over call never creates a second intent.
-        idempotencyKey: `payment-${row.id}`,
-      }, req);
+      result = await callProvider(
+        route,
+        {
+          paymentId: row.id,
+          orderId: row.order_id,
+          userId: row.user_id,
+          amountMinor: toMinorUnits(row.amount, row.currency),
+          currency: row.currency,
+          method: row.method,
+          // One processor-side key per payment row: a retried or taken-over call never creates a second intent.
+          idempotencyKey: `payment-${row.id}`,
+        },
+        req,
+      );
     } catch (err) {
       logger.error({ err, paymentId: row.id, route }, 'payment provider call failed');
       result = { status: 'failed', gatewayTransactionId: null, failureReason: FAILURE_REASONS.providerUnavailable };
@@ -239,10 +247,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const settled = await orm.em.fork().transactional(async (em) => {
         // The order row lock makes "one completed payment per order" hold between parallel attempts with different keys.
         const [order] = await em.execute<{ status: OrderStatus }[]>('select status from orders where id = ? for update', [row.order_id]);
-        const touched = await em.execute<{ id: string }[]>(`update payments set ${setGateway} where id = ? and status = 'pending' returning id`, [
-          ...gatewayParams(result, now),
-          row.id,
-        ]);
+        const touched = await em.execute<{ id: string }[]>(
+          `update payments set ${setGateway} where id = ? and status = 'pending' returning id`,
+          [...gatewayParams(result, now), row.id],
+        );
         if (touched.length === 0) return null;
         if (order?.status !== 'pending_payment') {
           await failPayment(em, row.id, FAILURE_REASONS.orderAlreadyPaid, now);
@@ -261,10 +269,12 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return;
     }
     if (result.status === 'processing') {
-      const touched = await orm.em.fork().execute<{ id: string }[]>(
-        `update payments set status = 'processing', ${setGateway} where id = ? and status = 'pending' returning id`,
-        [...gatewayParams(result, now), row.id],
-      );
+      const touched = await orm.em
+        .fork()
+        .execute<{ id: string }[]>(
+          `update payments set status = 'processing', ${setGateway} where id = ? and status = 'pending' returning id`,
+          [...gatewayParams(result, now), row.id],
+        );
       if (touched.length > 0) {
         try {
           await deps.paymentWorkflows.startSettlement(row.id);
@@ -299,7 +309,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       throw new AppError(code, { details: { paymentId: row.id, reason: row.failure_reason } });
     }
     const gatewayTransactionId = row.gateway_transaction_id ?? '';
-    if (route === 'mobile-wallet') return { paymentId: row.id, status: row.status, gatewayTransactionId, redirectUrl: row.redirect_url ?? '' };
+    if (route === 'mobile-wallet')
+      return { paymentId: row.id, status: row.status, gatewayTransactionId, redirectUrl: row.redirect_url ?? '' };
     return { paymentId: row.id, status: row.status, clientSecret: row.client_secret ?? '', gatewayTransactionId };
   }
 
@@ -323,7 +334,9 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   async function receipt(userId: string, paymentId: string): Promise<Receipt> {
     if (!UUID.test(paymentId)) throw new AppError('NOT_FOUND');
-    const [row] = await orm.em.fork().execute<PaymentRow[]>(`select ${COLUMNS} from payments where id = ? and user_id = ?`, [paymentId, userId]);
+    const [row] = await orm.em
+      .fork()
+      .execute<PaymentRow[]>(`select ${COLUMNS} from payments where id = ? and user_id = ?`, [paymentId, userId]);
     if (!row) throw new AppError('NOT_FOUND');
     return receiptOf(row);
   }

@@ -27,7 +27,8 @@ export async function completePayment(em: EntityManager, paymentId: string, now:
       where id = ? and status in ('pending', 'processing', 'failed') returning order_id`,
     [now, receiptNumber(now), now, paymentId],
   );
-  const orderId = updated?.order_id ?? (await em.execute<{ order_id: string }[]>('select order_id from payments where id = ?', [paymentId]))[0]?.order_id;
+  const orderId =
+    updated?.order_id ?? (await em.execute<{ order_id: string }[]>('select order_id from payments where id = ?', [paymentId]))[0]?.order_id;
   if (!orderId) return null;
   if (updated) {
     await em.execute(`update orders set status = 'paid', updated_at = ? where id = ? and status = 'pending_payment'`, [now, orderId]);
@@ -42,7 +43,10 @@ export async function completePayment(em: EntityManager, paymentId: string, now:
  * second charge for it (two intents paid, or a failed intent retried after another paid).
  * Null when the payment does not exist.
  */
-export async function lockOrderForSettlement(em: EntityManager, paymentId: string): Promise<{ orderId: string; paidByPaymentId: string | null } | null> {
+export async function lockOrderForSettlement(
+  em: EntityManager,
+  paymentId: string,
+): Promise<{ orderId: string; paidByPaymentId: string | null } | null> {
   const [order] = await em.execute<{ id: string }[]>(
     'select o.id from orders o join payments p on p.order_id = o.id where p.id = ? for update of o',
     [paymentId],

@@ -84,7 +84,10 @@ export function verifySucceededIntent(payment: StoredPayment, intent: IntentFact
   } catch {
     expected = null; // more decimals than the currency allows: nothing can match it
   }
-  for (const [field, value] of [['amount', intent.amountMinor], ['amount_received', intent.amountReceivedMinor]] as const) {
+  for (const [field, value] of [
+    ['amount', intent.amountMinor],
+    ['amount_received', intent.amountReceivedMinor],
+  ] as const) {
     const received = exactMinor(value);
     if (expected === null || received === null || received !== expected) {
       mismatches.push({ rule: 'amount', field, expected: expected?.toString() ?? null, received: received?.toString() ?? String(value) });
@@ -92,7 +95,11 @@ export function verifySucceededIntent(payment: StoredPayment, intent: IntentFact
   }
 
   // 4. metadata payment_id, order_id and user_id are all present and match.
-  const wanted: Record<(typeof METADATA_KEYS)[number], string> = { payment_id: payment.id, order_id: payment.orderId, user_id: payment.userId };
+  const wanted: Record<(typeof METADATA_KEYS)[number], string> = {
+    payment_id: payment.id,
+    order_id: payment.orderId,
+    user_id: payment.userId,
+  };
   for (const key of METADATA_KEYS) {
     const value = intent.metadata?.[key];
     const received = typeof value === 'string' ? value : null;

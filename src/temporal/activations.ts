@@ -32,7 +32,10 @@ export interface ActivationWorkflows {
 
 /** The update answered with a business refusal (its ApplicationFailure type). */
 export class WorkflowRefusal extends Error {
-  constructor(readonly type: string | undefined, message: string) {
+  constructor(
+    readonly type: string | undefined,
+    message: string,
+  ) {
     super(message);
   }
 }

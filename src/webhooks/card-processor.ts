@@ -114,7 +114,9 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     const columns = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
     const byMetadata = metadata?.payment_id;
     if (byMetadata && UUID.test(byMetadata)) {
-      const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [byMetadata]);
+      const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [
+        byMetadata,
+      ]);
       if (row) return row;
     }
     const [row] = await em.execute<PaymentRow[]>(
@@ -143,7 +145,13 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
       logger.warn({ eventId, intentId: intent.id }, 'succeeded processor event names no payment of ours');
       return { received: true, ignored: true };
     }
-    const stored: StoredPayment = { id: payment.id, orderId: payment.order_id, userId: payment.user_id, amount: payment.amount, currency: payment.currency };
+    const stored: StoredPayment = {
+      id: payment.id,
+      orderId: payment.order_id,
+      userId: payment.user_id,
+      amount: payment.amount,
+      currency: payment.currency,
+    };
     const verification = verifySucceededIntent(stored, {
       status: intent.status,
       amountMinor: intent.amount,
@@ -155,10 +163,18 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
       let outcome: { recorded: boolean; paymentFailed: boolean };
       try {
         outcome = await recordMismatch(deps.orm.em.fork(), {
-          paymentId: payment.id, eventId, eventType: 'payment_intent.succeeded', intentId: intent.id, mismatches: verification.mismatches, now: clock(),
+          paymentId: payment.id,
+          eventId,
+          eventType: 'payment_intent.succeeded',
+          intentId: intent.id,
+          mismatches: verification.mismatches,
+          now: clock(),
         });
       } catch (err) {
-        logger.error({ err, code: AMOUNT_MISMATCH, paymentId: payment.id, eventId }, 'mismatch could not be recorded; the processor will redeliver');
+        logger.error(
+          { err, code: AMOUNT_MISMATCH, paymentId: payment.id, eventId },
+          'mismatch could not be recorded; the processor will redeliver',
+        );
         throw new AppError('PAYMENT_MISMATCH_RECORD_FAILED');
       }
       // Structured, and without the payload: which rules failed, expected against received.
@@ -174,7 +190,11 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     return { received: true };
   }
 
-  async function failed(eventId: string, type: Exclude<HandledType, 'payment_intent.succeeded'>, object: unknown): Promise<CardProcessorAck> {
+  async function failed(
+    eventId: string,
+    type: Exclude<HandledType, 'payment_intent.succeeded'>,
+    object: unknown,
+  ): Promise<CardProcessorAck> {
     const parsed = IntentRef.safeParse(object);
     if (!parsed.success) throw validationError(issuesOf(parsed.error).map((i) => ({ ...i, path: `data.object.${i.path}` })));
     const payment = await findPayment(parsed.data.id, parsed.data.metadata);
@@ -184,7 +204,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     }
     // A completed payment is never downgraded; a failed one is failed already.
     if (payment.status !== 'pending' && payment.status !== 'processing') return { received: true };
-    const failureMessage = type === 'payment_intent.payment_failed' ? parsed.data.last_payment_error?.message ?? undefined : undefined;
+    const failureMessage = type === 'payment_intent.payment_failed' ? (parsed.data.last_payment_error?.message ?? undefined) : undefined;
     await deliver(payment.id, { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) });
     return { received: true };
   }

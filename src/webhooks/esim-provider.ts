@@ -21,17 +21,27 @@ export const EsimProviderCallback = z
     orderId: Token(128).openapi({ description: 'Our store order id, as given to the provider when the order was placed. Signed.' }),
     merchantId: Token(128).openapi({ description: 'Our merchant id at the provider; must equal the configured one. Signed.' }),
     providerName: Token(64).openapi({ description: 'The provider sending the callback. Signed.', example: 'esim_provider_1' }),
-    status: z.enum(ESIM_CALLBACK_STATUSES).openapi({ description: 'Outcome the provider reports (a hint: not signed, never trusted; see below).' }),
+    status: z
+      .enum(ESIM_CALLBACK_STATUSES)
+      .openapi({ description: 'Outcome the provider reports (a hint: not signed, never trusted; see below).' }),
     reason: z
       .enum(['delayed', 'identity_check'])
       .optional()
       .openapi({ description: 'Why the completion was asynchronous: delayed issuance, or an identity check that finished.' }),
-    eventId: z.string().min(1).max(255).optional().openapi({ description: "The provider's delivery id, kept on the receipt for support; not used for de-duplication." }),
+    eventId: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: "The provider's delivery id, kept on the receipt for support; not used for de-duplication." }),
     signature: z
       .string()
       .max(2048)
       .optional()
-      .openapi({ description: 'Base64 RSASSA-PKCS1-v1_5 SHA-256 signature of `<orderId>.<merchantId>.<providerName>` (UTF-8) with the provider key. Required.' }),
+      .openapi({
+        description:
+          'Base64 RSASSA-PKCS1-v1_5 SHA-256 signature of `<orderId>.<merchantId>.<providerName>` (UTF-8) with the provider key. Required.',
+      }),
   })
   .openapi('EsimProviderCallback', {
     description:
@@ -75,7 +85,10 @@ export interface StoreOrderReconciliation {
 export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderReconciliation {
   return {
     async enqueue(callback) {
-      logger.info({ orderId: callback.orderId, providerName: callback.providerName, status: callback.status }, 'store order reconciliation is not built yet: callback kept as a receipt');
+      logger.info(
+        { orderId: callback.orderId, providerName: callback.providerName, status: callback.status },
+        'store order reconciliation is not built yet: callback kept as a receipt',
+      );
       return 'unknown_order';
     },
   };
@@ -131,27 +144,36 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
       const facts: EsimCallbackFacts = { orderId: callback.orderId, providerName: callback.providerName, status: callback.status };
       const eventId = `${callback.orderId}:${callback.status}`;
       const em = deps.orm.em.fork();
-      const [seen] = await em.execute<{ id: string }[]>(
-        `select id from webhook_events where provider = 'esim_provider' and event_id = ?`,
-        [eventId],
-      );
+      const [seen] = await em.execute<{ id: string }[]>(`select id from webhook_events where provider = 'esim_provider' and event_id = ?`, [
+        eventId,
+      ]);
       if (seen) return { received: true, duplicate: true };
 
       let outcome: 'enqueued' | 'unknown_order';
       try {
         outcome = await deps.reconciliation.enqueue(facts);
       } catch (err) {
-        deps.logger.error({ err, orderId: facts.orderId, providerName: facts.providerName }, 'eSIM callback could not be handed to reconciliation');
+        deps.logger.error(
+          { err, orderId: facts.orderId, providerName: facts.providerName },
+          'eSIM callback could not be handed to reconciliation',
+        );
         throw new AppError('INTERNAL_ERROR', { status: 503 });
       }
       // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
-      const detail = { ...facts, ...(callback.reason ? { reason: callback.reason } : {}), ...(callback.eventId ? { providerEventId: callback.eventId } : {}) };
+      const detail = {
+        ...facts,
+        ...(callback.reason ? { reason: callback.reason } : {}),
+        ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
+      };
       await em.execute(
         `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
          values ('esim_provider', ?, ?, null, ?, ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
         [eventId, `order.${callback.status}`, outcome, JSON.stringify(detail), clock()],
       );
-      deps.logger.info({ orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome }, 'eSIM provider callback received');
+      deps.logger.info(
+        { orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome },
+        'eSIM provider callback received',
+      );
       return { received: true };
     },
   };

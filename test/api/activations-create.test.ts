@@ -16,13 +16,18 @@ afterAll(async () => {
 });
 
 const validate = (body: object, operator?: string) =>
-  request(t.app).post(`/activations/validate-iccid${operator ? `?operator=${operator}` : ''}`).send(body);
+  request(t.app)
+    .post(`/activations/validate-iccid${operator ? `?operator=${operator}` : ''}`)
+    .send(body);
 const create = (token: string, body: object, app = t.app) => request(app).post('/activations').set(bearer(token)).send(body);
 
 describe('POST /activations/validate-iccid', () => {
   it('accepts a Luhn-valid ICCID starting 89 with the mock operator by default', async () => {
     const res = await validate({ iccid: iccid() });
-    expect([res.status, res.body]).toEqual([200, { valid: true, operatorId: DEMO.operators.mock, operatorSlug: 'mock', simType: 'physical' }]);
+    expect([res.status, res.body]).toEqual([
+      200,
+      { valid: true, operatorId: DEMO.operators.mock, operatorSlug: 'mock', simType: 'physical' },
+    ]);
   });
 
   it('answers valid:false for a serial the operator refuses (bad Luhn, wrong prefix)', async () => {
@@ -70,10 +75,17 @@ describe('POST /activations/validate-iccid', () => {
     expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_ESIM_DISABLED']);
   });
 
-  it('answers valid:false with the operator\'s reason when it refuses the serial outright', async () => {
-    expect((await validate({ iccid: iccid('9006') })).body).toEqual({ valid: false, simType: 'physical', error: 'SIM reported lost or stolen' });
-    expect((await validate({ iccid: esimCode('BLOCKED'), simType: 'esim' })).body)
-      .toEqual({ valid: false, simType: 'esim', error: 'Profile is installed on another device' });
+  it("answers valid:false with the operator's reason when it refuses the serial outright", async () => {
+    expect((await validate({ iccid: iccid('9006') })).body).toEqual({
+      valid: false,
+      simType: 'physical',
+      error: 'SIM reported lost or stolen',
+    });
+    expect((await validate({ iccid: esimCode('BLOCKED'), simType: 'esim' })).body).toEqual({
+      valid: false,
+      simType: 'esim',
+      error: 'Profile is installed on another device',
+    });
   });
 
   it('maps operator timeouts to 504 and failures to 502', async () => {
@@ -90,17 +102,35 @@ describe('POST /activations', () => {
     const serial = iccid();
     const res = await create(token, { iccid: serial, packageId: DEMO.packages.starter });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ activationId: expect.any(String), orderId: expect.any(String), status: 'pending', identityStatus: 'waiting', simType: 'physical' });
+    expect(res.body).toEqual({
+      activationId: expect.any(String),
+      orderId: expect.any(String),
+      status: 'pending',
+      identityStatus: 'waiting',
+      simType: 'physical',
+    });
     const [row] = await t.db.query<Record<string, unknown>>(
       `select a.user_id, a.iccid, a.sim_type, a.status, a.identity_status, o.status as order_status, o.total_amount_sar, i.unit_price_sar, i.quantity
          from activations a join orders o on o.id = a.order_id join order_items i on i.id = a.order_item_id where a.id = $1`,
       [res.body.activationId],
     );
     expect(row).toEqual({
-      user_id: userId, iccid: serial, sim_type: 'physical', status: 'pending', identity_status: 'waiting',
-      order_status: 'pending_payment', total_amount_sar: '49.00', unit_price_sar: '49.00', quantity: 1,
+      user_id: userId,
+      iccid: serial,
+      sim_type: 'physical',
+      status: 'pending',
+      identity_status: 'waiting',
+      order_status: 'pending_payment',
+      total_amount_sar: '49.00',
+      unit_price_sar: '49.00',
+      quantity: 1,
     });
-    expect(temporal.started.at(-1)).toEqual({ activationId: res.body.activationId, userId, orderId: res.body.orderId, simType: 'physical' });
+    expect(temporal.started.at(-1)).toEqual({
+      activationId: res.body.activationId,
+      userId,
+      orderId: res.body.orderId,
+      simType: 'physical',
+    });
   });
 
   it('creates an eSIM activation storing the submitted code', async () => {
@@ -109,7 +139,9 @@ describe('POST /activations', () => {
     const res = await create(token, { iccid: code, packageId: DEMO.packages.plus, simType: 'esim' });
     expect(res.status).toBe(201);
     expect(res.body.simType).toBe('esim');
-    const [row] = await t.db.query<{ iccid: string; esim_profile: unknown }>('select iccid, esim_profile from activations where id = $1', [res.body.activationId]);
+    const [row] = await t.db.query<{ iccid: string; esim_profile: unknown }>('select iccid, esim_profile from activations where id = $1', [
+      res.body.activationId,
+    ]);
     expect(row).toEqual({ iccid: code, esim_profile: null });
   });
 
@@ -146,8 +178,13 @@ describe('POST /activations', () => {
     const { token, userId } = await signUp(t);
     for (let i = 0; i < 10; i += 1) expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
     const eleventh = await create(token, { iccid: iccid(), packageId: DEMO.packages.starter });
-    expect(eleventh.body.error).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SIM_LIMIT_EXCEEDED', limit: 10, identityType: 'citizen' } });
-    await t.db.query(`update activations set status = 'failed' where id = (select id from activations where user_id = $1 limit 1)`, [userId]);
+    expect(eleventh.body.error).toMatchObject({
+      code: 'ACTIVATION_FAILED',
+      details: { reason: 'SIM_LIMIT_EXCEEDED', limit: 10, identityType: 'citizen' },
+    });
+    await t.db.query(`update activations set status = 'failed' where id = (select id from activations where user_id = $1 limit 1)`, [
+      userId,
+    ]);
     expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
   });
 
@@ -214,7 +251,10 @@ describe('verify-identity', () => {
 
   it('POST starts verification through the workflow and answers transId, randomCode, status', async () => {
     const { token, activationId } = await pending();
-    const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send({ identityType: 'citizen', idNumber: '1234567890' });
+    const res = await request(t.app)
+      .post(`/activations/${activationId}/verify-identity`)
+      .set(bearer(token))
+      .send({ identityType: 'citizen', idNumber: '1234567890' });
     expect([res.status, res.body]).toEqual([200, { transId: expect.any(String), randomCode: '42', status: 'waiting' }]);
     expect(temporal.verified.at(-1)).toEqual({ activationId, idNumber: '1234567890' });
   });
@@ -232,7 +272,10 @@ describe('verify-identity', () => {
     const { activationId } = await pending();
     const stranger = await signUp(t);
     for (const id of [activationId, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
-      const post = await request(t.app).post(`/activations/${id}/verify-identity`).set(bearer(stranger.token)).send({ identityType: 'citizen', idNumber: '1234567890' });
+      const post = await request(t.app)
+        .post(`/activations/${id}/verify-identity`)
+        .set(bearer(stranger.token))
+        .send({ identityType: 'citizen', idNumber: '1234567890' });
       expect([post.status, errorCode(post)]).toEqual([404, 'ACTIVATION_NOT_FOUND']);
       const get = await request(t.app).get(`/activations/${id}/verify-identity`).set(bearer(stranger.token));
       expect([get.status, errorCode(get)]).toEqual([404, 'ACTIVATION_NOT_FOUND']);
@@ -256,11 +299,17 @@ describe('verify-identity', () => {
 
   it('validates the body and requires a session', async () => {
     const { token, activationId } = await pending();
-    for (const body of [{ identityType: 'alien', idNumber: '1234567890' }, { identityType: 'citizen', idNumber: '1234' }, { identityType: 'citizen', idNumber: 'x'.repeat(21) }]) {
+    for (const body of [
+      { identityType: 'alien', idNumber: '1234567890' },
+      { identityType: 'citizen', idNumber: '1234' },
+      { identityType: 'citizen', idNumber: 'x'.repeat(21) },
+    ]) {
       const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
     }
-    const anon = await request(t.app).post(`/activations/${activationId}/verify-identity`).send({ identityType: 'citizen', idNumber: '1234567890' });
+    const anon = await request(t.app)
+      .post(`/activations/${activationId}/verify-identity`)
+      .send({ identityType: 'citizen', idNumber: '1234567890' });
     expect(errorCode(anon)).toBe('AUTH_REQUIRED');
   });
 });

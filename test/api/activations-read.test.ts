@@ -3,9 +3,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import request from 'supertest';
 import { bearer, createTestApp, errorCode, newPhone, signUp, type TestApp } from '../helpers/app';
-import {
-  binaryParser, DEMO, insertActivation, OPERATOR_API_BASE, OPERATOR_SECRET, seedCatalog, storedProfile,
-} from '../helpers/read-app';
+import { binaryParser, DEMO, insertActivation, OPERATOR_API_BASE, OPERATOR_SECRET, seedCatalog, storedProfile } from '../helpers/read-app';
 
 let t: TestApp;
 let app: Express;
@@ -29,14 +27,23 @@ describe('GET /activations/:id/status', () => {
   it('answers every field for the owner, timestamps in ISO 8601 with milliseconds', async () => {
     const alice = await signUp(t);
     const { activationId, iccid } = await insertActivation(t, {
-      userId: alice.userId, estimatedActivationSeconds: 120,
-      createdAt: '2026-03-01T10:00:00.123Z', updatedAt: '2026-03-01T10:05:00.456Z',
+      userId: alice.userId,
+      estimatedActivationSeconds: 120,
+      createdAt: '2026-03-01T10:00:00.123Z',
+      updatedAt: '2026-03-01T10:05:00.456Z',
     });
     const res = await request(app).get(`/activations/${activationId}/status`).set(bearer(alice.token));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      id: activationId, iccid, simType: 'physical', esimProfile: null, status: 'pending', identityStatus: 'waiting',
-      estimatedActivationSeconds: 120, createdAt: '2026-03-01T10:00:00.123Z', updatedAt: '2026-03-01T10:05:00.456Z',
+      id: activationId,
+      iccid,
+      simType: 'physical',
+      esimProfile: null,
+      status: 'pending',
+      identityStatus: 'waiting',
+      estimatedActivationSeconds: 120,
+      createdAt: '2026-03-01T10:00:00.123Z',
+      updatedAt: '2026-03-01T10:05:00.456Z',
     });
   });
 
@@ -44,7 +51,11 @@ describe('GET /activations/:id/status', () => {
     const alice = await signUp(t);
     const issued = 'LPA:1$smdp.example.com$MATCH-ABC-123-9F00AA11';
     const { activationId } = await insertActivation(t, {
-      userId: alice.userId, simType: 'esim', status: 'in_progress', identityStatus: 'completed', iccid: '8997000000000000017',
+      userId: alice.userId,
+      simType: 'esim',
+      status: 'in_progress',
+      identityStatus: 'completed',
+      iccid: '8997000000000000017',
       esimProfile: { ...storedProfile(issued), iccidSuffix: '0017', secretNote: 'x' },
     });
     const url = `/activations/${activationId}/status`;
@@ -57,7 +68,9 @@ describe('GET /activations/:id/status', () => {
     expect(after.body.status).toBe('activated');
     expect(after.body.iccid).toBe('8997000000000000017');
     expect(after.body.esimProfile).toEqual({
-      smdpAddress: 'smdp.example.com', matchingId: 'MATCH-ABC-123-9F00AA11', activationCodeRaw: issued,
+      smdpAddress: 'smdp.example.com',
+      matchingId: 'MATCH-ABC-123-9F00AA11',
+      activationCodeRaw: issued,
       qrUrl: `/activations/${activationId}/esim-qr`,
     });
   });
@@ -90,14 +103,22 @@ describe('GET /activations/:id/status', () => {
 
 describe('GET /activations/:id/esim-qr', () => {
   async function getPng(target: Express, path: string, token: string) {
-    return request(target).get(path).set(bearer(token)).buffer(true).parse(binaryParser as never);
+    return request(target)
+      .get(path)
+      .set(bearer(token))
+      .buffer(true)
+      .parse(binaryParser as never);
   }
 
   it('renders the issued LPA code as a PNG QR, private and never cached', async () => {
     const alice = await signUp(t);
     const issued = 'LPA:1$smdp.example.com$MATCH-QR-77-ABCDEF01';
     const { activationId } = await insertActivation(t, {
-      userId: alice.userId, simType: 'esim', status: 'activated', identityStatus: 'completed', esimProfile: storedProfile(issued),
+      userId: alice.userId,
+      simType: 'esim',
+      status: 'activated',
+      identityStatus: 'completed',
+      esimProfile: storedProfile(issued),
     });
     const res = await getPng(app, `/activations/${activationId}/esim-qr`, alice.token);
     expect(res.status).toBe(200);
@@ -114,14 +135,30 @@ describe('GET /activations/:id/esim-qr', () => {
     const alice = await signUp(t);
     const bob = await signUp(t);
     const physical = await insertActivation(t, { userId: alice.userId, status: 'activated' });
-    const waiting = await insertActivation(t, { userId: alice.userId, simType: 'esim', status: 'in_progress', esimProfile: storedProfile() });
+    const waiting = await insertActivation(t, {
+      userId: alice.userId,
+      simType: 'esim',
+      status: 'in_progress',
+      esimProfile: storedProfile(),
+    });
     const noProfile = await insertActivation(t, { userId: alice.userId, simType: 'esim', status: 'activated' });
     const foreign = await insertActivation(t, { userId: bob.userId, simType: 'esim', status: 'activated', esimProfile: storedProfile() });
     const deleted = await insertActivation(t, {
-      userId: alice.userId, simType: 'esim', status: 'activated', esimProfile: storedProfile(), deletedAt: '2026-03-02T00:00:00.000Z',
+      userId: alice.userId,
+      simType: 'esim',
+      status: 'activated',
+      esimProfile: storedProfile(),
+      deletedAt: '2026-03-02T00:00:00.000Z',
     });
-    for (const id of [physical.activationId, waiting.activationId, noProfile.activationId, foreign.activationId, deleted.activationId,
-      '7d1f4a52-9a0e-4c1e-8f43-0f3b2a1c9d8e', 'nope']) {
+    for (const id of [
+      physical.activationId,
+      waiting.activationId,
+      noProfile.activationId,
+      foreign.activationId,
+      deleted.activationId,
+      '7d1f4a52-9a0e-4c1e-8f43-0f3b2a1c9d8e',
+      'nope',
+    ]) {
       const res = await request(app).get(`/activations/${id}/esim-qr`).set(bearer(alice.token));
       expect([id, res.status, code(res)]).toEqual([id, 404, 'ACTIVATION_NOT_FOUND']);
     }
@@ -140,7 +177,10 @@ describe('GET /activations/:id/esim-qr', () => {
       const offApp = off.app;
       const carol = await signUp(off);
       const { activationId } = await insertActivation(off, {
-        userId: carol.userId, simType: 'esim', status: 'activated', esimProfile: storedProfile(),
+        userId: carol.userId,
+        simType: 'esim',
+        status: 'activated',
+        esimProfile: storedProfile(),
       });
       for (const id of [activationId, '7d1f4a52-9a0e-4c1e-8f43-0f3b2a1c9d8e']) {
         const res = await request(offApp).get(`/activations/${id}/esim-qr`).set(bearer(carol.token));
@@ -176,27 +216,53 @@ describe('GET /activations/history', () => {
   it('lists every field of the own activations, newest first', async () => {
     const dana = await signUp(t);
     const older = await insertActivation(t, {
-      userId: dana.userId, packageId: DEMO.packages.basic, createdAt: '2026-04-01T08:00:00.001Z', updatedAt: '2026-04-01T09:00:00.002Z',
+      userId: dana.userId,
+      packageId: DEMO.packages.basic,
+      createdAt: '2026-04-01T08:00:00.001Z',
+      updatedAt: '2026-04-01T09:00:00.002Z',
     });
     const newer = await insertActivation(t, {
-      userId: dana.userId, packageId: DEMO.packages.plus, simType: 'esim', status: 'activated', identityStatus: 'completed',
-      esimProfile: storedProfile(), estimatedActivationSeconds: 90, createdAt: '2026-04-02T08:00:00.000Z', updatedAt: '2026-04-02T08:30:00.999Z',
+      userId: dana.userId,
+      packageId: DEMO.packages.plus,
+      simType: 'esim',
+      status: 'activated',
+      identityStatus: 'completed',
+      esimProfile: storedProfile(),
+      estimatedActivationSeconds: 90,
+      createdAt: '2026-04-02T08:00:00.000Z',
+      updatedAt: '2026-04-02T08:30:00.999Z',
     });
     const res = await history(dana.token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       items: [
         {
-          activationId: newer.activationId, iccid: newer.iccid, simType: 'esim', status: 'activated',
+          activationId: newer.activationId,
+          iccid: newer.iccid,
+          simType: 'esim',
+          status: 'activated',
           esimProfile: { ...storedProfile(), qrUrl: `/activations/${newer.activationId}/esim-qr` },
-          packageNameEn: 'Plus 20 GB', packageNameAr: 'باقة بلس 20 جيجابايت', operatorNameEn: 'Mock Telecom', operatorNameAr: 'الاتصالات التجريبية',
-          estimatedActivationSeconds: 90, createdAt: '2026-04-02T08:00:00.000Z', updatedAt: '2026-04-02T08:30:00.999Z',
+          packageNameEn: 'Plus 20 GB',
+          packageNameAr: 'باقة بلس 20 جيجابايت',
+          operatorNameEn: 'Mock Telecom',
+          operatorNameAr: 'الاتصالات التجريبية',
+          estimatedActivationSeconds: 90,
+          createdAt: '2026-04-02T08:00:00.000Z',
+          updatedAt: '2026-04-02T08:30:00.999Z',
         },
         {
-          activationId: older.activationId, iccid: older.iccid, simType: 'physical', status: 'pending', esimProfile: null,
-          packageNameEn: 'Basic 2 GB', packageNameAr: 'الباقة الأساسية 2 جيجابايت',
-          operatorNameEn: 'Mock Telecom (no eSIM)', operatorNameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)',
-          estimatedActivationSeconds: null, createdAt: '2026-04-01T08:00:00.001Z', updatedAt: '2026-04-01T09:00:00.002Z',
+          activationId: older.activationId,
+          iccid: older.iccid,
+          simType: 'physical',
+          status: 'pending',
+          esimProfile: null,
+          packageNameEn: 'Basic 2 GB',
+          packageNameAr: 'الباقة الأساسية 2 جيجابايت',
+          operatorNameEn: 'Mock Telecom (no eSIM)',
+          operatorNameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)',
+          estimatedActivationSeconds: null,
+          createdAt: '2026-04-01T08:00:00.001Z',
+          updatedAt: '2026-04-01T09:00:00.002Z',
         },
       ],
       nextCursor: null,
@@ -225,18 +291,28 @@ describe('GET /activations/history', () => {
 
   it('keeps keyset pages exact for rows stored with microsecond timestamps', async () => {
     const fay = await signUp(t);
-    const stamps = ['2026-06-01T00:00:00.123456Z', '2026-06-01T00:00:00.123456Z', '2026-06-01T00:00:00.123789Z', '2026-06-01T00:00:00.123001Z',
-      '2026-06-01T00:00:00.123Z', '2026-06-01T00:00:00.122999Z'];
+    const stamps = [
+      '2026-06-01T00:00:00.123456Z',
+      '2026-06-01T00:00:00.123456Z',
+      '2026-06-01T00:00:00.123789Z',
+      '2026-06-01T00:00:00.123001Z',
+      '2026-06-01T00:00:00.123Z',
+      '2026-06-01T00:00:00.122999Z',
+    ];
     const rows = [];
-    for (const createdAt of stamps) rows.push({ id: (await insertActivation(t, { userId: fay.userId, createdAt })).activationId, createdAt });
+    for (const createdAt of stamps)
+      rows.push({ id: (await insertActivation(t, { userId: fay.userId, createdAt })).activationId, createdAt });
     const micros = (s: string) => s.replace('Z', '').padEnd(26, '0');
-    const expected = rows.sort((a, b) => (micros(b.createdAt).localeCompare(micros(a.createdAt))) || b.id.localeCompare(a.id)).map((r) => r.id);
+    const expected = rows
+      .sort((a, b) => micros(b.createdAt).localeCompare(micros(a.createdAt)) || b.id.localeCompare(a.id))
+      .map((r) => r.id);
     for (const limit of [1, 2, 4]) expect((await all(fay.token, limit)).ids).toEqual(expected);
   });
 
   it('uses a default page size of 20 and accepts 1 to 100', async () => {
     const gus = await signUp(t);
-    for (let i = 0; i < 25; i += 1) await insertActivation(t, { userId: gus.userId, createdAt: new Date(Date.UTC(2026, 6, 1, 0, i)).toISOString() });
+    for (let i = 0; i < 25; i += 1)
+      await insertActivation(t, { userId: gus.userId, createdAt: new Date(Date.UTC(2026, 6, 1, 0, i)).toISOString() });
     const res = await history(gus.token);
     expect([res.body.items.length, res.body.hasMore]).toEqual([20, true]);
     expect(res.body.nextCursor).toBe(`${res.body.items[19].createdAt}|${res.body.items[19].activationId}`);
@@ -247,7 +323,9 @@ describe('GET /activations/history', () => {
 
   it.each(['0', '101', 'abc', '1.5', '-1', '', '1e1', ' 5'])('rejects limit=%j with VALIDATION_ERROR on limit', async (limit) => {
     const hal = await signUp(t);
-    const res = await request(app).get(`/activations/history?limit=${encodeURIComponent(limit)}`).set(bearer(hal.token));
+    const res = await request(app)
+      .get(`/activations/history?limit=${encodeURIComponent(limit)}`)
+      .set(bearer(hal.token));
     expect([res.status, code(res)]).toEqual([400, 'VALIDATION_ERROR']);
     expect(res.body.error.details).toEqual([{ path: 'limit', message: expect.any(String) }]);
   });
@@ -278,8 +356,14 @@ describe('GET /activations/history', () => {
     const jo = await signUp(t);
     const active = await insertActivation(t, { userId: jo.userId, status: 'activated', createdAt: '2026-07-01T00:00:00.000Z' });
     await insertActivation(t, { userId: jo.userId, status: 'pending', createdAt: '2026-07-02T00:00:00.000Z' });
-    const failed = await insertActivation(t, { userId: jo.userId, status: 'failed', failedReason: 'x', createdAt: '2026-07-03T00:00:00.000Z' });
-    const ids = async (status: string) => (await history(jo.token, { status })).body.items.map((i: { activationId: string }) => i.activationId);
+    const failed = await insertActivation(t, {
+      userId: jo.userId,
+      status: 'failed',
+      failedReason: 'x',
+      createdAt: '2026-07-03T00:00:00.000Z',
+    });
+    const ids = async (status: string) =>
+      (await history(jo.token, { status })).body.items.map((i: { activationId: string }) => i.activationId);
     expect(await ids('activated')).toEqual([active.activationId]);
     expect(await ids('failed')).toEqual([failed.activationId]);
     expect(await ids('cancelled')).toEqual([]);
@@ -291,7 +375,9 @@ describe('GET /activations/history', () => {
     const kim = await signUp(t);
     const pendings: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      pendings.push((await insertActivation(t, { userId: kim.userId, status: 'pending', createdAt: `2026-08-0${i + 1}T00:00:00.000Z` })).activationId);
+      pendings.push(
+        (await insertActivation(t, { userId: kim.userId, status: 'pending', createdAt: `2026-08-0${i + 1}T00:00:00.000Z` })).activationId,
+      );
       await insertActivation(t, { userId: kim.userId, status: 'failed', createdAt: `2026-08-0${i + 1}T12:00:00.000Z` });
     }
     expect((await all(kim.token, 2, { status: 'pending' })).ids).toEqual(pendings.reverse());
@@ -352,57 +438,146 @@ describe('GET /activations/records', () => {
     const admin = await superAdmin();
     const email = `rec-${Date.now()}@example.com`;
     const owner = await signUp(t, { phone: newPhone(), email, name: 'Rania' });
-    await t.db.query(`update packages set description_en = null, is_promotional = true, is_price_customized = true where id = $1`, [DEMO.packages.unlimited]);
+    await t.db.query(`update packages set description_en = null, is_promotional = true, is_price_customized = true where id = $1`, [
+      DEMO.packages.unlimited,
+    ]);
     await t.db.query(`update operators set logo_url = 'https://cdn.example/mock.png' where id = $1`, [DEMO.operators.mock]);
     const officer = '3c1f4a52-9a0e-4c1e-8f43-0f3b2a1c9d8e';
     const companyId = '4d1f4a52-9a0e-4c1e-8f43-0f3b2a1c9d8e';
     const issued = 'LPA:1$smdp.example.com$MATCH-REC-1';
     const row = await insertActivation(t, {
-      userId: owner.userId, packageId: DEMO.packages.unlimited, simType: 'esim', iccid: '8997000000000000025', status: 'activated',
-      identityStatus: 'completed', identityRef: 'TRX-42', idNumberHash: 'a'.repeat(64), assignedOfficerId: officer,
+      userId: owner.userId,
+      packageId: DEMO.packages.unlimited,
+      simType: 'esim',
+      iccid: '8997000000000000025',
+      status: 'activated',
+      identityStatus: 'completed',
+      identityRef: 'TRX-42',
+      idNumberHash: 'a'.repeat(64),
+      assignedOfficerId: officer,
       esimProfile: { ...storedProfile(issued), iccidSuffix: '0025' },
-      activatedAt: '2030-01-01T00:10:00.000Z', retainUntil: '2035-01-01T00:00:00.000Z', deletionRequestedAt: '2030-01-02T00:00:00.000Z',
-      estimatedActivationSeconds: 60, createdAt: '2030-01-01T00:00:00.007Z', updatedAt: '2030-01-01T00:10:00.070Z',
-      order: { status: 'paid', companyId, totalAmountSar: '398.5', createdAt: '2030-01-01T00:00:00.001Z', updatedAt: '2030-01-01T00:05:00.002Z' },
+      activatedAt: '2030-01-01T00:10:00.000Z',
+      retainUntil: '2035-01-01T00:00:00.000Z',
+      deletionRequestedAt: '2030-01-02T00:00:00.000Z',
+      estimatedActivationSeconds: 60,
+      createdAt: '2030-01-01T00:00:00.007Z',
+      updatedAt: '2030-01-01T00:10:00.070Z',
+      order: {
+        status: 'paid',
+        companyId,
+        totalAmountSar: '398.5',
+        createdAt: '2030-01-01T00:00:00.001Z',
+        updatedAt: '2030-01-01T00:05:00.002Z',
+      },
       orderItem: { quantity: 2, unitPriceSar: '199.25' },
     });
     const res = await records(admin.token, { from: '2030-01-01T00:00:00.000Z', to: '2030-01-01T23:59:59.999Z' });
     expect(res.status).toBe(200);
-    const [pkg] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from packages where id = $1', [DEMO.packages.unlimited]);
-    const [op] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [DEMO.operators.mock]);
+    const [pkg] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from packages where id = $1', [
+      DEMO.packages.unlimited,
+    ]);
+    const [op] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [
+      DEMO.operators.mock,
+    ]);
     const ms = (v: Date | string) => new Date(v).toISOString();
     expect(res.body).toEqual({
-      items: [{
-        activationId: row.activationId, orderId: row.orderId, orderItemId: row.orderItemId, userId: owner.userId,
-        operatorId: DEMO.operators.mock, packageId: DEMO.packages.unlimited, iccid: '8997000000000000025', simType: 'esim',
-        esimProfile: { smdpAddress: 'smdp.example.com', matchingId: 'MATCH-REC-1', activationCodeRaw: issued, qrUrl: `/activations/${row.activationId}/esim-qr` },
-        status: 'activated', identityStatus: 'completed', identityRef: 'TRX-42', assignedOfficerId: officer,
-        activatedAt: '2030-01-01T00:10:00.000Z', failedReason: null, retainUntil: '2035-01-01T00:00:00.000Z',
-        deletionRequestedAt: '2030-01-02T00:00:00.000Z', deletedAt: null, estimatedActivationSeconds: 60,
-        createdAt: '2030-01-01T00:00:00.007Z', updatedAt: '2030-01-01T00:10:00.070Z',
-        order: {
-          id: row.orderId, userId: owner.userId, companyId, status: 'paid', totalAmountSar: '398.50',
-          createdAt: '2030-01-01T00:00:00.001Z', updatedAt: '2030-01-01T00:05:00.002Z',
+      items: [
+        {
+          activationId: row.activationId,
+          orderId: row.orderId,
+          orderItemId: row.orderItemId,
+          userId: owner.userId,
+          operatorId: DEMO.operators.mock,
+          packageId: DEMO.packages.unlimited,
+          iccid: '8997000000000000025',
+          simType: 'esim',
+          esimProfile: {
+            smdpAddress: 'smdp.example.com',
+            matchingId: 'MATCH-REC-1',
+            activationCodeRaw: issued,
+            qrUrl: `/activations/${row.activationId}/esim-qr`,
+          },
+          status: 'activated',
+          identityStatus: 'completed',
+          identityRef: 'TRX-42',
+          assignedOfficerId: officer,
+          activatedAt: '2030-01-01T00:10:00.000Z',
+          failedReason: null,
+          retainUntil: '2035-01-01T00:00:00.000Z',
+          deletionRequestedAt: '2030-01-02T00:00:00.000Z',
+          deletedAt: null,
+          estimatedActivationSeconds: 60,
+          createdAt: '2030-01-01T00:00:00.007Z',
+          updatedAt: '2030-01-01T00:10:00.070Z',
+          order: {
+            id: row.orderId,
+            userId: owner.userId,
+            companyId,
+            status: 'paid',
+            totalAmountSar: '398.50',
+            createdAt: '2030-01-01T00:00:00.001Z',
+            updatedAt: '2030-01-01T00:05:00.002Z',
+          },
+          orderItem: {
+            id: row.orderItemId,
+            orderId: row.orderId,
+            packageId: DEMO.packages.unlimited,
+            iccid: '8997000000000000025',
+            quantity: 2,
+            unitPriceSar: '199.25',
+          },
+          user: { id: owner.userId, name: 'Rania', email, phone: owner.phone },
+          package: {
+            id: DEMO.packages.unlimited,
+            operatorId: DEMO.operators.mock,
+            nameEn: 'Unlimited',
+            nameAr: 'باقة بلا حدود',
+            descriptionEn: null,
+            descriptionAr: 'باقة بلا حدود، 30 يوماً',
+            dataAmountMb: 1048576,
+            voiceMinutes: 3000,
+            smsCount: 500,
+            validityDays: 30,
+            priceSar: '199.00',
+            priceSarB2b: null,
+            isActive: true,
+            isPromotional: true,
+            isNameCustomized: false,
+            isPriceCustomized: true,
+            createdAt: ms(pkg!.created_at),
+            updatedAt: ms(pkg!.updated_at),
+          },
+          operator: {
+            id: DEMO.operators.mock,
+            slug: 'mock',
+            nameEn: 'Mock Telecom',
+            nameAr: 'الاتصالات التجريبية',
+            isActive: true,
+            logoUrl: 'https://cdn.example/mock.png',
+            createdAt: ms(op!.created_at),
+            updatedAt: ms(op!.updated_at),
+          },
         },
-        orderItem: { id: row.orderItemId, orderId: row.orderId, packageId: DEMO.packages.unlimited, iccid: '8997000000000000025', quantity: 2, unitPriceSar: '199.25' },
-        user: { id: owner.userId, name: 'Rania', email, phone: owner.phone },
-        package: {
-          id: DEMO.packages.unlimited, operatorId: DEMO.operators.mock, nameEn: 'Unlimited', nameAr: 'باقة بلا حدود',
-          descriptionEn: null, descriptionAr: 'باقة بلا حدود، 30 يوماً', dataAmountMb: 1048576, voiceMinutes: 3000, smsCount: 500, validityDays: 30,
-          priceSar: '199.00', priceSarB2b: null, isActive: true, isPromotional: true, isNameCustomized: false, isPriceCustomized: true,
-          createdAt: ms(pkg!.created_at), updatedAt: ms(pkg!.updated_at),
-        },
-        operator: {
-          id: DEMO.operators.mock, slug: 'mock', nameEn: 'Mock Telecom', nameAr: 'الاتصالات التجريبية', isActive: true,
-          logoUrl: 'https://cdn.example/mock.png', createdAt: ms(op!.created_at), updatedAt: ms(op!.updated_at),
-        },
-      }],
+      ],
       nextCursor: null,
       hasMore: false,
     });
     const text = JSON.stringify(res.body);
-    for (const secret of ['apiConfig', 'apiBaseUrl', 'api_config', OPERATOR_SECRET, OPERATOR_API_BASE, 'phoneHash', 'emailHash', 'Encrypted',
-      'idNumber', 'a'.repeat(64), 'secret-id-number', 'iccidSuffix', 'kind']) {
+    for (const secret of [
+      'apiConfig',
+      'apiBaseUrl',
+      'api_config',
+      OPERATOR_SECRET,
+      OPERATOR_API_BASE,
+      'phoneHash',
+      'emailHash',
+      'Encrypted',
+      'idNumber',
+      'a'.repeat(64),
+      'secret-id-number',
+      'iccidSuffix',
+      'kind',
+    ]) {
       expect(text).not.toContain(secret);
     }
   });
@@ -411,8 +586,11 @@ describe('GET /activations/records', () => {
     const admin = await superAdmin();
     const owner = await signUp(t, { email: `only-${Date.now()}@example.com` });
     await insertActivation(t, {
-      userId: owner.userId, packageId: DEMO.packages.plus, createdAt: '2030-02-01T00:00:00.000Z',
-      order: { totalAmountSar: '99' }, orderItem: { unitPriceSar: '85.5' },
+      userId: owner.userId,
+      packageId: DEMO.packages.plus,
+      createdAt: '2030-02-01T00:00:00.000Z',
+      order: { totalAmountSar: '99' },
+      orderItem: { unitPriceSar: '85.5' },
     });
     const res = await records(admin.token, { from: '2030-02-01T00:00:00.000Z', to: '2030-02-01T00:00:00.000Z' });
     const [item] = res.body.items;
@@ -435,7 +613,12 @@ describe('GET /activations/records', () => {
       await add('a', { userId: u1.userId, status: 'pending', createdAt: '2031-01-01T00:00:00.000Z' });
       await add('b', { userId: u1.userId, status: 'activated', createdAt: '2031-01-02T00:00:00.000Z', packageId: DEMO.packages.plus });
       await add('c', { userId: u2.userId, status: 'failed', createdAt: '2031-01-03T00:00:00.000Z', packageId: DEMO.packages.basic });
-      await add('d', { userId: u2.userId, status: 'pending', createdAt: '2031-01-04T00:00:00.000Z', deletedAt: '2031-02-01T00:00:00.000Z' });
+      await add('d', {
+        userId: u2.userId,
+        status: 'pending',
+        createdAt: '2031-01-04T00:00:00.000Z',
+        deletedAt: '2031-02-01T00:00:00.000Z',
+      });
       await add('e', { userId: u2.userId, status: 'cancelled', createdAt: '2031-01-05T00:00:00.000Z' });
     });
     const window = { from: '2031-01-01T00:00:00.000Z', to: '2031-12-31T00:00:00.000Z' };
@@ -519,8 +702,17 @@ describe('OpenAPI', () => {
   it('documents the read routes with their errors', async () => {
     const res = await request(app).get('/openapi.json');
     expect(res.status).toBe(200);
-    const paths = res.body.paths as Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>>;
-    for (const path of ['/activations/history', '/activations/records', '/activations/{id}/esim-qr', '/activations/{id}/status', '/operators']) {
+    const paths = res.body.paths as Record<
+      string,
+      Record<string, { responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>
+    >;
+    for (const path of [
+      '/activations/history',
+      '/activations/records',
+      '/activations/{id}/esim-qr',
+      '/activations/{id}/status',
+      '/operators',
+    ]) {
       expect(paths[path]?.get).toBeDefined();
     }
     const responses = (path: string) => Object.keys(paths[path]!.get!.responses).sort();
@@ -529,9 +721,11 @@ describe('OpenAPI', () => {
     expect(responses('/activations/{id}/status')).toEqual(['200', '401', '404', '422']);
     expect(responses('/activations/{id}/esim-qr')).toEqual(['200', '401', '404', '422']);
     expect(responses('/operators')).toEqual(['200']);
-    expect(paths['/activations/records']!.get!.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(
-      ['cursor', 'from', 'includeDeleted', 'limit', 'operatorId', 'packageId', 'status', 'to'],
-    );
+    expect(
+      paths['/activations/records']!.get!.parameters!.filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['cursor', 'from', 'includeDeleted', 'limit', 'operatorId', 'packageId', 'status', 'to']);
     expect(paths['/activations/{id}/esim-qr']!.get!.responses['200']).toMatchObject({ content: { 'image/png': expect.any(Object) } });
   });
 });

@@ -22,7 +22,15 @@ const app = () => t;
 const code = errorCode;
 
 /** Stages a user and an invitation the way the B2B portal will: only the token's hash is stored. */
-async function invite(opts: { status?: string; expiresInMs?: number; companyStatus?: 'pending' | 'approved' | 'suspended'; packageId?: string; on?: TestApp } = {}) {
+async function invite(
+  opts: {
+    status?: string;
+    expiresInMs?: number;
+    companyStatus?: 'pending' | 'approved' | 'suspended';
+    packageId?: string;
+    on?: TestApp;
+  } = {},
+) {
   const t = opts.on ?? app();
   const { userId, token: userToken } = await signUp(t);
   const companyId = randomUUID();
@@ -31,14 +39,22 @@ async function invite(opts: { status?: string; expiresInMs?: number; companyStat
   await t.db.query(
     `insert into invitation_links (id, token_hash, user_id, company_id, package_id, status, expires_at, created_at, updated_at)
      values ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
-    [randomUUID(), createHash('sha256').update(token).digest('hex'), userId, companyId, opts.packageId ?? null, opts.status ?? 'sent',
-      new Date(t.clock().getTime() + (opts.expiresInMs ?? 24 * 3600_000))],
+    [
+      randomUUID(),
+      createHash('sha256').update(token).digest('hex'),
+      userId,
+      companyId,
+      opts.packageId ?? null,
+      opts.status ?? 'sent',
+      new Date(t.clock().getTime() + (opts.expiresInMs ?? 24 * 3600_000)),
+    ],
   );
   await t.db.query('delete from consents where user_id = $1', [userId]);
   return { token, userId, userToken };
 }
 
-const redeem = (token: string, headers: Record<string, string> = MOBILE) => request(t.app).post('/auth/magic-link').set(headers).send({ token });
+const redeem = (token: string, headers: Record<string, string> = MOBILE) =>
+  request(t.app).post('/auth/magic-link').set(headers).send({ token });
 
 describe('POST /auth/magic-link', () => {
   it('redeems a link into a session with the b2b next step and missing consents', async () => {
@@ -49,9 +65,17 @@ describe('POST /auth/magic-link', () => {
     expect(res.body).toEqual({
       user: expect.objectContaining({ id: userId, appRole: 'end_user' }),
       session: { token: expect.any(String), clientType: 'mobile', expiresAt: expect.any(String) },
-      b2b: { nextStep: 'iccid_entry', packageId, activationId: null, consentsRequired: ['terms_of_service', 'privacy_policy', 'data_processing'] },
+      b2b: {
+        nextStep: 'iccid_entry',
+        packageId,
+        activationId: null,
+        consentsRequired: ['terms_of_service', 'privacy_policy', 'data_processing'],
+      },
     });
-    const [link] = await t.db.query<{ status: string; used_at: Date | null; token_hash: string }>('select status, used_at, token_hash from invitation_links where user_id = $1', [userId]);
+    const [link] = await t.db.query<{ status: string; used_at: Date | null; token_hash: string }>(
+      'select status, used_at, token_hash from invitation_links where user_id = $1',
+      [userId],
+    );
     expect(link!.status).toBe('used');
     expect(link!.used_at).not.toBeNull();
     expect(link!.token_hash).not.toBe(token);
@@ -63,7 +87,9 @@ describe('POST /auth/magic-link', () => {
     const { token } = await invite();
     const res = await redeem(token, { 'X-Client-Type': 'web' });
     expect(res.body.session.token).toBeUndefined();
-    expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(/^activation-sys-session=.+; Max-Age=3600; Path=\/; HttpOnly; Secure; Priority=High; SameSite=Strict$/);
+    expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(
+      /^activation-sys-session=.+; Max-Age=3600; Path=\/; HttpOnly; Secure; Priority=High; SameSite=Strict$/,
+    );
   });
 
   it('answers MAGIC_LINK_ALREADY_USED on the second use, and exactly one of parallel uses wins', async () => {
@@ -154,7 +180,7 @@ it('phone numbers are unique per test', () => {
   expect(newPhone()).not.toBe(newPhone());
 });
 
-describe('POST /auth/magic-link with the app\'s own activation lookups', () => {
+describe("POST /auth/magic-link with the app's own activation lookups", () => {
   let real: TestApp;
   beforeAll(async () => {
     real = await createTestApp();
@@ -163,10 +189,15 @@ describe('POST /auth/magic-link with the app\'s own activation lookups', () => {
   afterAll(() => real.close());
   const redeemOn = (token: string) => request(real.app).post('/auth/magic-link').set(MOBILE).send({ token });
 
-  it('computes nextStep from the person\'s latest activation', async () => {
+  it("computes nextStep from the person's latest activation", async () => {
     const { token, userId } = await invite({ on: real });
     await insertActivation(real, { userId, status: 'cancelled', createdAt: '2026-01-01T00:00:00.000Z' });
-    const { activationId } = await insertActivation(real, { userId, identityStatus: 'waiting', identityRef: 'trans-1', createdAt: '2026-02-01T00:00:00.000Z' });
+    const { activationId } = await insertActivation(real, {
+      userId,
+      identityStatus: 'waiting',
+      identityRef: 'trans-1',
+      createdAt: '2026-02-01T00:00:00.000Z',
+    });
     const res = await redeemOn(token);
     expect([res.status, res.body.b2b]).toMatchObject([200, { nextStep: 'identity_waiting', activationId }]);
   });

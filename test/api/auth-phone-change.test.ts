@@ -18,10 +18,22 @@ describe('phone change', () => {
     expect(sent.body).toEqual({ message: expect.any(String) });
     expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: newNumber, purpose: 'otp.change_phone' });
 
-    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: newNumber, otp: lastCode(t, newNumber) });
+    const res = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(token))
+      .send({ newPhone: newNumber, otp: lastCode(t, newNumber) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      data: { id: userId, phone: newNumber, name: 'Sara', email: null, appRole: 'end_user', identityType: 'citizen', isActive: true, createdAt: expect.any(String) },
+      data: {
+        id: userId,
+        phone: newNumber,
+        name: 'Sara',
+        email: null,
+        appRole: 'end_user',
+        identityType: 'citizen',
+        isActive: true,
+        createdAt: expect.any(String),
+      },
       message: expect.any(String),
     });
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -34,14 +46,20 @@ describe('phone change', () => {
     const target = newPhone();
     const sent = await request(t.app).post('/auth/change-phone').set(bearer(token)).set('Accept-Language', 'ar').send({ newPhone: target });
     expect([sent.status, sent.body]).toEqual([200, { message: 'تم إرسال رمز التحقق' }]);
-    const done = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).set('Accept-Language', 'ar-SA,en;q=0.5')
+    const done = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(token))
+      .set('Accept-Language', 'ar-SA,en;q=0.5')
       .send({ newPhone: target, otp: lastCode(t, target) });
     expect([done.status, done.body.message]).toEqual([200, 'تم تحديث رقم الجوال']);
 
     const other = newPhone();
     const sentEn = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: other });
     expect(sentEn.body).toEqual({ message: 'Verification code sent' });
-    const doneEn = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).set('Accept-Language', 'fr')
+    const doneEn = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(token))
+      .set('Accept-Language', 'fr')
       .send({ newPhone: other, otp: lastCode(t, other) });
     expect([doneEn.status, doneEn.body.message]).toEqual([200, 'Phone number updated']);
   });
@@ -85,10 +103,16 @@ describe('phone change', () => {
     const mallory = await signUp(t);
     const target = newPhone();
     await request(t.app).post('/auth/change-phone').set(bearer(alice.token)).send({ newPhone: target }).expect(200);
-    const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(mallory.token)).send({ newPhone: target, otp: lastCode(t, target) });
+    const res = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(mallory.token))
+      .send({ newPhone: target, otp: lastCode(t, target) });
     expect(code(res)).toBe('AUTH_INVALID_OTP');
     // Alice can still complete it.
-    const ok = await request(t.app).post('/auth/verify-change-phone').set(bearer(alice.token)).send({ newPhone: target, otp: lastCode(t, target) });
+    const ok = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(alice.token))
+      .send({ newPhone: target, otp: lastCode(t, target) });
     expect(ok.status).toBe(200);
   });
 
@@ -131,21 +155,27 @@ describe('phone change', () => {
     const otp = lastCode(t, target);
     const wrong = otp === '000000' ? '000001' : '000000';
     for (let i = 0; i < 5; i += 1) {
-      expect(code(await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: wrong }))).toBe('AUTH_INVALID_OTP');
+      expect(code(await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: wrong }))).toBe(
+        'AUTH_INVALID_OTP',
+      );
     }
     const locked = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp });
     expect([locked.status, code(locked)]).toEqual([401, 'AUTH_EXPIRED_OTP']);
 
     await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
     t.clock.advance(301_000);
-    const late = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: lastCode(t, target) });
+    const late = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(token))
+      .send({ newPhone: target, otp: lastCode(t, target) });
     expect(code(late)).toBe('AUTH_EXPIRED_OTP');
   });
 
   it('limits change-phone requests to 3 per number per window', async () => {
     const { token } = await signUp(t);
     const target = newPhone();
-    for (let i = 0; i < 3; i += 1) await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
+    for (let i = 0; i < 3; i += 1)
+      await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target }).expect(200);
     const res = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: target });
     expect([res.status, code(res)]).toEqual([401, 'AUTH_RATE_LIMIT_EXCEEDED']);
   });
@@ -155,7 +185,9 @@ describe('phone change', () => {
     const bad = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: '0501234567' });
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'newPhone', message: expect.any(String) }] });
     expect(code(await request(t.app).post('/auth/change-phone').send({ newPhone: newPhone() }))).toBe('AUTH_REQUIRED');
-    expect(code(await request(t.app).post('/auth/verify-change-phone').send({ newPhone: newPhone(), otp: '123456' }))).toBe('AUTH_REQUIRED');
+    expect(code(await request(t.app).post('/auth/verify-change-phone').send({ newPhone: newPhone(), otp: '123456' }))).toBe(
+      'AUTH_REQUIRED',
+    );
     const noOtp = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: newPhone() });
     expect(noOtp.body.error.details).toEqual([{ path: 'otp', message: expect.any(String) }]);
   });
@@ -168,7 +200,10 @@ describe('phone change', () => {
     await t.db.query(`create function fail_phone() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
     await t.db.query(`create trigger fail_phone before update of phone_hash on users for each row execute function fail_phone()`);
     try {
-      const res = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: target, otp: lastCode(t, target) });
+      const res = await request(t.app)
+        .post('/auth/verify-change-phone')
+        .set(bearer(token))
+        .send({ newPhone: target, otp: lastCode(t, target) });
       expect([res.status, code(res)]).toEqual([502, 'AUTH_PHONE_UPDATE_FAILED']);
       expect(JSON.stringify(res.body)).not.toContain('disk full');
     } finally {

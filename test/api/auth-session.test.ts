@@ -13,7 +13,10 @@ const code = errorCode;
 async function webSignIn() {
   const phone = newPhone();
   await request(t.app).post('/auth/register').send({ phone, name: 'Web', consents: CONSENTS }).expect(201);
-  const res = await request(t.app).post('/auth/verify-otp').set('X-Client-Type', 'web').send({ phone, otp: lastCode(t, phone) });
+  const res = await request(t.app)
+    .post('/auth/verify-otp')
+    .set('X-Client-Type', 'web')
+    .send({ phone, otp: lastCode(t, phone) });
   const cookie = (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
   return { cookie, phone };
 }
@@ -26,8 +29,16 @@ describe('sessions', () => {
     expect(res.body).toEqual({
       session: { clientType: 'mobile', expiresAt: expect.any(String) },
       user: {
-        id: userId, phone, email: null, name: 'Sara', appRole: 'end_user', identityType: 'citizen',
-        isActive: true, createdAt: expect.stringMatching(/Z$/), managedAreas: null, managedAreasWrite: null,
+        id: userId,
+        phone,
+        email: null,
+        name: 'Sara',
+        appRole: 'end_user',
+        identityType: 'citizen',
+        isActive: true,
+        createdAt: expect.stringMatching(/Z$/),
+        managedAreas: null,
+        managedAreasWrite: null,
       },
     });
   });
@@ -53,7 +64,9 @@ describe('sessions', () => {
     ['an unsigned token', bearer('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4IiwianRpIjoieCJ9.')],
     ['an unknown cookie value', { Cookie: 'activation-sys-session=abc' }],
   ])('answers AUTH_REQUIRED for %s', async (_label, headers) => {
-    const res = await request(t.app).get('/auth/session').set(headers as Record<string, string>);
+    const res = await request(t.app)
+      .get('/auth/session')
+      .set(headers as Record<string, string>);
     expect([res.status, code(res)]).toEqual([401, 'AUTH_REQUIRED']);
   });
 
@@ -128,7 +141,10 @@ describe('POST /auth/consents', () => {
 
   it('answers AUTH_CONSENT_REQUIRED for an incomplete list and AUTH_REQUIRED without a session', async () => {
     const { token } = await signUp(t);
-    const res = await request(t.app).post('/auth/consents').set(bearer(token)).send({ consents: CONSENTS.slice(1) });
+    const res = await request(t.app)
+      .post('/auth/consents')
+      .set(bearer(token))
+      .send({ consents: CONSENTS.slice(1) });
     expect([res.status, code(res)]).toEqual([401, 'AUTH_CONSENT_REQUIRED']);
     expect(code(await request(t.app).post('/auth/consents').send({ consents: CONSENTS }))).toBe('AUTH_REQUIRED');
   });
@@ -146,7 +162,14 @@ describe('GET and PUT /auth/me', () => {
     const { token, userId, phone } = await signUp(t, { phone: newPhone(), email });
     const res = await request(t.app).get('/auth/me').set(bearer(token));
     expect(res.body).toEqual({
-      id: userId, phone, email, name: 'Sara', appRole: 'end_user', identityType: 'citizen', isActive: true, createdAt: expect.any(String),
+      id: userId,
+      phone,
+      email,
+      name: 'Sara',
+      appRole: 'end_user',
+      identityType: 'citizen',
+      isActive: true,
+      createdAt: expect.any(String),
     });
     expect(code(await request(t.app).get('/auth/me'))).toBe('AUTH_REQUIRED');
   });
@@ -195,7 +218,11 @@ describe('client type detection', () => {
   it('X-Client-Type wins over the user agent', async () => {
     const phone = newPhone();
     await request(t.app).post('/auth/register').send({ phone, name: 'Hdr', consents: CONSENTS }).expect(201);
-    const res = await request(t.app).post('/auth/verify-otp').set('User-Agent', 'okhttp/4').set('X-Client-Type', 'web').send({ phone, otp: lastCode(t, phone) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set('User-Agent', 'okhttp/4')
+      .set('X-Client-Type', 'web')
+      .send({ phone, otp: lastCode(t, phone) });
     expect(res.body.session.clientType).toBe('web');
     expect(res.headers['set-cookie']).toBeDefined();
   });

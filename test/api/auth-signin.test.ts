@@ -31,7 +31,9 @@ describe('POST /auth/register', () => {
     expect(sms).toHaveLength(1);
     expect(mail).toHaveLength(1);
     expect(lastCode(t, phone)).toBe(lastCode(t, 'dual.user@example.com'));
-    const [challenge] = await t.db.query<{ code_hash: string }>('select code_hash from otp_challenges where user_id = $1', [res.body.userId]);
+    const [challenge] = await t.db.query<{ code_hash: string }>('select code_hash from otp_challenges where user_id = $1', [
+      res.body.userId,
+    ]);
     expect(challenge!.code_hash).not.toContain(lastCode(t, phone));
   });
 
@@ -39,7 +41,10 @@ describe('POST /auth/register', () => {
     const phone = newPhone();
     const email = `either-${Date.now()}@example.com`;
     await register({ phone, email, name: 'Either', consents: CONSENTS }).expect(201);
-    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ email, otp: lastCode(t, email) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ email, otp: lastCode(t, email) });
     expect(res.status).toBe(200);
     expect(res.body.user).toEqual({ id: expect.any(String), phone, email, name: 'Either', appRole: 'end_user', identityType: 'citizen' });
   });
@@ -91,7 +96,11 @@ describe('POST /auth/register', () => {
   ])('answers VALIDATION_ERROR with details for %s', async (_label, body, path) => {
     const res = await register(body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ path, message: expect.any(String) }] });
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.any(String),
+      details: [{ path, message: expect.any(String) }],
+    });
   });
 
   it('answers VALIDATION_ERROR for malformed JSON', async () => {
@@ -108,7 +117,10 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const login = await request(t.app).post('/auth/login').send({ phone });
     expect(login.status).toBe(200);
     expect(login.body).toEqual({ message: expect.any(String) });
-    const res = await request(t.app).post('/auth/verify-otp').set('User-Agent', 'okhttp/4.12.0').send({ phone, otp: lastCode(t, phone) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set('User-Agent', 'okhttp/4.12.0')
+      .send({ phone, otp: lastCode(t, phone) });
     expect(res.status).toBe(200);
     expect(res.body.session).toEqual({ token: expect.any(String), clientType: 'mobile', expiresAt: expect.stringMatching(/\.\d{3}Z$/) });
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -134,7 +146,10 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
   it('returns phone null for e-mail-only users', async () => {
     const email = `mail-only-${Date.now()}@example.com`;
     await register({ email, name: 'Mail', consents: CONSENTS }).expect(201);
-    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ email, otp: lastCode(t, email) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ email, otp: lastCode(t, email) });
     expect(res.body.user.phone).toBeNull();
     expect(res.body.user.email).toBe(email);
   });
@@ -143,7 +158,9 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const phone = newPhone();
     await register({ phone, name: 'Known', consents: CONSENTS }).expect(201);
     const unknown = await request(t.app).post('/auth/login').send({ phone: newPhone() });
-    const wrong = await request(t.app).post('/auth/verify-otp').send({ phone, otp: lastCode(t, phone) === '000000' ? '111111' : '000000' });
+    const wrong = await request(t.app)
+      .post('/auth/verify-otp')
+      .send({ phone, otp: lastCode(t, phone) === '000000' ? '111111' : '000000' });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toEqual(wrong.body);
     expect(unknown.body.error.code).toBe('AUTH_INVALID_OTP');
@@ -173,7 +190,10 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const phone = newPhone();
     await register({ phone, name: 'OnTime', consents: CONSENTS }).expect(201);
     t.clock.advance(299_000);
-    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp: lastCode(t, phone) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ phone, otp: lastCode(t, phone) });
     expect(res.status).toBe(200);
   });
 
@@ -194,7 +214,9 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const phone = newPhone();
     await register({ phone, name: 'Parallel', consents: CONSENTS }).expect(201);
     const wrong = lastCode(t, phone) === '000000' ? '000001' : '000000';
-    const results = await Promise.all(Array.from({ length: 12 }, () => request(t.app).post('/auth/verify-otp').send({ phone, otp: wrong })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => request(t.app).post('/auth/verify-otp').send({ phone, otp: wrong })),
+    );
     const codes = results.map(errorCode);
     expect(codes.filter((c) => c === 'AUTH_INVALID_OTP')).toHaveLength(5);
     expect(codes.filter((c) => c === 'AUTH_EXPIRED_OTP')).toHaveLength(7);
@@ -209,7 +231,9 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const phone = newPhone();
     await register({ phone, name: 'Once', consents: CONSENTS }).expect(201);
     const otp = lastCode(t, phone);
-    const results = await Promise.all(Array.from({ length: 5 }, () => request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => errorCode(r) === 'AUTH_INVALID_OTP')).toHaveLength(4);
   });
@@ -252,7 +276,9 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const phone = newPhone();
     const reg = await register({ phone, name: 'Gone', consents: CONSENTS }).expect(201);
     await t.db.query('update users set is_active = false where id = $1', [reg.body.userId]);
-    const res = await request(t.app).post('/auth/verify-otp').send({ phone, otp: lastCode(t, phone) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .send({ phone, otp: lastCode(t, phone) });
     expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_ACCOUNT_DEACTIVATED']);
   });
 
@@ -271,12 +297,19 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
   it('signs in a company-staged user with any E.164 phone, while register stays Saudi-only', async () => {
     const phone = '+971501234567';
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
-    const { id } = await createUser(t.db.orm.em.fork(), cipher, parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]));
+    const { id } = await createUser(
+      t.db.orm.em.fork(),
+      cipher,
+      parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]),
+    );
 
     const login = await request(t.app).post('/auth/login').send({ phone });
     expect([login.status, login.body]).toEqual([200, { message: expect.any(String) }]);
     expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: phone, purpose: 'otp.login' });
-    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, otp: lastCode(t, phone) });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ phone, otp: lastCode(t, phone) });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ id, phone, name: 'Staged' });
     expect(res.body.session).toMatchObject({ clientType: 'mobile', token: expect.any(String) });
@@ -286,12 +319,15 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     expect(reg.body.error.details).toEqual([{ path: 'phone', message: expect.any(String) }]);
   });
 
-  it.each(['0501234567', '+0501234567', '+97150', '+9715012345678901', '+971 50 123 4567'])('answers VALIDATION_ERROR for the non-E.164 phone %s on login and verify-otp', async (phone) => {
-    const login = await request(t.app).post('/auth/login').send({ phone });
-    expect([login.status, errorCode(login)]).toEqual([400, 'VALIDATION_ERROR']);
-    const verify = await request(t.app).post('/auth/verify-otp').send({ phone, otp: '123456' });
-    expect([verify.status, errorCode(verify)]).toEqual([400, 'VALIDATION_ERROR']);
-  });
+  it.each(['0501234567', '+0501234567', '+97150', '+9715012345678901', '+971 50 123 4567'])(
+    'answers VALIDATION_ERROR for the non-E.164 phone %s on login and verify-otp',
+    async (phone) => {
+      const login = await request(t.app).post('/auth/login').send({ phone });
+      expect([login.status, errorCode(login)]).toEqual([400, 'VALIDATION_ERROR']);
+      const verify = await request(t.app).post('/auth/verify-otp').send({ phone, otp: '123456' });
+      expect([verify.status, errorCode(verify)]).toEqual([400, 'VALIDATION_ERROR']);
+    },
+  );
 });
 
 describe('success messages follow Accept-Language', () => {

@@ -17,17 +17,34 @@ describe('create-user command', () => {
     expect(created).toEqual({ id: expect.any(String), role: 'super_admin', name: 'Ops' });
 
     await request(t.app).post('/auth/login').send({ phone: '+966500000009' }).expect(200);
-    const res = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone: '+966500000009', otp: lastCode(t, '+966500000009') });
+    const res = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ phone: '+966500000009', otp: lastCode(t, '+966500000009') });
     expect(res.body.user).toMatchObject({ id: created.id, appRole: 'super_admin' });
     const session = await request(t.app).get('/auth/session').set(bearer(res.body.session.token));
     expect(session.body.user).toMatchObject({ appRole: 'super_admin', managedAreas: null });
   });
 
   it('gives an admin the areas named', async () => {
-    const args = parseCreateUserArgs(['--role', 'admin', '--name', 'Areas', '--email', 'Areas@Example.com', '--areas', 'b2b,store', '--areas-write', 'b2b']);
+    const args = parseCreateUserArgs([
+      '--role',
+      'admin',
+      '--name',
+      'Areas',
+      '--email',
+      'Areas@Example.com',
+      '--areas',
+      'b2b,store',
+      '--areas-write',
+      'b2b',
+    ]);
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
     const { id } = await createUser(t.db.orm.em.fork(), cipher, args);
-    const [row] = await t.db.query<{ managed_areas: string[]; managed_areas_write: string[] }>('select managed_areas, managed_areas_write from users where id = $1', [id]);
+    const [row] = await t.db.query<{ managed_areas: string[]; managed_areas_write: string[] }>(
+      'select managed_areas, managed_areas_write from users where id = $1',
+      [id],
+    );
     expect(row).toEqual({ managed_areas: ['b2b', 'store'], managed_areas_write: ['b2b'] });
   });
 

@@ -51,12 +51,20 @@ describe('global rate limit', () => {
   });
 
   it('shares counts across API instances through Postgres', async () => {
-    const second = createApp({ config: t.config, orm: t.db.orm, pool: t.db.pool, logger: createLogger('silent'), messages: createMemoryMessageSender() });
+    const second = createApp({
+      config: t.config,
+      orm: t.db.orm,
+      pool: t.db.pool,
+      logger: createLogger('silent'),
+      messages: createMemoryMessageSender(),
+    });
     try {
       const ip = fromIp();
       for (let i = 0; i < 3; i += 1) await request(t.app).get('/healthz-nope').set(ip);
       await eventually(async () => {
-        const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', [`global:${ip['X-Forwarded-For']}`]);
+        const [row] = await t.db.query<{ points: number }>('select points from rate_limits where key = $1', [
+          `global:${ip['X-Forwarded-For']}`,
+        ]);
         expect(row?.points).toBe(3);
       });
       // The other instance starts from the shared count: 2 left, then limited.
@@ -123,7 +131,11 @@ describe('logs', () => {
     await request(t.app).get('/auth/session').set(ip).set('Cookie', cookie).expect(200);
     const ip2 = fromIp();
     await request(t.app).post('/auth/login').set(ip2).send({ phone }).expect(200);
-    const mobile = await request(t.app).post('/auth/verify-otp').set(ip2).set(MOBILE).send({ phone, otp: lastCode(t, phone) });
+    const mobile = await request(t.app)
+      .post('/auth/verify-otp')
+      .set(ip2)
+      .set(MOBILE)
+      .send({ phone, otp: lastCode(t, phone) });
     await request(t.app).get('/auth/me').set(ip2).set('Authorization', `Bearer ${mobile.body.session.token}`).expect(200);
 
     const lines = t.logLines.map((l) => JSON.parse(l));
@@ -146,7 +158,11 @@ describe('request lines', () => {
 
     const lines = t.logLines.map((l) => JSON.parse(l)).filter((l) => l.req);
     expect(lines.find((l) => l.req.id === 'client-req-0001')).toMatchObject({
-      level: 30, msg: 'request completed', req: { method: 'GET', path: '/healthz' }, res: { statusCode: 200 }, responseTime: expect.any(Number),
+      level: 30,
+      msg: 'request completed',
+      req: { method: 'GET', path: '/healthz' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
     });
     expect(lines.find((l) => l.req.id === replaced.headers['x-request-id'])).toBeDefined();
     expect(t.logLines.join('\n')).not.toContain('secret-in-query');
@@ -175,7 +191,20 @@ describe('health and OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     const paths = Object.keys(res.body.paths);
-    for (const p of ['/auth/register', '/auth/login', '/auth/verify-otp', '/auth/magic-link', '/auth/consents', '/auth/logout', '/auth/session', '/auth/me', '/auth/change-phone', '/auth/verify-change-phone', '/healthz', '/readyz']) {
+    for (const p of [
+      '/auth/register',
+      '/auth/login',
+      '/auth/verify-otp',
+      '/auth/magic-link',
+      '/auth/consents',
+      '/auth/logout',
+      '/auth/session',
+      '/auth/me',
+      '/auth/change-phone',
+      '/auth/verify-change-phone',
+      '/healthz',
+      '/readyz',
+    ]) {
       expect(paths).toContain(p);
     }
     const changePhone = res.body.paths['/auth/change-phone'].post;

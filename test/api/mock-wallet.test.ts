@@ -20,9 +20,14 @@ beforeAll(async () => {
   production = await createTestApp({
     env: {
       NODE_ENV: 'production',
-      JWT_SECRET: 'p'.repeat(40), DATA_HASH_KEY: 'h'.repeat(40), DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      DATABASE_URL: 'postgres://unused', CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'x'.repeat(32),
-      ESIM_PROVIDER_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      JWT_SECRET: 'p'.repeat(40),
+      DATA_HASH_KEY: 'h'.repeat(40),
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      DATABASE_URL: 'postgres://unused',
+      CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'x'.repeat(32),
+      ESIM_PROVIDER_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .publicKey.export({ type: 'spki', format: 'pem' })
+        .toString(),
     },
     deps: { paymentWorkflows },
   });
@@ -36,15 +41,24 @@ afterAll(async () => {
 describe('mock mobile-wallet redirect (development only)', () => {
   it('approves a processing mock mobile-wallet payment by handing settlement a succeeded event', async () => {
     const { token } = await signUp(t);
-    const created = await request(t.app).post('/activations').set(bearer(token)).send({ iccid: iccid(), packageId: DEMO.packages.starter }).expect(201);
-    const pay = await request(t.app).post('/payments/mobile-wallet').set(bearer(token))
-      .send({ orderId: created.body.orderId, mobileNumber: '0512345678', idempotencyKey: 'wallet-key-1' }).expect(201);
+    const created = await request(t.app)
+      .post('/activations')
+      .set(bearer(token))
+      .send({ iccid: iccid(), packageId: DEMO.packages.starter })
+      .expect(201);
+    const pay = await request(t.app)
+      .post('/payments/mobile-wallet')
+      .set(bearer(token))
+      .send({ orderId: created.body.orderId, mobileNumber: '0512345678', idempotencyKey: 'wallet-key-1' })
+      .expect(201);
     expect(pay.body.status).toBe('processing');
     const redirect = new URL(pay.body.redirectUrl);
     const page = await request(t.app).get(redirect.pathname);
     expect(page.status).toBe(200);
     expect(page.text).toContain('approved');
-    expect(delivered).toEqual([{ paymentId: pay.body.paymentId, event: { eventId: `mock-wallet:${pay.body.paymentId}`, type: 'payment_intent.succeeded' } }]);
+    expect(delivered).toEqual([
+      { paymentId: pay.body.paymentId, event: { eventId: `mock-wallet:${pay.body.paymentId}`, type: 'payment_intent.succeeded' } },
+    ]);
   });
 
   it('answers NOT_FOUND for unknown payments, and does not exist in production', async () => {

@@ -31,26 +31,59 @@ describe('GET /operators', () => {
     );
     const res = await request(app).get('/operators');
     expect(res.status).toBe(200);
-    const [mock] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [DEMO.operators.mock]);
-    const [noEsim] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [DEMO.operators.mockNoEsim]);
+    const [mock] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [
+      DEMO.operators.mock,
+    ]);
+    const [noEsim] = await t.db.query<{ created_at: Date; updated_at: Date }>(
+      'select created_at, updated_at from operators where id = $1',
+      [DEMO.operators.mockNoEsim],
+    );
     const ms = (v: Date | string) => new Date(v).toISOString();
     expect(res.body).toEqual({
       data: [
         {
-          id: ALPHA, slug: 'alpha', nameEn: 'Alpha Net', nameAr: 'ألفا نت', logoUrl: 'https://cdn.example/alpha.png', packageCount: 0,
-          supportsEsim: false, createdAt: '2026-01-02T03:04:05.678Z', updatedAt: '2026-02-03T04:05:06.789Z',
+          id: ALPHA,
+          slug: 'alpha',
+          nameEn: 'Alpha Net',
+          nameAr: 'ألفا نت',
+          logoUrl: 'https://cdn.example/alpha.png',
+          packageCount: 0,
+          supportsEsim: false,
+          createdAt: '2026-01-02T03:04:05.678Z',
+          updatedAt: '2026-02-03T04:05:06.789Z',
         },
         {
-          id: DEMO.operators.mock, slug: 'mock', nameEn: 'Mock Telecom', nameAr: 'الاتصالات التجريبية', logoUrl: null, packageCount: 0,
-          supportsEsim: true, createdAt: ms(mock!.created_at), updatedAt: ms(mock!.updated_at),
+          id: DEMO.operators.mock,
+          slug: 'mock',
+          nameEn: 'Mock Telecom',
+          nameAr: 'الاتصالات التجريبية',
+          logoUrl: null,
+          packageCount: 0,
+          supportsEsim: true,
+          createdAt: ms(mock!.created_at),
+          updatedAt: ms(mock!.updated_at),
         },
         {
-          id: DEMO.operators.mockNoEsim, slug: 'mock-noesim', nameEn: 'Mock Telecom (no eSIM)', nameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)',
-          logoUrl: null, packageCount: 0, supportsEsim: false, createdAt: ms(noEsim!.created_at), updatedAt: ms(noEsim!.updated_at),
+          id: DEMO.operators.mockNoEsim,
+          slug: 'mock-noesim',
+          nameEn: 'Mock Telecom (no eSIM)',
+          nameAr: 'الاتصالات التجريبية (بدون شريحة إلكترونية)',
+          logoUrl: null,
+          packageCount: 0,
+          supportsEsim: false,
+          createdAt: ms(noEsim!.created_at),
+          updatedAt: ms(noEsim!.updated_at),
         },
         {
-          id: ZETA, slug: 'zeta', nameEn: 'Zeta Mobile', nameAr: 'زيتا موبايل', logoUrl: null, packageCount: 0,
-          supportsEsim: false, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+          id: ZETA,
+          slug: 'zeta',
+          nameEn: 'Zeta Mobile',
+          nameAr: 'زيتا موبايل',
+          logoUrl: null,
+          packageCount: 0,
+          supportsEsim: false,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
         },
       ],
     });

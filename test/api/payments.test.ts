@@ -8,7 +8,14 @@ import { fingerprintOf, RECEIPT_MESSAGES } from '../../src/payments/service';
 import { bearer, errorCode } from '../helpers/app';
 import { DEMO, iccid } from '../helpers/activations';
 import {
-  createPaymentsTestApp, fakeProcessor, getReceipt, newKey, payer, pendingOrder, post, type PaymentsTestApp,
+  createPaymentsTestApp,
+  fakeProcessor,
+  getReceipt,
+  newKey,
+  payer,
+  pendingOrder,
+  post,
+  type PaymentsTestApp,
 } from '../helpers/payments';
 
 // The method table is reached through the one policy; store orders do not exist yet, so tests make the resolver say "store".
@@ -44,27 +51,38 @@ async function paymentsOf(orderId: string) {
 }
 
 describe('POST /payments/create-intent', () => {
-  it.each(INTENT_METHODS)('with the mock provider, %s completes at once: payment completed, receipt number, order paid, activation signalled', async (method) => {
-    const user = await payer(p);
-    const order = await pendingOrder(p, user.userId);
-    const res = await intent(user.auth, { orderId: order.orderId, method, idempotencyKey: newKey() });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      paymentId: expect.stringMatching(UUID),
-      status: 'completed',
-      clientSecret: expect.stringMatching(/^mock_pi_[0-9a-f]{32}_secret_mock$/),
-      gatewayTransactionId: expect.stringMatching(/^mock_pi_[0-9a-f]{32}$/),
-    });
-    const row = await paymentRow(res.body.paymentId);
-    expect(row).toMatchObject({
-      order_id: order.orderId, user_id: user.userId, method, provider: 'mock', status: 'completed', amount: '49.00', currency: 'SAR',
-      gateway_transaction_id: res.body.gatewayTransactionId, client_secret: res.body.clientSecret, failure_reason: null,
-    });
-    expect(row.receipt_number).toMatch(/^RCP-\d{8}-[0-9A-F]{8}$/);
-    expect(row.paid_at).not.toBeNull();
-    expect(await orderStatus(order.orderId)).toBe('paid');
-    expect(p.temporal.orderPaid).toContainEqual({ activationId: order.activationId, paymentId: res.body.paymentId });
-  });
+  it.each(INTENT_METHODS)(
+    'with the mock provider, %s completes at once: payment completed, receipt number, order paid, activation signalled',
+    async (method) => {
+      const user = await payer(p);
+      const order = await pendingOrder(p, user.userId);
+      const res = await intent(user.auth, { orderId: order.orderId, method, idempotencyKey: newKey() });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        paymentId: expect.stringMatching(UUID),
+        status: 'completed',
+        clientSecret: expect.stringMatching(/^mock_pi_[0-9a-f]{32}_secret_mock$/),
+        gatewayTransactionId: expect.stringMatching(/^mock_pi_[0-9a-f]{32}$/),
+      });
+      const row = await paymentRow(res.body.paymentId);
+      expect(row).toMatchObject({
+        order_id: order.orderId,
+        user_id: user.userId,
+        method,
+        provider: 'mock',
+        status: 'completed',
+        amount: '49.00',
+        currency: 'SAR',
+        gateway_transaction_id: res.body.gatewayTransactionId,
+        client_secret: res.body.clientSecret,
+        failure_reason: null,
+      });
+      expect(row.receipt_number).toMatch(/^RCP-\d{8}-[0-9A-F]{8}$/);
+      expect(row.paid_at).not.toBeNull();
+      expect(await orderStatus(order.orderId)).toBe('paid');
+      expect(p.temporal.orderPaid).toContainEqual({ activationId: order.activationId, paymentId: res.body.paymentId });
+    },
+  );
 
   it('pays an order created through POST /activations', async () => {
     const user = await payer(p);
@@ -136,7 +154,7 @@ describe('POST /payments/create-intent', () => {
     expect(await paymentsOf(order.orderId)).toEqual([]);
   });
 
-  it('answers ORDER_NOT_FOUND for an unknown order and for another user\'s order (localized)', async () => {
+  it("answers ORDER_NOT_FOUND for an unknown order and for another user's order (localized)", async () => {
     const [owner, other] = [await payer(p), await payer(p)];
     const order = await pendingOrder(p, owner.userId);
     const unknown = await intent(other.auth, { orderId: randomUUID(), method: 'card_scheme_1', idempotencyKey: newKey() });
@@ -170,7 +188,12 @@ describe('POST /payments/create-intent', () => {
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
     expect([res.status, errorCode(res)]).toEqual([402, 'PAYMENT_INTENT_FAILED']);
     expect(res.body.error.details).toEqual({ paymentId: expect.stringMatching(UUID), reason: 'card_declined' });
-    expect(await paymentRow(res.body.error.details.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'card_declined', paid_at: null, receipt_number: null });
+    expect(await paymentRow(res.body.error.details.paymentId)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'card_declined',
+      paid_at: null,
+      receipt_number: null,
+    });
     expect(await orderStatus(order.orderId)).toBe('pending_payment');
     expect(p.temporal.orderPaid.length).toBe(before);
   });
@@ -206,7 +229,8 @@ describe('POST /payments/create-intent', () => {
     const ok = answers.filter((r) => r.status === 201);
     expect(ok).toHaveLength(1);
     // The losers find the order paid, before or after their own provider call.
-    for (const r of answers.filter((a) => a.status !== 201)) expect([r.status, errorCode(r)]).toEqual([402, 'PAYMENT_ORDER_INVALID_STATUS']);
+    for (const r of answers.filter((a) => a.status !== 201))
+      expect([r.status, errorCode(r)]).toEqual([402, 'PAYMENT_ORDER_INVALID_STATUS']);
     const rows = await paymentsOf(order.orderId);
     expect(rows.filter((r) => r.status === 'completed').map((r) => r.id)).toEqual([ok[0]!.body.paymentId]);
     expect(rows.every((r) => r.status === 'completed' || r.status === 'failed')).toBe(true);
@@ -221,8 +245,10 @@ describe('POST /payments/wallet-token', () => {
     const res = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_apple_pay_ok', idempotencyKey: newKey() });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      paymentId: expect.stringMatching(UUID), status: 'completed',
-      clientSecret: expect.stringMatching(/^mock_pi_/), gatewayTransactionId: expect.stringMatching(/^mock_pi_/),
+      paymentId: expect.stringMatching(UUID),
+      status: 'completed',
+      clientSecret: expect.stringMatching(/^mock_pi_/),
+      gatewayTransactionId: expect.stringMatching(/^mock_pi_/),
     });
     expect(await paymentRow(res.body.paymentId)).toMatchObject({ method: 'wallet_token', status: 'completed' });
     expect(await orderStatus(order.orderId)).toBe('paid');
@@ -261,7 +287,9 @@ describe('POST /payments/wallet-token', () => {
     expect([foreign.status, errorCode(foreign)]).toEqual([404, 'ORDER_NOT_FOUND']);
     const invalid = await wallet(user.auth, { orderId: paid.orderId, walletToken: 'tok_ok', idempotencyKey: newKey() });
     expect([invalid.status, errorCode(invalid)]).toEqual([402, 'PAYMENT_ORDER_INVALID_STATUS']);
-    const anon = await request(p.app).post('/payments/wallet-token').send({ orderId: order.orderId, walletToken: 'tok_ok', idempotencyKey: newKey() });
+    const anon = await request(p.app)
+      .post('/payments/wallet-token')
+      .send({ orderId: order.orderId, walletToken: 'tok_ok', idempotencyKey: newKey() });
     expect([anon.status, errorCode(anon)]).toEqual([401, 'AUTH_REQUIRED']);
   });
 
@@ -289,7 +317,12 @@ describe('POST /payments/mobile-wallet', () => {
       gatewayTransactionId: expect.stringMatching(/^mock_mw_[0-9a-f]{32}$/),
       redirectUrl: `${p.t.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/mock-wallet/redirect/${res.body.paymentId}`,
     });
-    expect(await paymentRow(res.body.paymentId)).toMatchObject({ method: 'mobile_wallet', status: 'processing', redirect_url: res.body.redirectUrl, client_secret: null });
+    expect(await paymentRow(res.body.paymentId)).toMatchObject({
+      method: 'mobile_wallet',
+      status: 'processing',
+      redirect_url: res.body.redirectUrl,
+      client_secret: null,
+    });
     expect(p.temporal.settlements).toContain(res.body.paymentId);
     expect(await orderStatus(order.orderId)).toBe('pending_payment');
     expect(p.temporal.orderPaid.length).toBe(before);
@@ -351,14 +384,21 @@ describe('POST /payments/mobile-wallet', () => {
     const key = newKey();
     const first = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: key });
     const second = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0598765432', idempotencyKey: key });
-    expect([second.status, errorCode(second), second.body.error.details]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT', { existingPaymentId: first.body.paymentId }]);
+    expect([second.status, errorCode(second), second.body.error.details]).toEqual([
+      402,
+      'PAYMENT_IDEMPOTENCY_CONFLICT',
+      { existingPaymentId: first.body.paymentId },
+    ]);
   });
 });
 
 describe('the method table, enforced by the one policy on every route', () => {
-  afterEach(() => resolveContext.mockReset().mockImplementation(jest.requireActual('../../src/payments/policy').resolveOrderPaymentContext));
+  afterEach(() =>
+    resolveContext.mockReset().mockImplementation(jest.requireActual('../../src/payments/policy').resolveOrderPaymentContext),
+  );
 
-  const asStore = (mode: policy.StoreProviderPaymentMode) => resolveContext.mockResolvedValue({ orderKind: 'store', storeProviderPaymentMode: mode });
+  const asStore = (mode: policy.StoreProviderPaymentMode) =>
+    resolveContext.mockResolvedValue({ orderKind: 'store', storeProviderPaymentMode: mode });
 
   it('allows every method for local orders (consumer and company orders alike)', async () => {
     const user = await payer(p);
@@ -367,8 +407,19 @@ describe('the method table, enforced by the one policy on every route', () => {
       const order = await pendingOrder(p, user.userId, { companyId: method === 'local_debit' ? randomUUID() : null });
       results.push((await intent(user.auth, { orderId: order.orderId, method, idempotencyKey: newKey() })).status);
     }
-    results.push((await wallet(user.auth, { orderId: (await pendingOrder(p, user.userId)).orderId, walletToken: 'tok_ok', idempotencyKey: newKey() })).status);
-    results.push((await mobile(user.auth, { orderId: (await pendingOrder(p, user.userId)).orderId, mobileNumber: '0512345678', idempotencyKey: newKey() })).status);
+    results.push(
+      (await wallet(user.auth, { orderId: (await pendingOrder(p, user.userId)).orderId, walletToken: 'tok_ok', idempotencyKey: newKey() }))
+        .status,
+    );
+    results.push(
+      (
+        await mobile(user.auth, {
+          orderId: (await pendingOrder(p, user.userId)).orderId,
+          mobileNumber: '0512345678',
+          idempotencyKey: newKey(),
+        })
+      ).status,
+    );
     expect(results).toEqual([201, 201, 201, 201, 201, 201]);
   });
 
@@ -442,7 +493,9 @@ describe('idempotency', () => {
     const key = newKey();
     const orders = await Promise.all(Array.from({ length: 20 }, () => pendingOrder(p, user.userId)));
     const answers = await Promise.all(
-      orders.map((o, i) => intent(user.auth, { orderId: o.orderId, method: INTENT_METHODS[i % INTENT_METHODS.length], idempotencyKey: key })),
+      orders.map((o, i) =>
+        intent(user.auth, { orderId: o.orderId, method: INTENT_METHODS[i % INTENT_METHODS.length], idempotencyKey: key }),
+      ),
     );
     const ok = answers.filter((r) => r.status === 201);
     expect(ok).toHaveLength(1);
@@ -462,7 +515,8 @@ describe('idempotency', () => {
     const key = newKey();
     const calls = Array.from({ length: 20 }, (_, i) => {
       if (i % 6 === 4) return wallet(user.auth, { orderId: order.orderId, walletToken: `tok_${i}`, idempotencyKey: key });
-      if (i % 6 === 5) return mobile(user.auth, { orderId: order.orderId, mobileNumber: `05000000${String(i).padStart(2, '0')}`, idempotencyKey: key });
+      if (i % 6 === 5)
+        return mobile(user.auth, { orderId: order.orderId, mobileNumber: `05000000${String(i).padStart(2, '0')}`, idempotencyKey: key });
       return intent(user.auth, { orderId: order.orderId, method: INTENT_METHODS[i % 4], idempotencyKey: key });
     });
     // Identical requests (same method and route) replay the winner; every other one conflicts.
@@ -471,7 +525,12 @@ describe('idempotency', () => {
     expect(rows).toHaveLength(1);
     for (const r of answers) {
       if (r.status === 201) expect(r.body.paymentId).toBe(rows[0]!.id);
-      else expect([r.status, errorCode(r), r.body.error.details]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT', { existingPaymentId: rows[0]!.id }]);
+      else
+        expect([r.status, errorCode(r), r.body.error.details]).toEqual([
+          402,
+          'PAYMENT_IDEMPOTENCY_CONFLICT',
+          { existingPaymentId: rows[0]!.id },
+        ]);
     }
     expect(answers.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(1);
   });
@@ -501,8 +560,16 @@ describe('idempotency', () => {
     const key = newKey();
     const first = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: key });
     const other = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: key });
-    expect([other.status, errorCode(other), other.body.error.details]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT', { existingPaymentId: first.body.paymentId }]);
-    const sameMethod = await intent(user.auth, { orderId: (await pendingOrder(p, user.userId)).orderId, method: 'card_scheme_1', idempotencyKey: key });
+    expect([other.status, errorCode(other), other.body.error.details]).toEqual([
+      402,
+      'PAYMENT_IDEMPOTENCY_CONFLICT',
+      { existingPaymentId: first.body.paymentId },
+    ]);
+    const sameMethod = await intent(user.auth, {
+      orderId: (await pendingOrder(p, user.userId)).orderId,
+      method: 'card_scheme_1',
+      idempotencyKey: key,
+    });
     expect(errorCode(sameMethod)).toBe('PAYMENT_IDEMPOTENCY_CONFLICT');
   });
 
@@ -558,7 +625,7 @@ describe('GET /payments/:id/receipt', () => {
     expect(res.body.messageAr).toMatch(/[\u0600-\u06FF]/);
   });
 
-  it('gives amountSar in the payment\'s own currency (a USD order: the USD amount)', async () => {
+  it("gives amountSar in the payment's own currency (a USD order: the USD amount)", async () => {
     const user = await payer(p);
     const order = await pendingOrder(p, user.userId, { totalAmountSar: '12.50' });
     await p.t.db.query(`update orders set currency = 'USD' where id = $1`, [order.orderId]);
@@ -567,28 +634,31 @@ describe('GET /payments/:id/receipt', () => {
     expect(res.body).toMatchObject({ amountSar: 12.5, currency: 'USD' });
   });
 
-  it.each(['en', 'ar'])('returns a failed payment\'s receipt: status failed, paidAt null, retry message in both languages (%s)', async (lang) => {
-    const user = await payer(p);
-    const order = await pendingOrder(p, user.userId);
-    const failed = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_fail', idempotencyKey: newKey() });
-    const paymentId = failed.body.error.details.paymentId as string;
-    const res = await getReceipt(p, paymentId, user.auth, lang);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      receiptNumber: `FAILED-${paymentId.replace(/-/g, '').slice(0, 8).toUpperCase()}`,
-      paymentId,
-      orderId: order.orderId,
-      amountSar: 49,
-      currency: 'SAR',
-      method: 'wallet_token',
-      status: 'failed',
-      paidAt: null,
-      messageEn: RECEIPT_MESSAGES.failed.en,
-      messageAr: RECEIPT_MESSAGES.failed.ar,
-    });
-    expect(res.body.messageEn).toMatch(/try again/i);
-    expect(res.body.messageAr).toContain('يرجى المحاولة مرة أخرى');
-  });
+  it.each(['en', 'ar'])(
+    "returns a failed payment's receipt: status failed, paidAt null, retry message in both languages (%s)",
+    async (lang) => {
+      const user = await payer(p);
+      const order = await pendingOrder(p, user.userId);
+      const failed = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_fail', idempotencyKey: newKey() });
+      const paymentId = failed.body.error.details.paymentId as string;
+      const res = await getReceipt(p, paymentId, user.auth, lang);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        receiptNumber: `FAILED-${paymentId.replace(/-/g, '').slice(0, 8).toUpperCase()}`,
+        paymentId,
+        orderId: order.orderId,
+        amountSar: 49,
+        currency: 'SAR',
+        method: 'wallet_token',
+        status: 'failed',
+        paidAt: null,
+        messageEn: RECEIPT_MESSAGES.failed.en,
+        messageAr: RECEIPT_MESSAGES.failed.ar,
+      });
+      expect(res.body.messageEn).toMatch(/try again/i);
+      expect(res.body.messageAr).toContain('يرجى المحاولة مرة أخرى');
+    },
+  );
 
   it('returns a provisional receipt for a payment still processing', async () => {
     const user = await payer(p);
@@ -597,12 +667,15 @@ describe('GET /payments/:id/receipt', () => {
     const res = await getReceipt(p, started.body.paymentId, user.auth);
     expect(res.body).toMatchObject({
       receiptNumber: `PENDING-${(started.body.paymentId as string).replace(/-/g, '').slice(0, 8).toUpperCase()}`,
-      status: 'processing', method: 'mobile_wallet', paidAt: null,
-      messageEn: RECEIPT_MESSAGES.processing.en, messageAr: RECEIPT_MESSAGES.processing.ar,
+      status: 'processing',
+      method: 'mobile_wallet',
+      paidAt: null,
+      messageEn: RECEIPT_MESSAGES.processing.en,
+      messageAr: RECEIPT_MESSAGES.processing.ar,
     });
   });
 
-  it('is owner only: another user\'s, an unknown and a non-uuid id all answer NOT_FOUND (localized)', async () => {
+  it("is owner only: another user's, an unknown and a non-uuid id all answer NOT_FOUND (localized)", async () => {
     const { paymentId } = await completed();
     const other = await payer(p);
     for (const id of [paymentId, randomUUID(), 'not-a-uuid']) {
@@ -620,7 +693,11 @@ describe('GET /payments/:id/receipt', () => {
     const { user, paymentId } = await completed();
     await p.t.db.query('update payments set receipt_number = null where id = $1', [paymentId]);
     const noNumber = await getReceipt(p, paymentId, user.auth, 'ar');
-    expect([noNumber.status, errorCode(noNumber), noNumber.body.error.message]).toEqual([402, 'PAYMENT_RECEIPT_FAILED', errorCodes.PAYMENT_RECEIPT_FAILED.ar]);
+    expect([noNumber.status, errorCode(noNumber), noNumber.body.error.message]).toEqual([
+      402,
+      'PAYMENT_RECEIPT_FAILED',
+      errorCodes.PAYMENT_RECEIPT_FAILED.ar,
+    ]);
     await p.t.db.query(`update payments set receipt_number = 'RCP-20260101-ABCDEF01', paid_at = null where id = $1`, [paymentId]);
     expect(errorCode(await getReceipt(p, paymentId, user.auth))).toBe('PAYMENT_RECEIPT_FAILED');
   });
@@ -629,7 +706,8 @@ describe('GET /payments/:id/receipt', () => {
 describe('OpenAPI', () => {
   it('documents the four routes with every listed error status', () => {
     const doc = buildDocument(p.registry, 'http://localhost');
-    const statuses = (path: string, method: 'get' | 'post') => Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path]![method]!.responses).sort();
+    const statuses = (path: string, method: 'get' | 'post') =>
+      Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path]![method]!.responses).sort();
     expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '404', '422']);
     expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '404', '422']);
     expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '404', '422']);
@@ -642,7 +720,9 @@ describe('with the card processor configured', () => {
   let processor: Awaited<ReturnType<typeof fakeProcessor>>;
   beforeAll(async () => {
     processor = await fakeProcessor();
-    cp = await createPaymentsTestApp({ provider: createCardProcessorProvider({ apiKey: 'sk_test_local', apiBaseUrl: processor.baseUrl, maxNetworkRetries: 0 }) });
+    cp = await createPaymentsTestApp({
+      provider: createCardProcessorProvider({ apiKey: 'sk_test_local', apiBaseUrl: processor.baseUrl, maxNetworkRetries: 0 }),
+    });
   });
   afterAll(async () => {
     await cp.close();
@@ -650,17 +730,29 @@ describe('with the card processor configured', () => {
   });
   beforeEach(() => processor.seen.splice(0));
 
-  it('create-intent answers processing with the client secret, starts settlement, leaves the order unpaid; the processor got the order\'s amount and the session\'s user', async () => {
+  it("create-intent answers processing with the client secret, starts settlement, leaves the order unpaid; the processor got the order's amount and the session's user", async () => {
     const user = await payer(cp);
     const order = await pendingOrder(cp, user.userId, { totalAmountSar: '123.45' });
-    const res = await post(cp, '/payments/create-intent', user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
+    const res = await post(cp, '/payments/create-intent', user.auth, {
+      orderId: order.orderId,
+      method: 'card_scheme_1',
+      idempotencyKey: newKey(),
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ paymentId: expect.stringMatching(UUID), status: 'processing', clientSecret: 'pi_test_123_secret_abc', gatewayTransactionId: 'pi_test_123' });
+    expect(res.body).toEqual({
+      paymentId: expect.stringMatching(UUID),
+      status: 'processing',
+      clientSecret: 'pi_test_123_secret_abc',
+      gatewayTransactionId: 'pi_test_123',
+    });
     expect(processor.seen).toHaveLength(1);
     expect(processor.seen[0]!.headers['idempotency-key']).toBe(`payment-${res.body.paymentId}`);
     expect(processor.seen[0]!.form).toMatchObject({
-      amount: '12345', currency: 'sar',
-      'metadata[payment_id]': res.body.paymentId, 'metadata[order_id]': order.orderId, 'metadata[user_id]': user.userId,
+      amount: '12345',
+      currency: 'sar',
+      'metadata[payment_id]': res.body.paymentId,
+      'metadata[order_id]': order.orderId,
+      'metadata[user_id]': user.userId,
     });
     const [row] = await cp.t.db.query('select status, provider, paid_at, receipt_number from payments where id = $1', [res.body.paymentId]);
     expect(row).toEqual({ status: 'processing', provider: 'card_processor', paid_at: null, receipt_number: null });
@@ -672,15 +764,31 @@ describe('with the card processor configured', () => {
 
   it('wallet-token: a decline answers PAYMENT_WALLET_FAILED with the decline code; an unreachable processor provider_unavailable', async () => {
     const user = await payer(cp);
-    const declined = await post(cp, '/payments/wallet-token', user.auth, { orderId: (await pendingOrder(cp, user.userId)).orderId, walletToken: 'pm_card_declined', idempotencyKey: newKey() });
-    expect([declined.status, errorCode(declined), declined.body.error.details.reason]).toEqual([402, 'PAYMENT_WALLET_FAILED', 'insufficient_funds']);
-    const down = await post(cp, '/payments/wallet-token', user.auth, { orderId: (await pendingOrder(cp, user.userId)).orderId, walletToken: 'pm_server_error', idempotencyKey: newKey() });
+    const declined = await post(cp, '/payments/wallet-token', user.auth, {
+      orderId: (await pendingOrder(cp, user.userId)).orderId,
+      walletToken: 'pm_card_declined',
+      idempotencyKey: newKey(),
+    });
+    expect([declined.status, errorCode(declined), declined.body.error.details.reason]).toEqual([
+      402,
+      'PAYMENT_WALLET_FAILED',
+      'insufficient_funds',
+    ]);
+    const down = await post(cp, '/payments/wallet-token', user.auth, {
+      orderId: (await pendingOrder(cp, user.userId)).orderId,
+      walletToken: 'pm_server_error',
+      idempotencyKey: newKey(),
+    });
     expect([down.status, errorCode(down), down.body.error.details.reason]).toEqual([402, 'PAYMENT_WALLET_FAILED', 'provider_unavailable']);
   });
 
   it('mobile-wallet is not offered by the card processor: PAYMENT_MOBILE_WALLET_FAILED', async () => {
     const user = await payer(cp);
-    const res = await post(cp, '/payments/mobile-wallet', user.auth, { orderId: (await pendingOrder(cp, user.userId)).orderId, mobileNumber: '0512345678', idempotencyKey: newKey() });
+    const res = await post(cp, '/payments/mobile-wallet', user.auth, {
+      orderId: (await pendingOrder(cp, user.userId)).orderId,
+      mobileNumber: '0512345678',
+      idempotencyKey: newKey(),
+    });
     expect([res.status, errorCode(res)]).toEqual([402, 'PAYMENT_MOBILE_WALLET_FAILED']);
     expect(processor.seen).toEqual([]);
   });

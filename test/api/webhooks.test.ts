@@ -55,7 +55,9 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
     const res = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });
-    expect(temporal.delivered).toEqual([{ paymentId: p.paymentId, event: { eventId: JSON.parse(payload).id, type: 'payment_intent.succeeded' } }]);
+    expect(temporal.delivered).toEqual([
+      { paymentId: p.paymentId, event: { eventId: JSON.parse(payload).id, type: 'payment_intent.succeeded' } },
+    ]);
     // Acknowledged, not settled: completion is the workflow's job.
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
   });
@@ -120,7 +122,11 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
 
   it('verifies whatever the content type (the body is never parsed before verification)', async () => {
     const header = signCard(payload, { secret: secret(), timestamp: now() });
-    const res = await request(w.app).post('/webhooks/card-processor').set('Content-Type', 'text/plain').set('Processor-Signature', header).send(payload);
+    const res = await request(w.app)
+      .post('/webhooks/card-processor')
+      .set('Content-Type', 'text/plain')
+      .set('Processor-Signature', header)
+      .send(payload);
     expect(res.status).toBe(200);
   });
 
@@ -160,57 +166,105 @@ describe('POST /webhooks/card-processor: events', () => {
 
   it('finds the payment by the intent id when metadata.payment_id is absent (and then rule 4 fails)', async () => {
     const p = await payment();
-    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { metadata: { order_id: p.orderId, user_id: p.userId } }));
+    const res = await sendCardEvent(
+      w,
+      intentEvent('payment_intent.succeeded', p, { metadata: { order_id: p.orderId, user_id: p.userId } }),
+    );
     expect(res.body).toEqual({ received: true });
     expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' });
   });
 
   type Expected = Array<Record<string, unknown>>;
   const mismatches: Array<[string, (p: PaymentFixture) => Record<string, unknown>, (p: PaymentFixture) => Expected]> = [
-    ['1. status is not succeeded', () => ({ status: 'processing' }), () => [{ rule: 'status', field: 'status', expected: 'succeeded', received: 'processing' }]],
-    ['2. currency differs (upper-cased)', () => ({ currency: 'usd' }), () => [{ rule: 'currency', field: 'currency', expected: 'SAR', received: 'USD' }]],
+    [
+      '1. status is not succeeded',
+      () => ({ status: 'processing' }),
+      () => [{ rule: 'status', field: 'status', expected: 'succeeded', received: 'processing' }],
+    ],
+    [
+      '2. currency differs (upper-cased)',
+      () => ({ currency: 'usd' }),
+      () => [{ rule: 'currency', field: 'currency', expected: 'SAR', received: 'USD' }],
+    ],
     ['3. amount differs', () => ({ amount: 4800 }), () => [{ rule: 'amount', field: 'amount', expected: '4900', received: '4800' }]],
-    ['3. amount_received differs', () => ({ amount_received: 4899 }), () => [{ rule: 'amount', field: 'amount_received', expected: '4900', received: '4899' }]],
-    ['3. amount is not an integer of minor units', () => ({ amount: 49.0001 }), () => [{ rule: 'amount', field: 'amount', expected: '4900', received: '49.0001' }]],
-    ['4. metadata missing', () => ({ metadata: null }), (p) => [
-      { rule: 'metadata', field: 'metadata.payment_id', expected: p.paymentId, received: null },
-      { rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: null },
-      { rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null },
-    ]],
-    ['4. metadata order_id differs', (p) => ({ metadata: { payment_id: p.paymentId, order_id: '00000000-0000-4000-8000-000000000000', user_id: p.userId } }),
-      (p) => [{ rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: '00000000-0000-4000-8000-000000000000' }]],
-    ['4. metadata user_id missing', (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
-      (p) => [{ rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null }]],
+    [
+      '3. amount_received differs',
+      () => ({ amount_received: 4899 }),
+      () => [{ rule: 'amount', field: 'amount_received', expected: '4900', received: '4899' }],
+    ],
+    [
+      '3. amount is not an integer of minor units',
+      () => ({ amount: 49.0001 }),
+      () => [{ rule: 'amount', field: 'amount', expected: '4900', received: '49.0001' }],
+    ],
+    [
+      '4. metadata missing',
+      () => ({ metadata: null }),
+      (p) => [
+        { rule: 'metadata', field: 'metadata.payment_id', expected: p.paymentId, received: null },
+        { rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: null },
+        { rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null },
+      ],
+    ],
+    [
+      '4. metadata order_id differs',
+      (p) => ({ metadata: { payment_id: p.paymentId, order_id: '00000000-0000-4000-8000-000000000000', user_id: p.userId } }),
+      (p) => [{ rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: '00000000-0000-4000-8000-000000000000' }],
+    ],
+    [
+      '4. metadata user_id missing',
+      (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
+      (p) => [{ rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null }],
+    ],
   ];
 
-  it.each(mismatches)('mismatch (%s): nothing completes, the payment fails, a record and a structured log are written, 200', async (_name, override, expected) => {
-    const p = await payment();
-    const marker = `RAW-PAYLOAD-MARKER-${p.paymentId}`;
-    const event = intentEvent('payment_intent.succeeded', p, { ...override(p), description: marker });
-    const res = await sendCardEvent(w, event);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ received: true });
-    expect(temporal.delivered).toEqual([]);
-    const row = await paymentRow(w.t, p.paymentId);
-    expect(row).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', receipt_number: null, paid_at: null });
-    expect((await w.t.db.query('select status from orders where id = $1', [p.orderId]))[0]).toEqual({ status: 'pending_payment' });
-    const records = await webhookEvents(w.t, { paymentId: p.paymentId });
-    expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ provider: 'card_processor', event_id: event.id, type: 'payment_intent.succeeded', outcome: 'mismatch' });
-    expect(records[0]!.detail).toMatchObject({ code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', intentId: p.intentId, mismatches: expected(p) });
-    const log = w.logLines.map((l) => JSON.parse(l)).find((l) => l.code === 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' && l.paymentId === p.paymentId);
-    expect(log).toMatchObject({ level: 40, eventId: event.id, mismatches: expect.any(Array), recorded: true, paymentFailed: true });
-    // No raw payload anywhere: not in the log, not in the record.
-    expect(w.logLines.join('\n')).not.toContain(marker);
-    expect(JSON.stringify(records)).not.toContain(marker);
-  });
+  it.each(mismatches)(
+    'mismatch (%s): nothing completes, the payment fails, a record and a structured log are written, 200',
+    async (_name, override, expected) => {
+      const p = await payment();
+      const marker = `RAW-PAYLOAD-MARKER-${p.paymentId}`;
+      const event = intentEvent('payment_intent.succeeded', p, { ...override(p), description: marker });
+      const res = await sendCardEvent(w, event);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true });
+      expect(temporal.delivered).toEqual([]);
+      const row = await paymentRow(w.t, p.paymentId);
+      expect(row).toMatchObject({
+        status: 'failed',
+        failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH',
+        receipt_number: null,
+        paid_at: null,
+      });
+      expect((await w.t.db.query('select status from orders where id = $1', [p.orderId]))[0]).toEqual({ status: 'pending_payment' });
+      const records = await webhookEvents(w.t, { paymentId: p.paymentId });
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({
+        provider: 'card_processor',
+        event_id: event.id,
+        type: 'payment_intent.succeeded',
+        outcome: 'mismatch',
+      });
+      expect(records[0]!.detail).toMatchObject({ code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', intentId: p.intentId, mismatches: expected(p) });
+      const log = w.logLines
+        .map((l) => JSON.parse(l))
+        .find((l) => l.code === 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' && l.paymentId === p.paymentId);
+      expect(log).toMatchObject({ level: 40, eventId: event.id, mismatches: expect.any(Array), recorded: true, paymentFailed: true });
+      // No raw payload anywhere: not in the log, not in the record.
+      expect(w.logLines.join('\n')).not.toContain(marker);
+      expect(JSON.stringify(records)).not.toContain(marker);
+    },
+  );
 
   it('a mismatch on a payment that is not processing records it but changes nothing (completed is never downgraded)', async () => {
     const p = await payment({ status: 'completed' });
     await w.t.db.query(`update payments set receipt_number = 'RCP-20260101-AAAA0001', paid_at = now() where id = $1`, [p.paymentId]);
     const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { amount: 1 }));
     expect(res.body).toEqual({ received: true });
-    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'completed', failure_reason: null, receipt_number: 'RCP-20260101-AAAA0001' });
+    expect(await paymentRow(w.t, p.paymentId)).toMatchObject({
+      status: 'completed',
+      failure_reason: null,
+      receipt_number: 'RCP-20260101-AAAA0001',
+    });
     expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
   });
 
@@ -247,7 +301,10 @@ describe('POST /webhooks/card-processor: events', () => {
     const canceled = intentEvent('payment_intent.canceled', q);
     expect((await sendCardEvent(w, canceled)).body).toEqual({ received: true });
     expect(temporal.delivered).toEqual([
-      { paymentId: p.paymentId, event: { eventId: failed.id, type: 'payment_intent.payment_failed', failureMessage: 'Your card was declined.' } },
+      {
+        paymentId: p.paymentId,
+        event: { eventId: failed.id, type: 'payment_intent.payment_failed', failureMessage: 'Your card was declined.' },
+      },
       { paymentId: q.paymentId, event: { eventId: canceled.id, type: 'payment_intent.canceled' } },
     ]);
   });
@@ -299,7 +356,10 @@ describe('POST /webhooks/card-processor: events', () => {
 });
 
 describe('POST /webhooks/esim-provider', () => {
-  const post = (body: unknown) => request(w.app).post('/webhooks/esim-provider').send(body as object);
+  const post = (body: unknown) =>
+    request(w.app)
+      .post('/webhooks/esim-provider')
+      .send(body as object);
   let order = 0;
   const newOrder = (known = true) => {
     order += 1;
@@ -311,13 +371,22 @@ describe('POST /webhooks/esim-provider', () => {
   it('verifies, keeps a minimal receipt and hands the order to reconciliation; QR and LPA in the body are never stored', async () => {
     const orderId = newOrder();
     const lpa = 'LPA:1$smdp.example.com$SECRET-MATCHING-ID';
-    const res = await post(esimCallback(orderId, { extra: { reason: 'identity_check', eventId: 'dlv_1', qrCode: 'data:image/png;base64,SECRETQR', lpa, activationCode: lpa } }));
+    const res = await post(
+      esimCallback(orderId, {
+        extra: { reason: 'identity_check', eventId: 'dlv_1', qrCode: 'data:image/png;base64,SECRETQR', lpa, activationCode: lpa },
+      }),
+    );
     expect([res.status, res.body]).toEqual([200, { received: true }]);
     expect(store.enqueued).toEqual([orderId]);
-    const receipts = await w.t.db.query<Record<string, unknown>>(`select * from webhook_events where provider = 'esim_provider' and event_id = $1`, [`${orderId}:completed`]);
+    const receipts = await w.t.db.query<Record<string, unknown>>(
+      `select * from webhook_events where provider = 'esim_provider' and event_id = $1`,
+      [`${orderId}:completed`],
+    );
     expect(receipts).toHaveLength(1);
     expect(receipts[0]).toMatchObject({
-      type: 'order.completed', outcome: 'enqueued', payment_id: null,
+      type: 'order.completed',
+      outcome: 'enqueued',
+      payment_id: null,
       detail: { orderId, providerName: 'esim_provider_1', status: 'completed', reason: 'identity_check', providerEventId: 'dlv_1' },
     });
     const everything = JSON.stringify(await w.t.db.query('select * from webhook_events')) + w.logLines.join('\n');
@@ -341,7 +410,9 @@ describe('POST /webhooks/esim-provider', () => {
     const res = await post(esimCallback(orderId));
     expect([res.status, res.body]).toEqual([200, { received: true }]);
     expect(store.enqueued).toEqual([]);
-    const [receipt] = await w.t.db.query<Record<string, unknown>>(`select outcome from webhook_events where event_id = $1`, [`${orderId}:completed`]);
+    const [receipt] = await w.t.db.query<Record<string, unknown>>(`select outcome from webhook_events where event_id = $1`, [
+      `${orderId}:completed`,
+    ]);
     expect(receipt).toEqual({ outcome: 'unknown_order' });
   });
 
@@ -373,7 +444,9 @@ describe('POST /webhooks/esim-provider', () => {
       expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
     }
     expect(store.enqueued).toEqual([]);
-    expect(await w.t.db.query(`select 1 from webhook_events where provider = 'esim_provider' and event_id like $1`, [`${orderId}:%`])).toEqual([]);
+    expect(
+      await w.t.db.query(`select 1 from webhook_events where provider = 'esim_provider' and event_id like $1`, [`${orderId}:%`]),
+    ).toEqual([]);
   });
 
   it('refuses a correctly signed callback for another merchant', async () => {
@@ -405,7 +478,9 @@ describe('webhooks without the store seam filled', () => {
     try {
       const res = await request(bare.app).post('/webhooks/esim-provider').send(esimCallback('ord-seam-1'));
       expect([res.status, res.body]).toEqual([200, { received: true }]);
-      expect(await bare.t.db.query(`select outcome from webhook_events where event_id = 'ord-seam-1:completed'`)).toEqual([{ outcome: 'unknown_order' }]);
+      expect(await bare.t.db.query(`select outcome from webhook_events where event_id = 'ord-seam-1:completed'`)).toEqual([
+        { outcome: 'unknown_order' },
+      ]);
       expect(bare.logLines.some((l) => l.includes('store order reconciliation is not built yet'))).toBe(true);
     } finally {
       await bare.close();
@@ -416,7 +491,16 @@ describe('webhooks without the store seam filled', () => {
 describe('OpenAPI', () => {
   it('documents both webhooks: header, bodies, the acknowledgements and every error answer', () => {
     const doc = buildDocument(w.registry, 'http://localhost') as unknown as {
-      paths: Record<string, { post: { parameters?: Array<{ name: string; in: string; required?: boolean }>; requestBody: unknown; responses: Record<string, { description: string }> } }>;
+      paths: Record<
+        string,
+        {
+          post: {
+            parameters?: Array<{ name: string; in: string; required?: boolean }>;
+            requestBody: unknown;
+            responses: Record<string, { description: string }>;
+          };
+        }
+      >;
       components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
     };
     const card = doc.paths['/webhooks/card-processor']!.post;
@@ -428,10 +512,17 @@ describe('OpenAPI', () => {
     expect(Object.keys(esim.responses).sort()).toEqual(['200', '400', '503']);
     expect(esim.responses['400']!.description).toMatch(/VALIDATION_ERROR.*WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
     const body = doc.components.schemas.EsimProviderCallback!;
-    expect(Object.keys(body.properties).sort()).toEqual(['eventId', 'merchantId', 'orderId', 'providerName', 'reason', 'signature', 'status']);
+    expect(Object.keys(body.properties).sort()).toEqual([
+      'eventId',
+      'merchantId',
+      'orderId',
+      'providerName',
+      'reason',
+      'signature',
+      'status',
+    ]);
     expect(body.required?.sort()).toEqual(['merchantId', 'orderId', 'providerName', 'status']);
     expect(doc.components.schemas.CardProcessorAck).toBeDefined();
     expect(doc.components.schemas.EsimProviderAck).toBeDefined();
   });
 });
-

@@ -74,7 +74,10 @@ const startWorker = () => (worker = start('worker/main.js', common, 'worker'));
 
 beforeAll(async () => {
   if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
-  [env, db] = await Promise.all([createLocalEnv({ server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } }), createTestDatabase(5)]);
+  [env, db] = await Promise.all([
+    createLocalEnv({ server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } }),
+    createTestDatabase(5),
+  ]);
   await seedCatalog(db);
   tmp = mkdtempSync(path.join(os.tmpdir(), 'activation-e2e-'));
   messagesFile = path.join(tmp, 'messages.jsonl');
@@ -116,7 +119,10 @@ async function api(method: string, route: string, body?: unknown, token?: string
 }
 
 function lastCode(to: string): string {
-  const lines = readFileSync(messagesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(messagesFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const text: string = lines.reverse().find((m) => m.to === to).text;
   return /\b(\d{6})\b/.exec(text)![1]!;
 }
@@ -142,8 +148,9 @@ it('walks the demo from register to an activated SIM, paid through the mock prov
 
   // Operators find the run in the Temporal UI by its business keys, the payment included.
   await eventually(async () => {
-    expect(await listRuns(`ActivationId = "${result.activationId}" AND OrderId = "${result.orderId}" AND ActivationStatus = "activated"`))
-      .toEqual([activationWorkflowId(result.activationId)]);
+    expect(
+      await listRuns(`ActivationId = "${result.activationId}" AND OrderId = "${result.orderId}" AND ActivationStatus = "activated"`),
+    ).toEqual([activationWorkflowId(result.activationId)]);
     expect(await listRuns(`PaymentId = "${result.paymentId}"`)).toEqual([activationWorkflowId(result.activationId)]);
   }, 15_000);
 });
@@ -158,7 +165,9 @@ it('ends activated exactly once when the worker dies between payment and handoff
   const handle = env.client.workflow.getHandle(activationWorkflowId(activationId));
   const status = async () => (await api('GET', `/activations/${activationId}/status`, undefined, token)).body.status;
 
-  expect((await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status).toBe(200);
+  expect(
+    (await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status,
+  ).toBe(200);
   const pendingActivities = async () => ((await handle.describe()).raw.pendingActivities ?? []).map((a) => [a.activityType?.name, a.state]);
   await eventually(async () => {
     expect((await api('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body.status).toBe('completed');
@@ -192,13 +201,20 @@ it('ends activated exactly once when the worker dies between payment and handoff
   expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName)).toEqual(['orderPaid']);
   const handoffs = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'activateSim');
   expect(handoffs).toHaveLength(1);
-  const completed = events.filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
-    && String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(handoffs[0]!.eventId));
+  const completed = events.filter(
+    (e) =>
+      e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED &&
+      String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(handoffs[0]!.eventId),
+  );
   expect(completed).toHaveLength(1);
-  const startedAttempt = events.find((e) => String(e.eventId) === String(completed[0]!.activityTaskCompletedEventAttributes?.startedEventId))
-    ?.activityTaskStartedEventAttributes?.attempt;
+  const startedAttempt = events.find(
+    (e) => String(e.eventId) === String(completed[0]!.activityTaskCompletedEventAttributes?.startedEventId),
+  )?.activityTaskStartedEventAttributes?.attempt;
   expect(startedAttempt).toBeGreaterThanOrEqual(2);
-  const rows = await db.query<{ status: string; activated_at: string | null }>('select status, activated_at from activations where order_id = $1', [orderId]);
+  const rows = await db.query<{ status: string; activated_at: string | null }>(
+    'select status, activated_at from activations where order_id = $1',
+    [orderId],
+  );
   expect(rows).toEqual([{ status: 'activated', activated_at: expect.any(String) }]);
   const history = await api('GET', '/activations/history', undefined, token);
   expect(history.body.items.map((i: { status: string }) => i.status)).toEqual(['activated']);

@@ -20,7 +20,9 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
-  deps?: Partial<Pick<AppDeps, 'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows'>>;
+  deps?: Partial<
+    Pick<AppDeps, 'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows'>
+  >;
 }
 
 /** The real app on its own real database, with a hand-moved clock and in-memory messages. */
@@ -33,7 +35,12 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   // The session cache is off by default here: tests change rows with SQL and read at once.
   const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', ...opts.env });
   const app = createApp({
-    config, orm: db.orm, pool: db.pool, logger, clock, messages: sender,
+    config,
+    orm: db.orm,
+    pool: db.pool,
+    logger,
+    clock,
+    messages: sender,
     temporalReady: async () => undefined,
     ...opts.deps,
   });
@@ -70,10 +77,15 @@ export const MOBILE = { 'X-Client-Type': 'mobile' };
 /** Registers a phone user and signs in as mobile; returns the bearer token and user id. */
 export async function signUp(t: TestApp, opts: { phone?: string; email?: string; name?: string } = {}) {
   const phone = opts.phone ?? (opts.email ? undefined : newPhone());
-  const reg = await request(t.app).post('/auth/register').send({ phone, email: opts.email, name: opts.name ?? 'Sara', consents: CONSENTS });
+  const reg = await request(t.app)
+    .post('/auth/register')
+    .send({ phone, email: opts.email, name: opts.name ?? 'Sara', consents: CONSENTS });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const to = (phone ?? opts.email)!;
-  const verify = await request(t.app).post('/auth/verify-otp').set(MOBILE).send({ phone, email: phone ? undefined : opts.email, otp: lastCode(t, to) });
+  const verify = await request(t.app)
+    .post('/auth/verify-otp')
+    .set(MOBILE)
+    .send({ phone, email: phone ? undefined : opts.email, otp: lastCode(t, to) });
   if (verify.status !== 200) throw new Error(`verify failed: ${verify.status} ${JSON.stringify(verify.body)}`);
   return { token: verify.body.session.token as string, userId: reg.body.userId as string, phone, email: opts.email };
 }

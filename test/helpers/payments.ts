@@ -55,7 +55,9 @@ export interface PaymentsTestApp {
   close(): Promise<void>;
 }
 
-export async function createPaymentsTestApp(opts: { env?: Record<string, string>; provider?: PaymentProvider; pendingWaitMs?: number } = {}): Promise<PaymentsTestApp> {
+export async function createPaymentsTestApp(
+  opts: { env?: Record<string, string>; provider?: PaymentProvider; pendingWaitMs?: number } = {},
+): Promise<PaymentsTestApp> {
   const temporal = fakePaymentTemporal();
   const t = await createTestApp({ env: opts.env, deps: { activationWorkflows: temporal.activationWorkflows } });
   await seedCatalog(t);
@@ -80,7 +82,11 @@ export async function createPaymentsTestApp(opts: { env?: Record<string, string>
   app.use(notFoundHandler);
   app.use(errorHandler);
   return {
-    t, app, temporal, registry, logLines,
+    t,
+    app,
+    temporal,
+    registry,
+    logLines,
     async close() {
       await cache.stop();
       await t.close();
@@ -140,21 +146,39 @@ export async function fakeProcessor() {
       };
       if (req.method === 'POST' && req.url === '/v1/payment_intents') {
         if (form.payment_method === 'pm_card_declined') {
-          return reply(402, { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' } });
+          return reply(402, {
+            error: {
+              type: 'card_error',
+              code: 'card_declined',
+              decline_code: 'insufficient_funds',
+              message: 'Your card has insufficient funds.',
+            },
+          });
         }
         if (form.payment_method === 'pm_server_error') return reply(500, { error: { type: 'api_error', message: 'boom' } });
         const confirmed = form.confirm === 'true';
         return reply(200, {
-          id: 'pi_test_123', object: 'payment_intent', amount: Number(form.amount), amount_received: confirmed ? Number(form.amount) : 0,
-          currency: form.currency, status: confirmed ? 'succeeded' : 'requires_payment_method', client_secret: 'pi_test_123_secret_abc',
+          id: 'pi_test_123',
+          object: 'payment_intent',
+          amount: Number(form.amount),
+          amount_received: confirmed ? Number(form.amount) : 0,
+          currency: form.currency,
+          status: confirmed ? 'succeeded' : 'requires_payment_method',
+          client_secret: 'pi_test_123_secret_abc',
           metadata: { payment_id: form['metadata[payment_id]'], order_id: form['metadata[order_id]'], user_id: form['metadata[user_id]'] },
           last_payment_error: null,
         });
       }
       if (req.method === 'GET' && req.url?.startsWith('/v1/payment_intents/pi_test_123')) {
         return reply(200, {
-          id: 'pi_test_123', object: 'payment_intent', amount: 4900, amount_received: 4900, currency: 'sar', status: 'succeeded',
-          client_secret: 'pi_test_123_secret_abc', metadata: { payment_id: 'p', order_id: 'o', user_id: 'u' },
+          id: 'pi_test_123',
+          object: 'payment_intent',
+          amount: 4900,
+          amount_received: 4900,
+          currency: 'sar',
+          status: 'succeeded',
+          client_secret: 'pi_test_123_secret_abc',
+          metadata: { payment_id: 'p', order_id: 'o', user_id: 'u' },
         });
       }
       return reply(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such payment_intent' } });

@@ -16,7 +16,10 @@ export async function seedCatalog(t: TestApp): Promise<void> {
      on conflict (slug) do nothing`,
     [ESIM_STORE_OPERATOR_ID, OPERATOR_API_BASE, JSON.stringify({ apiKey: OPERATOR_SECRET })],
   );
-  await t.db.query('update operators set api_base_url = $1, api_config = $2', [OPERATOR_API_BASE, JSON.stringify({ apiKey: OPERATOR_SECRET })]);
+  await t.db.query('update operators set api_base_url = $1, api_config = $2', [
+    OPERATOR_API_BASE,
+    JSON.stringify({ apiKey: OPERATOR_SECRET }),
+  ]);
 }
 
 export { DEMO };
@@ -85,26 +88,53 @@ export async function insertActivation(t: TestApp, f: ActivationFixture): Promis
   const item = f.orderItem ?? {};
   await t.db.query(
     `insert into orders (id, user_id, company_id, status, total_amount_sar, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7)`,
-    [orderId, f.userId, o.companyId ?? null, o.status ?? 'pending_payment', o.totalAmountSar ?? '49.00', o.createdAt ?? createdAt, o.updatedAt ?? updatedAt],
+    [
+      orderId,
+      f.userId,
+      o.companyId ?? null,
+      o.status ?? 'pending_payment',
+      o.totalAmountSar ?? '49.00',
+      o.createdAt ?? createdAt,
+      o.updatedAt ?? updatedAt,
+    ],
   );
-  await t.db.query(
-    `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, $5, $6)`,
-    [orderItemId, orderId, packageId, iccid, item.quantity ?? 1, item.unitPriceSar ?? '49.00'],
-  );
+  await t.db.query(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, $5, $6)`, [
+    orderItemId,
+    orderId,
+    packageId,
+    iccid,
+    item.quantity ?? 1,
+    item.unitPriceSar ?? '49.00',
+  ]);
   await t.db.query(
     `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, esim_profile, status,
        identity_status, identity_ref, id_number_encrypted, id_number_hash, assigned_officer_id, activated_at, failed_reason, retain_until,
        deletion_requested_at, deleted_at, estimated_activation_seconds, created_at, updated_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
     [
-      activationId, orderId, orderItemId, f.userId, operatorId, packageId, iccid, simType,
+      activationId,
+      orderId,
+      orderItemId,
+      f.userId,
+      operatorId,
+      packageId,
+      iccid,
+      simType,
       f.esimProfile === undefined || f.esimProfile === null ? null : JSON.stringify(f.esimProfile),
-      f.status ?? 'pending', f.identityStatus ?? 'waiting', f.identityRef ?? null,
-      f.idNumberHash ? 'v1.secret-id-number-ciphertext' : null, f.idNumberHash ?? null,
-      f.assignedOfficerId ?? null, f.activatedAt ?? null, f.failedReason ?? null, f.retainUntil ?? null,
-      f.deletionRequestedAt ?? null, f.deletedAt ?? null,
+      f.status ?? 'pending',
+      f.identityStatus ?? 'waiting',
+      f.identityRef ?? null,
+      f.idNumberHash ? 'v1.secret-id-number-ciphertext' : null,
+      f.idNumberHash ?? null,
+      f.assignedOfficerId ?? null,
+      f.activatedAt ?? null,
+      f.failedReason ?? null,
+      f.retainUntil ?? null,
+      f.deletionRequestedAt ?? null,
+      f.deletedAt ?? null,
       f.estimatedActivationSeconds === undefined ? null : f.estimatedActivationSeconds,
-      createdAt, updatedAt,
+      createdAt,
+      updatedAt,
     ],
   );
   return { activationId, iccid, orderId, orderItemId };
@@ -117,7 +147,10 @@ export function storedProfile(activationCodeRaw = ESIM_CODE, activationId = '000
 }
 
 /** Collects a binary body (PNG) as a Buffer. */
-export function binaryParser(res: NodeJS.ReadableStream & { setEncoding(e: string): void }, done: (err: Error | null, body: Buffer) => void): void {
+export function binaryParser(
+  res: NodeJS.ReadableStream & { setEncoding(e: string): void },
+  done: (err: Error | null, body: Buffer) => void,
+): void {
   const chunks: Buffer[] = [];
   res.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)));
   res.on('end', () => done(null, Buffer.concat(chunks)));

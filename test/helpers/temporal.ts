@@ -22,17 +22,12 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'activation-sys');
 
 /** Wrapper script that execs the Java time-skipping test server (scripts/env.sh exports it). */
-export const TEST_SERVER_PATH =
-  process.env.TEMPORAL_TEST_SERVER_PATH || path.join(REPO_ROOT, 'scripts', 'temporal-test-server.sh');
+export const TEST_SERVER_PATH = process.env.TEMPORAL_TEST_SERVER_PATH || path.join(REPO_ROOT, 'scripts', 'temporal-test-server.sh');
 /** Temporal CLI built by scripts/setup.sh (scripts/env.sh exports it). */
-export const TEMPORAL_CLI_PATH =
-  process.env.TEMPORAL_CLI_PATH || path.join(CACHE_DIR, 'temporal-cli', 'v1.5.1', 'temporal');
+export const TEMPORAL_CLI_PATH = process.env.TEMPORAL_CLI_PATH || path.join(CACHE_DIR, 'temporal-cli', 'v1.5.1', 'temporal');
 
 /** Dynamic config every local dev server gets: offline, and update-with-start enabled. */
-const DEV_SERVER_DYNAMIC_CONFIG = [
-  'frontend.enableServerVersionCheck=false',
-  'frontend.enableExecuteMultiOperation=true',
-];
+const DEV_SERVER_DYNAMIC_CONFIG = ['frontend.enableServerVersionCheck=false', 'frontend.enableExecuteMultiOperation=true'];
 
 function assertExecutable(file: string, what: string): void {
   try {
@@ -117,10 +112,7 @@ export async function createLocalEnv(opts: LocalTestWorkflowEnvironmentOptions =
         log: { format: 'pretty', level: 'error' },
         ...server,
         executable,
-        extraArgs: [
-          ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
-          ...(server.extraArgs ?? []),
-        ],
+        extraArgs: [...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]), ...(server.extraArgs ?? [])],
       },
     }),
   );

@@ -106,7 +106,10 @@ export async function createWebhookTestApp(
   app.use(requestLogger(logger));
   app.use(
     webhookRoutes(registry, {
-      orm: t.db.orm, logger, clock: t.clock, config: t.config,
+      orm: t.db.orm,
+      logger,
+      clock: t.clock,
+      config: t.config,
       paymentWorkflows: opts.paymentWorkflows ?? fakePaymentWorkflows().workflows,
       storeOrders: opts.storeOrders,
     }),
@@ -135,22 +138,45 @@ export interface PaymentFixture {
  */
 export async function insertPayment(
   t: TestApp,
-  opts: { userId?: string; amount?: string; currency?: string; status?: string; simType?: 'physical' | 'esim'; sameOrderAs?: PaymentFixture } = {},
+  opts: {
+    userId?: string;
+    amount?: string;
+    currency?: string;
+    status?: string;
+    simType?: 'physical' | 'esim';
+    sameOrderAs?: PaymentFixture;
+  } = {},
 ): Promise<PaymentFixture> {
   const userId = opts.sameOrderAs?.userId ?? opts.userId ?? (await signUp(t)).userId;
   const amount = opts.sameOrderAs?.amount ?? opts.amount ?? '49.00';
   const currency = opts.sameOrderAs?.currency ?? opts.currency ?? 'SAR';
   // A second payment of an existing order (another intent for the same order), or a new order with its activation.
-  const { activationId, orderId } = opts.sameOrderAs ?? await insertActivation(t, {
-    userId, iccid: opts.simType === 'esim' ? undefined : iccid(), simType: opts.simType, order: { totalAmountSar: amount },
-  });
+  const { activationId, orderId } =
+    opts.sameOrderAs ??
+    (await insertActivation(t, {
+      userId,
+      iccid: opts.simType === 'esim' ? undefined : iccid(),
+      simType: opts.simType,
+      order: { totalAmountSar: amount },
+    }));
   const paymentId = randomUUID();
   const intentId = `pi_${paymentId.replace(/-/g, '').slice(0, 24)}`;
   await t.db.query(
     `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
        gateway_transaction_id, client_secret, created_at, updated_at)
      values ($1, $2, $3, 'card_scheme_1', 'card_processor', $4, $5, $6, $7, $8, $9, $10, now(), now())`,
-    [paymentId, orderId, userId, opts.status ?? 'processing', amount, currency, `idem-${paymentId}`, '0'.repeat(64), intentId, `${intentId}_secret`],
+    [
+      paymentId,
+      orderId,
+      userId,
+      opts.status ?? 'processing',
+      amount,
+      currency,
+      `idem-${paymentId}`,
+      '0'.repeat(64),
+      intentId,
+      `${intentId}_secret`,
+    ],
   );
   return { paymentId, orderId, userId, activationId, intentId, amount, currency };
 }
@@ -161,8 +187,12 @@ export async function paymentRow(t: TestApp, paymentId: string) {
 
 /** Runs `fn` while every insert into webhook_events fails (the reconciliation store is down). */
 export async function withWebhookEventsRefused<T>(t: TestApp, fn: () => Promise<T>): Promise<T> {
-  await t.db.query(`create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`);
-  await t.db.query(`create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`);
+  await t.db.query(
+    `create or replace function refuse_webhook_events() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`,
+  );
+  await t.db.query(
+    `create trigger refuse_webhook_events before insert on webhook_events for each row execute function refuse_webhook_events()`,
+  );
   try {
     return await fn();
   } finally {
@@ -171,7 +201,14 @@ export async function withWebhookEventsRefused<T>(t: TestApp, fn: () => Promise<
 }
 
 export async function webhookEvents(t: TestApp, where: { paymentId?: string; provider?: string } = {}) {
-  return t.db.query<{ provider: string; event_id: string; type: string; payment_id: string | null; outcome: string; detail: Record<string, unknown> | null }>(
+  return t.db.query<{
+    provider: string;
+    event_id: string;
+    type: string;
+    payment_id: string | null;
+    outcome: string;
+    detail: Record<string, unknown> | null;
+  }>(
     `select provider, event_id, type, payment_id, outcome, detail from webhook_events
       where ($1::uuid is null or payment_id = $1) and ($2::text is null or provider = $2) order by created_at, event_id`,
     [where.paymentId ?? null, where.provider ?? null],
@@ -209,7 +246,8 @@ export function intentEvent(type: string, p: PaymentFixture, overrides: IntentOv
       object: {
         id: p.intentId,
         object: 'payment_intent',
-        status: type === 'payment_intent.succeeded' ? 'succeeded' : type === 'payment_intent.canceled' ? 'canceled' : 'requires_payment_method',
+        status:
+          type === 'payment_intent.succeeded' ? 'succeeded' : type === 'payment_intent.canceled' ? 'canceled' : 'requires_payment_method',
         amount: minor,
         amount_received: type === 'payment_intent.succeeded' ? minor : 0,
         currency: p.currency.toLowerCase(),
@@ -242,12 +280,20 @@ export function sendCardEvent(w: WebhookTestApp, event: object, opts: { secret?:
 
 // --- eSIM provider callbacks --------------------------------------------------------------------
 
-export function signEsim(fields: { orderId: string; merchantId: string; providerName: string }, privateKey = DEV_ESIM_PROVIDER_PRIVATE_KEY): string {
-  return rsaSign('sha256', Buffer.from(`${fields.orderId}.${fields.merchantId}.${fields.providerName}`, 'utf8'), privateKey).toString('base64');
+export function signEsim(
+  fields: { orderId: string; merchantId: string; providerName: string },
+  privateKey = DEV_ESIM_PROVIDER_PRIVATE_KEY,
+): string {
+  return rsaSign('sha256', Buffer.from(`${fields.orderId}.${fields.merchantId}.${fields.providerName}`, 'utf8'), privateKey).toString(
+    'base64',
+  );
 }
 
 /** A signed callback for our merchant; `overrides` replace fields after signing (tampering). */
-export function esimCallback(orderId: string, opts: { merchantId?: string; status?: string; extra?: Record<string, unknown>; privateKey?: string } = {}) {
+export function esimCallback(
+  orderId: string,
+  opts: { merchantId?: string; status?: string; extra?: Record<string, unknown>; privateKey?: string } = {},
+) {
   const fields = { orderId, merchantId: opts.merchantId ?? 'dev-merchant', providerName: 'esim_provider_1' };
   return { ...fields, status: opts.status ?? 'completed', signature: signEsim(fields, opts.privateKey), ...opts.extra };
 }
@@ -271,8 +317,13 @@ export function fakeProcessor() {
     set(p: PaymentFixture, overrides: Partial<ProviderIntent> = {}) {
       const minor = BigInt(Math.round(Number(p.amount) * 100));
       intents.set(p.intentId, {
-        id: p.intentId, status: 'succeeded', amountMinor: minor, amountReceivedMinor: minor, currency: p.currency,
-        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId }, ...overrides,
+        id: p.intentId,
+        status: 'succeeded',
+        amountMinor: minor,
+        amountReceivedMinor: minor,
+        currency: p.currency,
+        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
+        ...overrides,
       });
     },
   };

@@ -15,7 +15,9 @@ describe('configuration', () => {
   });
 
   it('stops production start-up when a secret is missing, naming it', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET[\s\S]*DATA_HASH_KEY[\s\S]*DATA_ENCRYPTION_KEY[\s\S]*DATABASE_URL/);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /JWT_SECRET[\s\S]*DATA_HASH_KEY[\s\S]*DATA_ENCRYPTION_KEY[\s\S]*DATABASE_URL/,
+    );
   });
 
   it('accepts production with every secret set', () => {

@@ -50,6 +50,8 @@ describe('payment method policy', () => {
 
   it('resolves every current order as local, consumer and company orders alike', async () => {
     await expect(resolveOrderPaymentContext({ id: 'o1', company_id: null })).resolves.toEqual({ orderKind: 'local' });
-    await expect(resolveOrderPaymentContext({ id: 'o2', company_id: '7d0c1f0e-1111-4a4a-8888-000000000001' })).resolves.toEqual({ orderKind: 'local' });
+    await expect(resolveOrderPaymentContext({ id: 'o2', company_id: '7d0c1f0e-1111-4a4a-8888-000000000001' })).resolves.toEqual({
+      orderKind: 'local',
+    });
   });
 });

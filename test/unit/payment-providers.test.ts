@@ -1,4 +1,9 @@
-import { createCardProcessorProvider, createMockPaymentProvider, createPaymentProvider, type ProviderPaymentInput } from '../../src/payments/providers';
+import {
+  createCardProcessorProvider,
+  createMockPaymentProvider,
+  createPaymentProvider,
+  type ProviderPaymentInput,
+} from '../../src/payments/providers';
 import { loadConfig } from '../../src/config';
 import { fakeProcessor } from '../helpers/payments';
 
@@ -24,7 +29,10 @@ describe('mock payment provider', () => {
       clientSecret: 'mock_pi_11111111222243338444555555555555_secret_mock',
     });
     expect(await mock.createIntent(input())).toEqual(first);
-    expect(await mock.payWithWalletToken({ ...input({ method: 'wallet_token' }), walletToken: 'tok_visa' })).toMatchObject({ status: 'completed', gatewayTransactionId: first.gatewayTransactionId });
+    expect(await mock.payWithWalletToken({ ...input({ method: 'wallet_token' }), walletToken: 'tok_visa' })).toMatchObject({
+      status: 'completed',
+      gatewayTransactionId: first.gatewayTransactionId,
+    });
   });
 
   it('answers processing with a redirect URL under PUBLIC_BASE_URL for mobile wallet', async () => {
@@ -36,9 +44,19 @@ describe('mock payment provider', () => {
   });
 
   it('fails on its documented triggers', async () => {
-    expect(await mock.createIntent(input({ amountMinor: 1013n }))).toEqual({ status: 'failed', gatewayTransactionId: null, failureReason: 'card_declined' });
-    expect(await mock.payWithWalletToken({ ...input(), walletToken: 'tok_fail' })).toMatchObject({ status: 'failed', failureReason: 'wallet_token_declined' });
-    expect(await mock.startMobileWallet({ ...input(), mobileNumber: '0512340000' })).toMatchObject({ status: 'failed', failureReason: 'mobile_wallet_rejected' });
+    expect(await mock.createIntent(input({ amountMinor: 1013n }))).toEqual({
+      status: 'failed',
+      gatewayTransactionId: null,
+      failureReason: 'card_declined',
+    });
+    expect(await mock.payWithWalletToken({ ...input(), walletToken: 'tok_fail' })).toMatchObject({
+      status: 'failed',
+      failureReason: 'wallet_token_declined',
+    });
+    expect(await mock.startMobileWallet({ ...input(), mobileNumber: '0512340000' })).toMatchObject({
+      status: 'failed',
+      failureReason: 'mobile_wallet_rejected',
+    });
   });
 
   it('retrieves the intents it created, for reconciliation', async () => {
@@ -93,7 +111,11 @@ describe('card processor provider (official library against a local stand-in)', 
   it('confirms a wallet token at once and still answers processing (success only comes by verified callback)', async () => {
     const result = await provider().payWithWalletToken({ ...input({ method: 'wallet_token' }), walletToken: 'pm_wallet_ok' });
     expect(result).toMatchObject({ status: 'processing', gatewayTransactionId: 'pi_test_123' });
-    expect(processor.seen[0]!.form).toMatchObject({ payment_method: 'pm_wallet_ok', confirm: 'true', 'allowed_payment_method_types[0]': 'card' });
+    expect(processor.seen[0]!.form).toMatchObject({
+      payment_method: 'pm_wallet_ok',
+      confirm: 'true',
+      'allowed_payment_method_types[0]': 'card',
+    });
   });
 
   it('answers a decline as failed with the decline code', async () => {
@@ -111,13 +133,19 @@ describe('card processor provider (official library against a local stand-in)', 
   });
 
   it('does not offer mobile wallets', async () => {
-    expect(await provider().startMobileWallet({ ...input({ method: 'mobile_wallet' }), mobileNumber: '0512345678' })).toMatchObject({ status: 'failed' });
+    expect(await provider().startMobileWallet({ ...input({ method: 'mobile_wallet' }), mobileNumber: '0512345678' })).toMatchObject({
+      status: 'failed',
+    });
     expect(processor.seen).toHaveLength(0);
   });
 
   it('retrieves an intent for reconciliation, null when unknown', async () => {
     expect(await provider().retrieveIntent('pi_test_123')).toEqual({
-      id: 'pi_test_123', status: 'succeeded', amountMinor: 4900n, amountReceivedMinor: 4900n, currency: 'SAR',
+      id: 'pi_test_123',
+      status: 'succeeded',
+      amountMinor: 4900n,
+      amountReceivedMinor: 4900n,
+      currency: 'SAR',
       metadata: { payment_id: 'p', order_id: 'o', user_id: 'u' },
     });
     expect(await provider().retrieveIntent('pi_missing')).toBeNull();

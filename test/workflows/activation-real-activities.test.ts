@@ -62,8 +62,7 @@ async function activate(activationId: string, simType: 'physical' | 'esim', idNu
   return handle.result();
 }
 
-const row = async (id: string) =>
-  (await t.db.query<Record<string, unknown>>('select * from activations where id = $1', [id]))[0]!;
+const row = async (id: string) => (await t.db.query<Record<string, unknown>>('select * from activations where id = $1', [id]))[0]!;
 
 describe('activation workflow with the real activities', () => {
   it('issues an eSIM: the operator payload and ICCID replace the stored code, the profile appears, a QR e-mail goes out', async () => {
@@ -115,10 +114,16 @@ describe('activation workflow with the real activities', () => {
       workflowId: `activation:${activationId}`,
       args: [{ activationId, simType: 'physical', timers: TIMERS } satisfies ActivationWorkflowInput],
     });
-    await expect(handle.executeUpdate(verifyIdentityUpdate, { args: [{ identityType: 'citizen', idNumber: '1234567894' }] })).rejects.toMatchObject({
+    await expect(
+      handle.executeUpdate(verifyIdentityUpdate, { args: [{ identityType: 'citizen', idNumber: '1234567894' }] }),
+    ).rejects.toMatchObject({
       cause: { type: 'IDENTITY_ERROR' },
     });
-    for (const [idNumber, outcome] of [['1234567891', 'rejected'], ['1234567892', 'expired'], ['1234567893', 'error']] as const) {
+    for (const [idNumber, outcome] of [
+      ['1234567891', 'rejected'],
+      ['1234567892', 'expired'],
+      ['1234567893', 'error'],
+    ] as const) {
       await handle.executeUpdate(verifyIdentityUpdate, { args: [{ identityType: 'citizen', idNumber }] });
       await env.sleep(10_000);
       expect((await row(activationId)).identity_status).toBe(outcome);

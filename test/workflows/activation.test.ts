@@ -4,12 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { ActivationStatus, IdentityStatus } from '../../src/entities/activation';
-import {
-  orderPaidSignal,
-  stateQuery,
-  verifyIdentityUpdate,
-  type ActivationWorkflowInput,
-} from '../../workflows/activation';
+import { orderPaidSignal, stateQuery, verifyIdentityUpdate, type ActivationWorkflowInput } from '../../workflows/activation';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
@@ -24,7 +19,13 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 /** Fake activities that record what the workflow asked for. */
-function fakes(opts: { identity?: (transId: string, poll: number) => IdentityStatus; activateSim?: (attempt: number) => void; orderPaidInDatabase?: () => boolean } = {}) {
+function fakes(
+  opts: {
+    identity?: (transId: string, poll: number) => IdentityStatus;
+    activateSim?: (attempt: number) => void;
+    orderPaidInDatabase?: () => boolean;
+  } = {},
+) {
   const log: string[] = [];
   const polls = new Map<string, number>();
   let transactions = 0;
@@ -83,7 +84,9 @@ async function run(
   });
 }
 
-const verify = (idNumber = '1234567890') => ({ args: [{ identityType: 'citizen' as const, idNumber }] as [{ identityType: 'citizen'; idNumber: string }] });
+const verify = (idNumber = '1234567890') => ({
+  args: [{ identityType: 'citizen' as const, idNumber }] as [{ identityType: 'citizen'; idNumber: string }],
+});
 
 describe('activation workflow', () => {
   it('identity, then payment: activates', async () => {
@@ -113,7 +116,9 @@ describe('activation workflow', () => {
   });
 
   it('identity rejected, then retried and completed', async () => {
-    const { activities, log } = fakes({ identity: (transId, n) => (transId.endsWith('1111111111') ? 'rejected' : n >= 1 ? 'completed' : 'waiting') });
+    const { activities, log } = fakes({
+      identity: (transId, n) => (transId.endsWith('1111111111') ? 'rejected' : n >= 1 ? 'completed' : 'waiting'),
+    });
     const status = await run(activities, async (handle) => {
       await handle.executeUpdate(verifyIdentityUpdate, verify('1111111111'));
       await env.sleep(30_000);
@@ -122,7 +127,14 @@ describe('activation workflow', () => {
       await handle.signal(orderPaidSignal, { paymentId: 'p1' });
     });
     expect(status).toBe('activated');
-    expect(log).toEqual(['initiate:1111111111', 'identity:rejected', 'initiate:2222222220', 'identity:completed', 'status:in_progress', 'operator:activateSim']);
+    expect(log).toEqual([
+      'initiate:1111111111',
+      'identity:rejected',
+      'initiate:2222222220',
+      'identity:completed',
+      'status:in_progress',
+      'operator:activateSim',
+    ]);
   });
 
   it('a verification that stays waiting expires after its request lifetime; the activation stays pending', async () => {
@@ -153,7 +165,9 @@ describe('activation workflow', () => {
     await run(activities, async (handle) => {
       await handle.executeUpdate(verifyIdentityUpdate, verify());
       await env.sleep(60_000);
-      await expect(handle.executeUpdate(verifyIdentityUpdate, verify('5555555555'))).rejects.toMatchObject({ cause: { type: 'IDENTITY_ERROR' } });
+      await expect(handle.executeUpdate(verifyIdentityUpdate, verify('5555555555'))).rejects.toMatchObject({
+        cause: { type: 'IDENTITY_ERROR' },
+      });
       await handle.signal(orderPaidSignal, { paymentId: 'p1' });
     });
     expect(log.filter((l) => l.startsWith('initiate'))).toEqual(['initiate:1234567890']);

@@ -38,16 +38,22 @@ function slowOperator(delayMs: number): OperatorPlugin {
   };
 }
 
-const activities = (operator: OperatorPlugin) => createActivationActivities({
-  orm: t.db.orm,
-  operators: new OperatorRegistry([operator]),
-  identity: createMockIdentityProvider({ delayMs: 0 }),
-  cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
-  messages: createMemoryMessageSender(),
-});
+const activities = (operator: OperatorPlugin) =>
+  createActivationActivities({
+    orm: t.db.orm,
+    operators: new OperatorRegistry([operator]),
+    identity: createMockIdentityProvider({ delayMs: 0 }),
+    cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
+    messages: createMemoryMessageSender(),
+  });
 
 const row = async (id: string) =>
-  (await t.db.query<{ status: string; iccid: string; esim_profile: Record<string, string> | null }>('select status, iccid, esim_profile from activations where id = $1', [id]))[0]!;
+  (
+    await t.db.query<{ status: string; iccid: string; esim_profile: Record<string, string> | null }>(
+      'select status, iccid, esim_profile from activations where id = $1',
+      [id],
+    )
+  )[0]!;
 
 it('heartbeats while the operator call runs, so a lost worker is noticed within the heartbeat timeout', async () => {
   const { activationId } = await insertActivation(t, { userId, iccid: iccid(), status: 'in_progress' });
@@ -67,7 +73,9 @@ it('keeps the submitted code as the serial when the operator assigns no profile 
     status: 'activated',
     iccid: submitted,
     esim_profile: {
-      smdpAddress: 'smdp.operator.example', matchingId: 'REFRESHED-1', activationCodeRaw: 'LPA:1$smdp.operator.example$REFRESHED-1',
+      smdpAddress: 'smdp.operator.example',
+      matchingId: 'REFRESHED-1',
+      activationCodeRaw: 'LPA:1$smdp.operator.example$REFRESHED-1',
       qrUrl: `/activations/${activationId}/esim-qr`,
     },
   });

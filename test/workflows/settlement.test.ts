@@ -119,7 +119,9 @@ async function completeIdentity(p: PaymentFixture): Promise<void> {
 }
 
 async function activationRow(p: PaymentFixture) {
-  return (await w.t.db.query<Record<string, unknown>>('select status, identity_status from activations where id = $1', [p.activationId]))[0]!;
+  return (
+    await w.t.db.query<Record<string, unknown>>('select status, identity_status from activations where id = $1', [p.activationId])
+  )[0]!;
 }
 async function orderStatus(p: PaymentFixture) {
   return (await w.t.db.query<{ status: string }>('select status from orders where id = $1', [p.orderId]))[0]!.status;
@@ -141,7 +143,11 @@ async function expectCompleted(p: PaymentFixture) {
 }
 
 async function expectMismatchFailed(p: PaymentFixture) {
-  expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH', receipt_number: null });
+  expect(await paymentRow(w.t, p.paymentId)).toMatchObject({
+    status: 'failed',
+    failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH',
+    receipt_number: null,
+  });
   expect(await orderStatus(p)).toBe('pending_payment');
   expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
   expect(await orderPaidSignals(p)).toBe(0);
@@ -162,7 +168,9 @@ describe('settlement from processor callbacks', () => {
     await expectCompleted(p);
     expect((await activationRow(p)).status).toBe('activated');
     expect(await orderPaidSignals(p)).toBe(1);
-    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => [e.event_id, e.outcome])).toEqual([[`settlement:${p.paymentId}`, 'settled']]);
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => [e.event_id, e.outcome])).toEqual([
+      [`settlement:${p.paymentId}`, 'settled'],
+    ]);
   });
 
   it('payment first, then identity: the callback alone starts settlement; the activation waits for identity', async () => {
@@ -182,7 +190,10 @@ describe('settlement from processor callbacks', () => {
 
   it('payment_failed fails the payment with the last error message; canceled with payment_intent.canceled', async () => {
     const p = await pendingPayment();
-    await sendCardEvent(w, intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card has insufficient funds.' } }));
+    await sendCardEvent(
+      w,
+      intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card has insufficient funds.' } }),
+    );
     expect(await outcome(p)).toBe('failed');
     expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'Your card has insufficient funds.' });
 
@@ -199,8 +210,11 @@ const RULES: Array<[string, (p: PaymentFixture) => Record<string, unknown>, (p: 
   ['1 status', () => ({ status: 'requires_capture' }), () => ({ status: 'requires_capture' })],
   ['2 currency', () => ({ currency: 'usd' }), () => ({ currency: 'USD' })],
   ['3 amount', () => ({ amount: 4800, amount_received: 4800 }), () => ({ amountMinor: 4800n, amountReceivedMinor: 4800n })],
-  ['4 metadata', (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: '00000000-0000-4000-8000-00000000beef' } }),
-    (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } })],
+  [
+    '4 metadata',
+    (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: '00000000-0000-4000-8000-00000000beef' } }),
+    (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
+  ],
 ];
 
 describe('mismatches: nothing completes, nothing activates', () => {
@@ -217,16 +231,19 @@ describe('mismatches: nothing completes, nothing activates', () => {
   });
 
   // Rule 1 cannot fail on a lookup: an intent the processor does not call `succeeded` is still open (see "stops asking").
-  it.each(RULES.slice(1))('rule %s, from the processor lookup after silence: recorded, payment failed, the workflow ends failed', async (_rule, _e, intentOverride) => {
-    const p = await pendingPayment();
-    await completeIdentity(p);
-    processor.set(p, intentOverride(p));
-    await payments.startSettlement(p.paymentId);
-    expect(await outcome(p)).toBe('failed');
-    await expectMismatchFailed(p);
-    const [record] = await webhookEvents(w.t, { paymentId: p.paymentId });
-    expect(record).toMatchObject({ event_id: `lookup:${p.intentId}`, detail: { code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' } });
-  });
+  it.each(RULES.slice(1))(
+    'rule %s, from the processor lookup after silence: recorded, payment failed, the workflow ends failed',
+    async (_rule, _e, intentOverride) => {
+      const p = await pendingPayment();
+      await completeIdentity(p);
+      processor.set(p, intentOverride(p));
+      await payments.startSettlement(p.paymentId);
+      expect(await outcome(p)).toBe('failed');
+      await expectMismatchFailed(p);
+      const [record] = await webhookEvents(w.t, { paymentId: p.paymentId });
+      expect(record).toMatchObject({ event_id: `lookup:${p.intentId}`, detail: { code: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH' } });
+    },
+  );
 
   it('when the mismatch record cannot be written: 500 PAYMENT_MISMATCH_RECORD_FAILED; the redelivery records it', async () => {
     const p = await pendingPayment();
@@ -295,10 +312,13 @@ describe('duplicate and out-of-order callbacks', () => {
     await sendCardEvent(w, intentEvent('payment_intent.succeeded', second));
     expect(await outcome(second)).toBe('completed');
     expect(await paymentRow(w.t, second.paymentId)).toMatchObject({ status: 'completed', receipt_number: expect.any(String) });
-    expect(await webhookEvents(w.t, { paymentId: second.paymentId })).toContainEqual(expect.objectContaining({
-      type: 'payment.duplicate_charge', outcome: 'duplicate_charge',
-      detail: { code: 'PAYMENT_DUPLICATE_CHARGE', orderId: first.orderId, paidByPaymentId: first.paymentId },
-    }));
+    expect(await webhookEvents(w.t, { paymentId: second.paymentId })).toContainEqual(
+      expect.objectContaining({
+        type: 'payment.duplicate_charge',
+        outcome: 'duplicate_charge',
+        detail: { code: 'PAYMENT_DUPLICATE_CHARGE', orderId: first.orderId, paidByPaymentId: first.paymentId },
+      }),
+    );
     // The first payment and the order are as they were; the activation heard of the payment once.
     expect(await paymentRow(w.t, first.paymentId)).toMatchObject({ receipt_number: paid.receipt_number, paid_at: paid.paid_at });
     expect(await orderStatus(first)).toBe('paid');
@@ -310,7 +330,11 @@ describe('duplicate and out-of-order callbacks', () => {
     const p = await pendingPayment();
     // Both reach the workflow before it has acted: applied in arrival order, failure after success is ignored.
     await payments.deliverEvent(p.paymentId, { eventId: 'evt_ok_1', type: 'payment_intent.succeeded' });
-    await payments.deliverEvent(p.paymentId, { eventId: 'evt_stale_fail', type: 'payment_intent.payment_failed', failureMessage: 'declined' });
+    await payments.deliverEvent(p.paymentId, {
+      eventId: 'evt_stale_fail',
+      type: 'payment_intent.payment_failed',
+      failureMessage: 'declined',
+    });
     expect(await outcome(p)).toBe('completed');
     await expectCompleted(p);
     // And through the route once completed: acknowledged, not delivered.
@@ -320,7 +344,11 @@ describe('duplicate and out-of-order callbacks', () => {
 
   it('events may arrive before the workflow exists; a later startSettlement joins the same run', async () => {
     const p = await pendingPayment();
-    await payments.deliverEvent(p.paymentId, { eventId: 'evt_early_fail', type: 'payment_intent.payment_failed', failureMessage: 'Card declined' });
+    await payments.deliverEvent(p.paymentId, {
+      eventId: 'evt_early_fail',
+      type: 'payment_intent.payment_failed',
+      failureMessage: 'Card declined',
+    });
     await payments.deliverEvent(p.paymentId, { eventId: 'evt_early_ok', type: 'payment_intent.succeeded' });
     await payments.startSettlement(p.paymentId);
     expect(await outcome(p)).toBe('completed');

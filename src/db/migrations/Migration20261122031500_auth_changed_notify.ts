@@ -20,8 +20,12 @@ export class Migration20261122031500_auth_changed_notify extends Migration {
         return null;
       end $$;`);
     this.addSql(`create trigger users_auth_changed after update or delete on users for each row execute function notify_auth_changed();`);
-    this.addSql(`create trigger sessions_auth_changed after update or delete on sessions for each row execute function notify_auth_changed();`);
-    this.addSql(`create trigger token_blocklist_auth_changed after insert on token_blocklist for each row execute function notify_auth_changed();`);
+    this.addSql(
+      `create trigger sessions_auth_changed after update or delete on sessions for each row execute function notify_auth_changed();`,
+    );
+    this.addSql(
+      `create trigger token_blocklist_auth_changed after insert on token_blocklist for each row execute function notify_auth_changed();`,
+    );
     this.addSql(`alter table rate_limits set unlogged;`);
   }
 
