@@ -331,6 +331,7 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, en: 'The requested item was not found', ar: 'العنصر المطلوب غير موجود' },
   RATE_LIMIT_EXCEEDED: { status: 429, en: 'Too many requests, please try again later', ar: 'عدد الطلبات كبير جداً، يرجى المحاولة لاحقاً' },
   INTERNAL_ERROR: { status: 500, en: 'Something went wrong, please try again later', ar: 'حدث خطأ ما، يرجى المحاولة لاحقاً' },
+  SERVICE_UNAVAILABLE: { status: 503, en: 'The service is temporarily unavailable, please try again later', ar: 'الخدمة غير متاحة مؤقتاً، يرجى المحاولة لاحقاً' },
   NOT_IMPLEMENTED: { status: 501, en: 'This feature is not available yet', ar: 'هذه الميزة غير متاحة بعد' },
 } as const satisfies Record<string, ErrorDefinition>;
 
