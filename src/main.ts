@@ -22,27 +22,31 @@ async function main(): Promise<void> {
     orm: db.orm,
     pool: db.pool,
     messages: createFileMessageSender(config.MESSAGES_FILE),
-    temporalReady: temporal.ready,
+    temporalReady: () => temporal.ready(),
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');
   });
+  const stop = async () => {
+    await (app.locals.stop as () => Promise<void>)();
+    await temporal.connection.close().catch(() => undefined);
+    await db.close();
+    process.exit(0);
+  };
   const shutdown = () => {
     logger.info('API stopping');
-    server.close(async () => {
-      await (app.locals.stop as () => Promise<void>)();
-      await temporal.connection.close().catch(() => undefined);
-      await db.close();
-      process.exit(0);
-    });
+    // A failure while stopping is printed and ends the process with 1, like a failed start.
+    server.close(() => void stop().catch(fail));
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
 }
 
-main().catch((err) => {
+function fail(err: unknown): void {
   console.error(err instanceof ConfigError ? err.message : err);
   process.exit(1);
-});
+}
+
+main().catch(fail);

@@ -95,9 +95,9 @@ export function createActivationCreation(deps: CreateActivationDeps) {
           `select count(*) as n from activations where user_id = ? and status not in ('failed', 'cancelled') and deleted_at is null`,
           [userId],
         );
-        const limit = SIM_LIMITS[user!.identity_type];
-        if (Number(live!.n) >= limit) {
-          throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SIM_LIMIT_EXCEEDED', identityType: user!.identity_type, limit } });
+        const limit = SIM_LIMITS[user.identity_type];
+        if (Number(live.n) >= limit) {
+          throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SIM_LIMIT_EXCEEDED', identityType: user.identity_type, limit } });
         }
         const now = clock();
         await em.execute(

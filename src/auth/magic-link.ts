@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { InvitationLink, User, type ClientType } from '../entities';
+import { InvitationLink, User, type ClientType, type RequiredConsentType } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { SessionService } from './sessions';
@@ -27,8 +27,8 @@ export interface MagicLinkLookups {
 
 /** Stand-ins: every company approved, nobody with an activation. */
 export const noLookupsYet: MagicLinkLookups = {
-  companyStatus: async () => 'approved',
-  latestActivation: async () => null,
+  companyStatus: () => Promise.resolve('approved'),
+  latestActivation: () => Promise.resolve(null),
 };
 
 export interface MagicLinkDeps {
@@ -37,7 +37,7 @@ export interface MagicLinkDeps {
   clock: () => Date;
   sessions: SessionService;
   lookups: MagicLinkLookups;
-  missingConsents(userId: string): Promise<string[]>;
+  missingConsents(userId: string): Promise<RequiredConsentType[]>;
 }
 
 export function nextStepOf(activation: LatestActivation | null): NextStep {

@@ -37,6 +37,28 @@ export interface Principal {
 
 const ALGORITHM = 'HS256';
 
+/** One row of the authenticate-session query: the session's state and its user's columns. */
+interface AuthenticateRow {
+  client_type: ClientType;
+  expires_at: Date;
+  revoked_at: Date | null;
+  blocked: boolean;
+  id: string;
+  phone_encrypted: string | null;
+  phone_hash: string | null;
+  email_encrypted: string | null;
+  email_hash: string | null;
+  name: string;
+  app_role: UserRow['appRole'];
+  identity_type: UserRow['identityType'];
+  is_active: boolean;
+  verified_at: Date | null;
+  managed_areas: string[] | null;
+  managed_areas_write: string[] | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /**
  * Sessions are JWTs (HS256 pinned; iss, aud and exp checked) whose `jti` is a
  * row in `sessions`, so every session of a user can be revoked at once. Mobile
@@ -84,8 +106,8 @@ export function createSessionService(deps: SessionDeps) {
       return { ...cached, token };
     }
     const principal = await verify(token, tokenHash);
-    const { token: _omit, ...cacheable } = principal;
-    deps.cache?.set(tokenHash, cacheable);
+    const { sessionId, clientType, expiresAt, user } = principal;
+    deps.cache?.set(tokenHash, { sessionId, clientType, expiresAt, user });
     return principal;
   }
 
@@ -102,7 +124,7 @@ export function createSessionService(deps: SessionDeps) {
     } catch (err) {
       throw new AppError(err instanceof joseErrors.JWTExpired ? 'AUTH_SESSION_EXPIRED' : 'AUTH_REQUIRED');
     }
-    const { rows } = await deps.pool.query({
+    const { rows } = await deps.pool.query<AuthenticateRow>({
       name: 'authenticate-session',
       text: `select s.client_type, s.expires_at, s.revoked_at,
                     exists (select 1 from token_blocklist b where b.token_hash = $2) as blocked,
@@ -137,7 +159,7 @@ export function createSessionService(deps: SessionDeps) {
         managedAreasWrite: row.managed_areas_write,
         createdAt: new Date(row.created_at),
         updatedAt: new Date(row.updated_at),
-      } as UserRow,
+      },
     };
   }
 

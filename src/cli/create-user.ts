@@ -9,6 +9,7 @@ import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
 import { APP_ROLES, IDENTITY_TYPES, User } from '../entities';
 import { createPersonalDataCipher, type PersonalDataCipher } from '../lib/crypto';
+import { messageOf } from '../lib/errors';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 const Args = z
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module)
-  main().catch((err) => {
-    console.error(err?.message ?? err);
+  main().catch((err: unknown) => {
+    console.error(messageOf(err));
     process.exit(1);
   });

@@ -18,9 +18,19 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import type { ActivationStatusResponse } from '../activations/read-routes';
+import type {
+  CreateActivationResponse,
+  IdentityStatusResponse,
+  ValidateIccidResponse,
+  VerifyIdentityResponse,
+} from '../activations/schemas';
+import type { RegisterResponse, SignInResponse } from '../auth/schemas';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import { withLuhnDigit } from '../operators/mock';
+import type { PaymentResult, Receipt } from '../payments/schemas';
 
 export interface DemoOptions {
   baseUrl: string;
@@ -43,7 +53,9 @@ export interface DemoResult {
   status: string;
 }
 
-type Json = Record<string, any>;
+/** A status poll reads the activation, or (422) the error envelope of one that cannot be read yet. */
+type StatusPoll = Partial<z.infer<typeof ActivationStatusResponse>> & { error?: { code: string; message: string } };
+const FINAL_STATUSES: readonly string[] = ['activated', 'failed', 'cancelled'];
 
 class DemoError extends Error {}
 
@@ -59,7 +71,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const simType = opts.simType ?? 'physical';
   const timeoutMs = opts.stepTimeoutMs ?? 45_000;
   const started = Date.now();
-  let token: string | undefined;
+  // Set once signed in; `call` (defined before) sends it from then on.
+  const auth: { token?: string } = {};
   let stepNo = 0;
 
   const step = (title: string) => log(`\n${++stepNo}. ${title}  (+${((Date.now() - started) / 1000).toFixed(1)}s)`);
@@ -67,17 +80,22 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     log(`   ${label.padEnd(14)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
 
   // `quiet` for polls: they print a line only when what they read changes.
-  async function call(method: string, route: string, body?: unknown, expected = [200, 201], quiet = false): Promise<Json> {
+  // The body is typed as the route's response schema declares it; nothing checks it at run time.
+  async function call<T = unknown>(method: string, route: string, body?: unknown, expected = [200, 201], quiet = false): Promise<T> {
     const res = await fetch(`${opts.baseUrl}${route}`, {
       method,
-      headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        'x-client-type': 'mobile',
+        ...(auth.token ? { authorization: `Bearer ${auth.token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    const json = text ? (JSON.parse(text) as Json) : {};
+    const json: unknown = text ? JSON.parse(text) : {};
     if (!expected.includes(res.status)) throw new DemoError(`${method} ${route} answered ${res.status}: ${text}`);
     if (!quiet) log(`   ${method} ${route} -> ${res.status}`);
-    return json;
+    return json as T;
   }
 
   async function until<T>(what: string, probe: () => Promise<T | undefined>, everyMs = 500): Promise<T> {
@@ -96,33 +114,37 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   step('Register with a phone number and the required consents');
   const phone = `+9665${digits(8)}`;
   const consents = REQUIRED_CONSENT_TYPES.map((type) => ({ type, version: '2026-01' }));
-  const registered = await call('POST', '/auth/register', { phone, name: 'Demo User', consents });
+  const registered = await call<z.infer<typeof RegisterResponse>>('POST', '/auth/register', { phone, name: 'Demo User', consents });
   show('phone', phone);
   show('userId', registered.userId);
 
   step('Sign in with the one-time code sent by SMS');
   const otp = await until('the OTP message', () => latestCode(opts.messagesFile, phone));
   show('code', `${otp}  (from ${opts.messagesFile})`);
-  const session = await call('POST', '/auth/verify-otp', { phone, otp });
-  token = session.session.token as string;
-  const userId = session.user.id as string;
+  const session = await call<z.infer<typeof SignInResponse>>('POST', '/auth/verify-otp', { phone, otp });
+  auth.token = session.session.token;
+  const userId = session.user.id;
 
   step(`Validate the ${simType === 'esim' ? 'eSIM activation code' : 'SIM serial (ICCID)'}`);
   const serial = simType === 'esim' ? `LPA:1$smdp.demo.example$DEMO-${randomUUID().slice(0, 8).toUpperCase()}` : demoIccid();
-  const validation = await call('POST', '/activations/validate-iccid', { iccid: serial, simType });
+  const validation = await call<z.infer<typeof ValidateIccidResponse>>('POST', '/activations/validate-iccid', { iccid: serial, simType });
   show('serial', serial);
   show('valid', validation.valid);
   if (!validation.valid) throw new DemoError(`serial refused: ${validation.error}`);
 
   step('Create the activation (one transaction: order, order item, activation; the workflow starts)');
-  const created = await call('POST', '/activations', { iccid: serial, packageId: DEMO.packages.starter, simType });
-  const { activationId, orderId } = created as { activationId: string; orderId: string };
+  const created = await call<z.infer<typeof CreateActivationResponse>>('POST', '/activations', {
+    iccid: serial,
+    packageId: DEMO.packages.starter,
+    simType,
+  });
+  const { activationId, orderId } = created;
   show('activationId', activationId);
   show('orderId', orderId);
   show('status', `${created.status}, identity ${created.identityStatus}`);
 
   step('Verify the national identity (the mock provider confirms after a few seconds)');
-  const verification = await call('POST', `/activations/${activationId}/verify-identity`, {
+  const verification = await call<z.infer<typeof VerifyIdentityResponse>>('POST', `/activations/${activationId}/verify-identity`, {
     identityType: 'citizen',
     idNumber: '1098765430',
   });
@@ -131,7 +153,13 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const identity = await until(
     'identity verification',
     async () => {
-      const res = await call('GET', `/activations/${activationId}/verify-identity`, undefined, [200], true);
+      const res = await call<z.infer<typeof IdentityStatusResponse>>(
+        'GET',
+        `/activations/${activationId}/verify-identity`,
+        undefined,
+        [200],
+        true,
+      );
       return res.status === 'waiting' ? undefined : res;
     },
     500,
@@ -140,7 +168,11 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   if (identity.status !== 'completed') throw new DemoError(`identity verification ended ${identity.status}`);
 
   step('Pay for the order (mock provider: the payment completes at once and the workflow hears of it)');
-  const payment = await call('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: `demo-${randomUUID()}` });
+  const payment = await call<z.infer<typeof PaymentResult>>('POST', '/payments/create-intent', {
+    orderId,
+    method: 'local_debit',
+    idempotencyKey: `demo-${randomUUID()}`,
+  });
   show('paymentId', payment.paymentId);
   show('status', payment.status);
 
@@ -150,9 +182,9 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const final = await until(
     'the activation to finish',
     async () => {
-      const res = await call('GET', `/activations/${activationId}/status`, undefined, [200, 422], true);
+      const res = await call<StatusPoll>('GET', `/activations/${activationId}/status`, undefined, [200, 422], true);
       if (res.status !== seen) show('status', (seen = res.status) ?? res.error);
-      return ['activated', 'failed', 'cancelled'].includes(res.status) || res.error ? res : undefined;
+      return FINAL_STATUSES.includes(res.status ?? '') || res.error ? res : undefined;
     },
     500,
   );
@@ -161,7 +193,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   if (final.esimProfile) show('esimProfile', final.esimProfile);
 
   step('Read the receipt');
-  const receipt = await call('GET', `/payments/${payment.paymentId}/receipt`);
+  const receipt = await call<z.infer<typeof Receipt>>('GET', `/payments/${payment.paymentId}/receipt`);
   show('receipt', `${receipt.receiptNumber}: ${receipt.amountSar} ${receipt.currency}, ${receipt.status}, paid ${receipt.paidAt}`);
 
   log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)}s: activation ${activationId} is activated.`);

@@ -6,6 +6,7 @@
 import { loadConfig } from '../config';
 import { seedDemoCatalog } from '../catalog/demo-seed';
 import { openDatabase } from '../db/database';
+import { messageOf } from '../lib/errors';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,13 +18,16 @@ async function main(): Promise<void> {
     await db.close().catch(() => undefined);
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const onSignal = () => void stop().catch(fail);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   if (config.DATABASE_URL) await stop();
   setInterval(() => undefined, 1 << 30);
 }
 
-main().catch((err) => {
-  console.error(err?.message ?? err);
+function fail(err: unknown): void {
+  console.error(messageOf(err));
   process.exit(1);
-});
+}
+
+main().catch(fail);

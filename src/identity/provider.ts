@@ -41,18 +41,18 @@ export function createMockIdentityProvider(opts: { delayMs?: number; clock?: () 
   const delayMs = opts.delayMs ?? 3_000;
   const now = opts.clock ?? Date.now;
   return {
-    async initiate({ idNumber }) {
+    initiate({ idNumber }) {
       const outcome = OUTCOME_BY_LAST_DIGIT[idNumber.slice(-1)] ?? 'completed';
-      if (outcome === 'initiation_error') throw new IdentityInitiationError();
-      return {
+      if (outcome === 'initiation_error') return Promise.reject(new IdentityInitiationError());
+      return Promise.resolve({
         transId: `mock.${outcome}.${now()}.${randomUUID()}`,
         randomCode: String(randomInt(10, 100)),
-      };
+      });
     },
-    async status(transId) {
+    status(transId) {
       const [kind, outcome, startedAt] = transId.split('.');
-      if (kind !== 'mock' || !outcome || !startedAt) return 'error';
-      return now() - Number(startedAt) >= delayMs ? (outcome as IdentityStatus) : 'waiting';
+      if (kind !== 'mock' || !outcome || !startedAt) return Promise.resolve('error');
+      return Promise.resolve(now() - Number(startedAt) >= delayMs ? (outcome as IdentityStatus) : 'waiting');
     },
   };
 }

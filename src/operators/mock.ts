@@ -41,6 +41,22 @@ export function withLuhnDigit(payload: string): string {
 
 const behaviour = (iccid: string) => iccid.slice(14, 18);
 
+/** The mock's verdict on a serial; throws what the operator contract raises (timeout, unavailable, refusal). */
+function checkSerial(serial: string, simType: SimType): SerialCheck {
+  if (simType === 'esim') {
+    const code = parseActivationCode(serial);
+    if (!code) return { valid: false, reason: 'Activation code rejected by the operator' };
+    if (code.matchingId.startsWith('TIMEOUT')) throw new OperatorTimeout();
+    if (code.matchingId.startsWith('BLOCKED')) throw new OperatorRejection('Profile is installed on another device');
+    return { valid: true };
+  }
+  if (!/^89\d{17}$/.test(serial) || !luhnValid(serial)) return { valid: false, reason: 'ICCID rejected by the operator' };
+  if (behaviour(serial) === '9001') throw new OperatorTimeout();
+  if (behaviour(serial) === '9002') throw new OperatorUnavailable();
+  if (behaviour(serial) === '9006') throw new OperatorRejection('SIM reported lost or stolen');
+  return { valid: true };
+}
+
 export interface MockOperatorOptions {
   slug?: string;
   supportsEsim?: boolean;
@@ -61,20 +77,8 @@ export function createMockOperator(opts: MockOperatorOptions = {}): OperatorPlug
     slug: opts.slug ?? 'mock',
     supportsEsim: opts.supportsEsim ?? true,
 
-    async validateSerial(serial: string, simType: SimType): Promise<SerialCheck> {
-      if (simType === 'esim') {
-        const code = parseActivationCode(serial);
-        if (!code) return { valid: false, reason: 'Activation code rejected by the operator' };
-        if (code.matchingId.startsWith('TIMEOUT')) throw new OperatorTimeout();
-        if (code.matchingId.startsWith('BLOCKED')) throw new OperatorRejection('Profile is installed on another device');
-        return { valid: true };
-      }
-      if (!/^89\d{17}$/.test(serial) || !luhnValid(serial)) return { valid: false, reason: 'ICCID rejected by the operator' };
-      if (behaviour(serial) === '9001') throw new OperatorTimeout();
-      if (behaviour(serial) === '9002') throw new OperatorUnavailable();
-      if (behaviour(serial) === '9006') throw new OperatorRejection('SIM reported lost or stolen');
-      return { valid: true };
-    },
+    // The executor turns a throw into a rejection, as the operator contract (an async call) has it.
+    validateSerial: (serial: string, simType: SimType) => new Promise<SerialCheck>((resolve) => resolve(checkSerial(serial, simType))),
 
     async activateSim({ iccid }) {
       await handoffDelay();

@@ -54,9 +54,8 @@ export interface OrderForPolicy {
 /**
  * Which row of the method table an order falls under. Store orders do not
  * exist yet: every order today is `local`, consumer (company_id null) and
- * company orders alike. The store issue extends this function (it is async so
- * it can read the store order and its provider's payment mode).
+ * company orders alike. The store issue extends this function (it answers a promise
+ * so it can read the store order and its provider's payment mode).
  */
-export async function resolveOrderPaymentContext(_order: OrderForPolicy): Promise<OrderPaymentContext> {
-  return { orderKind: 'local' };
-}
+export const resolveOrderPaymentContext: (order: OrderForPolicy) => Promise<OrderPaymentContext> = () =>
+  Promise.resolve({ orderKind: 'local' });

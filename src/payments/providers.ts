@@ -99,28 +99,32 @@ export function createMockPaymentProvider(opts: { publicBaseUrl: string }): Paym
 
   return {
     name: 'mock',
-    async createIntent(input) {
+    createIntent(input) {
       if (input.amountMinor % 100n === MOCK_TRIGGERS.declinedAmountMinorSuffix) {
-        return { status: 'failed', gatewayTransactionId: null, failureReason: 'card_declined' };
+        return Promise.resolve({ status: 'failed', gatewayTransactionId: null, failureReason: 'card_declined' });
       }
-      return completedIntent(input);
+      return Promise.resolve(completedIntent(input));
     },
-    async payWithWalletToken(input) {
+    payWithWalletToken(input) {
       if (input.walletToken.startsWith(MOCK_TRIGGERS.failingWalletTokenPrefix)) {
-        return { status: 'failed', gatewayTransactionId: null, failureReason: 'wallet_token_declined' };
+        return Promise.resolve({ status: 'failed', gatewayTransactionId: null, failureReason: 'wallet_token_declined' });
       }
-      return completedIntent(input);
+      return Promise.resolve(completedIntent(input));
     },
-    async startMobileWallet(input) {
+    startMobileWallet(input) {
       if (input.mobileNumber.endsWith(MOCK_TRIGGERS.failingMobileNumberSuffix)) {
-        return { status: 'failed', gatewayTransactionId: null, failureReason: 'mobile_wallet_rejected' };
+        return Promise.resolve({ status: 'failed', gatewayTransactionId: null, failureReason: 'mobile_wallet_rejected' });
       }
       const id = `mock_mw_${compact(input.paymentId)}`;
       remember(id, input, 'processing');
-      return { status: 'processing', gatewayTransactionId: id, redirectUrl: `${base}/mock-wallet/redirect/${input.paymentId}` };
+      return Promise.resolve({
+        status: 'processing',
+        gatewayTransactionId: id,
+        redirectUrl: `${base}/mock-wallet/redirect/${input.paymentId}`,
+      });
     },
-    async retrieveIntent(id) {
-      return intents.get(id) ?? null;
+    retrieveIntent(id) {
+      return Promise.resolve(intents.get(id) ?? null);
     },
   };
 }
@@ -209,8 +213,12 @@ export function createCardProcessorProvider(opts: CardProcessorOptions): Payment
     payWithWalletToken: (input) =>
       create(input, { payment_method: input.walletToken, allowed_payment_method_types: ['card'], confirm: true }, true),
     // Mobile wallets are a local rail the card processor does not offer.
-    async startMobileWallet() {
-      return { status: 'failed', gatewayTransactionId: null, failureReason: 'mobile_wallet_not_supported_by_card_processor' };
+    startMobileWallet() {
+      return Promise.resolve({
+        status: 'failed',
+        gatewayTransactionId: null,
+        failureReason: 'mobile_wallet_not_supported_by_card_processor',
+      });
     },
     async retrieveIntent(id) {
       try {

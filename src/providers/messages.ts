@@ -37,8 +37,9 @@ export function createMemoryMessageSender(): MessageSender & { messages: Outgoin
   const messages: OutgoingMessage[] = [];
   return {
     messages,
-    async send(message) {
+    send(message) {
       messages.push(message);
+      return Promise.resolve();
     },
   };
 }
