@@ -7,6 +7,7 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import type { MessageSender } from '../src/providers/messages';
+import { IDENTITY_ERROR, OPERATOR_REJECTION } from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
   orm: MikroORM;
@@ -76,7 +77,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
 
   function pluginFor(slug: string) {
     const plugin = operators.get(slug);
-    if (!plugin) throw ApplicationFailure.nonRetryable(`no operator plugin for ${slug}`, 'OperatorRejection');
+    if (!plugin) throw ApplicationFailure.nonRetryable(`no operator plugin for ${slug}`, OPERATOR_REJECTION);
     return plugin;
   }
 
@@ -90,7 +91,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
           reference: input.activationId,
         });
       } catch (err) {
-        if (err instanceof IdentityInitiationError) throw ApplicationFailure.nonRetryable(err.message, 'IDENTITY_ERROR');
+        if (err instanceof IdentityInitiationError) throw ApplicationFailure.nonRetryable(err.message, IDENTITY_ERROR);
         throw err;
       }
       await em().execute(
@@ -163,7 +164,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       try {
         await heartbeating(pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
-        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
+        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, OPERATOR_REJECTION);
         throw err;
       }
       await markActivated(row.id, {});
@@ -177,11 +178,11 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       try {
         issued = await heartbeating(pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
-        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, 'OperatorRejection');
+        if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, OPERATOR_REJECTION);
         throw err;
       }
       const code = parseActivationCode(issued.activationCode);
-      if (!code) throw ApplicationFailure.nonRetryable('operator returned an invalid activation code', 'OperatorRejection');
+      if (!code) throw ApplicationFailure.nonRetryable('operator returned an invalid activation code', OPERATOR_REJECTION);
       const profile: EsimProfile = {
         smdpAddress: code.smdpAddress,
         matchingId: code.matchingId,

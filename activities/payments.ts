@@ -4,6 +4,7 @@ import type { PaymentStatus } from '../src/entities/payment';
 import type { PaymentProvider } from '../src/payments/providers';
 import { completePayment, failPayment, lockOrderForSettlement } from '../src/payments/settle';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
+import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
@@ -24,8 +25,7 @@ export interface SettlementResult {
 /** Reconciliation code (structured log and record) of a second charge for an order already paid. */
 export const DUPLICATE_CHARGE = 'PAYMENT_DUPLICATE_CHARGE';
 
-const NOT_FOUND = 'PaymentNotFound';
-const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, NOT_FOUND);
+const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, PAYMENT_NOT_FOUND);
 
 /**
  * Activities of the settlement workflow. Each writes Postgres in one

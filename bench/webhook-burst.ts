@@ -61,9 +61,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
 import { loadConfig } from '../src/config';
 import { nativePool, openOrm } from '../src/db/orm';
-import { activationWorkflowId, createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
-import { paymentWorkflowId } from '../src/temporal/payments';
-import { stateQuery } from '../workflows/activation';
+import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
+import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
+import { paymentWorkflowId } from '../workflows/settlement-contract';
 import { pidAlive } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 

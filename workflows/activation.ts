@@ -3,63 +3,22 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ActivationStatus, IdentityStatus, SimType } from '../src/entities/activation';
-import type { IdentityType } from '../src/entities/user';
-
-/** Timers of one activation, all from configuration. */
-export interface ActivationTimers {
-  /** Cancel an activation still unpaid or unverified after this long. */
-  cancelAfterMs: number;
-  /** How often the identity provider is asked about a running verification. */
-  identityPollIntervalMs: number;
-  /** A verification request not final after this long reads `expired`. */
-  identityRequestTtlMs: number;
-  /** Safety net for a lost "order paid" signal: how often the order row is checked. */
-  paidCheckIntervalMs?: number;
-}
-
-export interface ActivationWorkflowInput {
-  activationId: string;
-  simType: SimType;
-  timers: ActivationTimers;
-  /** Company seats land paid (synthetic corporate payment). */
-  paid?: boolean;
-  /** Whether this namespace has our search attributes (the Java test server does not need them). */
-  searchAttributes?: boolean;
-}
-
-export interface VerifyIdentityInput {
-  identityType: IdentityType;
-  idNumber: string;
-}
-
-export interface VerifyIdentityResult {
-  transId: string;
-  randomCode: string;
-  status: IdentityStatus;
-}
-
-export interface ActivationState {
-  status: ActivationStatus;
-  identityStatus: IdentityStatus;
-  paid: boolean;
-}
-
-export const orderPaidSignal = defineSignal<[{ paymentId: string }]>('orderPaid');
-export const verifyIdentityUpdate = defineUpdate<VerifyIdentityResult, [VerifyIdentityInput]>('verifyIdentity');
-export const stateQuery = defineQuery<ActivationState>('state');
-
-/** Error type names shared with activities and the API. */
-export const OPERATOR_REJECTION = 'OperatorRejection';
-export const IDENTITY_ERROR = 'IDENTITY_ERROR';
+import type { ActivationStatus, IdentityStatus } from '../src/entities/activation';
+import {
+  IDENTITY_ERROR,
+  OPERATOR_REJECTION,
+  orderPaidSignal,
+  stateQuery,
+  verifyIdentityUpdate,
+  type ActivationState,
+  type ActivationWorkflowInput,
+  type VerifyIdentityInput,
+} from './activation-contract';
 
 const records = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

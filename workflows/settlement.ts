@@ -2,8 +2,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   getExternalWorkflowHandle,
   log,
   proxyActivities,
@@ -11,47 +9,28 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
-import type { ProcessorEvent } from '../src/temporal/payments';
-import { orderPaidSignal } from './activation';
-
-export interface SettlementWorkflowInput {
-  paymentId: string;
-  /** Silence after which the processor is asked about the intent (and between later lookups). */
-  silenceTimeoutMs: number;
-  /** Lookups of an intent that stays open before the run stops polling (a later webhook still settles). */
-  maxLookups: number;
-  /** How long a settled run keeps listening for late deliveries before it closes (absent: closes at once). */
-  settledLingerMs?: number;
-  /** Carried across continue-as-new. */
-  processedEventIds?: string[];
-  lookups?: number;
-}
-
-/** `open`: the processor never gave a final answer within maxLookups; the payment stays `processing`. */
-export type SettlementOutcome = 'completed' | 'failed' | 'open';
-
-export interface SettlementState {
-  outcome: SettlementOutcome | null;
-  processedEventIds: string[];
-  lookups: number;
-  activationSignalled: boolean;
-}
-
-/** A verified processor event (the webhook route verified it; the event id de-duplicates). */
-export const processorEventSignal = defineSignal<[ProcessorEvent]>('processorEvent');
-export const settlementStateQuery = defineQuery<SettlementState>('settlementState');
+import { activationWorkflowId, orderPaidSignal } from './activation-contract';
+import {
+  PAYMENT_NOT_FOUND,
+  processorEventSignal,
+  settlementStateQuery,
+  type ProcessorEvent,
+  type SettlementOutcome,
+  type SettlementState,
+  type SettlementWorkflowInput,
+} from './settlement-contract';
 
 /** Ids kept across continue-as-new: processor redeliveries come within days, not thousands of events. */
 const KEPT_EVENT_IDS = 500;
 
 const records = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotFound'] },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [PAYMENT_NOT_FOUND] },
 });
 // The processor may be down for a while: keep asking, with backoff, never surfaced.
 const processor = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['PaymentNotFound'] },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [PAYMENT_NOT_FOUND] },
 });
 
 /**
@@ -133,7 +112,7 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
     if (!result.activationId || !result.signalActivation || state.activationSignalled) return;
     state.activationSignalled = true;
     try {
-      await getExternalWorkflowHandle(`activation:${result.activationId}`).signal(orderPaidSignal, { paymentId });
+      await getExternalWorkflowHandle(activationWorkflowId(result.activationId)).signal(orderPaidSignal, { paymentId });
     } catch (err) {
       // The activation already ended (cancelled, failed): the payment stays completed; support refunds.
       log.warn('activation could not be told the order is paid', { paymentId, activationId: result.activationId, error: String(err) });

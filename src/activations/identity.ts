@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { IdentityType } from '../entities';
 import { AppError } from '../http/errors';
-import { WorkflowRefusal, type ActivationWorkflows } from '../temporal/activations';
+import type { ActivationWorkflows } from '../temporal/activations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -36,8 +36,10 @@ export function createActivationIdentity(deps: IdentityDeps) {
     try {
       return await deps.workflows.verifyIdentity(activationId, input);
     } catch (err) {
-      // Refused by the workflow (not pending any more, provider refused) or Temporal unreachable.
-      throw new AppError('IDENTITY_ERROR', { message: err instanceof WorkflowRefusal ? err.message : String(err) });
+      // The workflow refused (IDENTITY_ERROR: not pending any more, provider refused) or could not be
+      // reached in time: either way verification did not start, which this route answers IDENTITY_ERROR.
+      if (err instanceof AppError && err.code === 'IDENTITY_ERROR') throw err;
+      throw new AppError('IDENTITY_ERROR', { message: err instanceof Error ? err.message : String(err) });
     }
   }
 

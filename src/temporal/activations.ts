@@ -1,19 +1,20 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { SimType } from '../entities';
+import { activationWorkflow } from '../../workflows/activation';
 import {
+  activationWorkflowId,
   orderPaidSignal,
   verifyIdentityUpdate,
   type ActivationWorkflowInput,
   type VerifyIdentityInput,
   type VerifyIdentityResult,
-} from '../../workflows/activation';
+} from '../../workflows/activation-contract';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { executeUpdate } from './update';
 
 export { SEARCH_ATTRIBUTES };
-
-export const activationWorkflowId = (activationId: string) => `activation:${activationId}`;
 
 export interface StartActivation {
   activationId: string;
@@ -26,18 +27,9 @@ export interface StartActivation {
 /** The API's side of the activation workflow: start, verify identity (update), order paid (signal). */
 export interface ActivationWorkflows {
   start(activation: StartActivation): Promise<void>;
+  /** Refusals come back as AppError('IDENTITY_ERROR'), no answer in time as AppError('SERVICE_UNAVAILABLE'). */
   verifyIdentity(activationId: string, input: VerifyIdentityInput): Promise<VerifyIdentityResult>;
   orderPaid(activationId: string, paymentId: string): Promise<void>;
-}
-
-/** The update answered with a business refusal (its ApplicationFailure type). */
-export class WorkflowRefusal extends Error {
-  constructor(
-    readonly type: string | undefined,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export type ActivationWorkflowConfig = Pick<
@@ -49,8 +41,6 @@ export type ActivationWorkflowConfig = Pick<
   | 'ACTIVATION_PAID_CHECK_SECONDS'
   | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
-
-const UPDATE_DEADLINE_MS = 15_000;
 
 export function createActivationWorkflows(client: Client, config: ActivationWorkflowConfig): ActivationWorkflows {
   const useSearchAttributes = config.TEMPORAL_SEARCH_ATTRIBUTES;
@@ -68,7 +58,7 @@ export function createActivationWorkflows(client: Client, config: ActivationWork
           paidCheckIntervalMs: config.ACTIVATION_PAID_CHECK_SECONDS * 1000,
         },
       };
-      await client.workflow.start('activationWorkflow', {
+      await client.workflow.start(activationWorkflow, {
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowId: activationWorkflowId(a.activationId),
         args: [input],
@@ -88,18 +78,7 @@ export function createActivationWorkflows(client: Client, config: ActivationWork
     },
 
     async verifyIdentity(activationId, input) {
-      const handle = client.workflow.getHandle(activationWorkflowId(activationId));
-      // The client retries an update until a worker takes it: bound it.
-      const signal = AbortSignal.timeout(UPDATE_DEADLINE_MS);
-      try {
-        return await client.withAbortSignal(signal, () => handle.executeUpdate(verifyIdentityUpdate, { args: [input] }));
-      } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError) {
-          const cause = err.cause as { type?: string; message?: string } | undefined;
-          throw new WorkflowRefusal(cause?.type, cause?.message ?? err.message);
-        }
-        throw err;
-      }
+      return executeUpdate(client.workflow.getHandle(activationWorkflowId(activationId)), verifyIdentityUpdate, { args: [input] });
     },
 
     async orderPaid(activationId, paymentId) {

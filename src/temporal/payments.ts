@@ -1,22 +1,23 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import { processorEventSignal, settlementWorkflow, type SettlementWorkflowInput } from '../../workflows/settlement';
+import { settlementWorkflow } from '../../workflows/settlement';
+import {
+  paymentWorkflowId,
+  processorEventSignal,
+  type ProcessorEvent,
+  type SettlementWorkflowInput,
+} from '../../workflows/settlement-contract';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
+
+/** The payload of deliverEvent; defined with the settlement workflow's signal. */
+export type { ProcessorEvent };
 
 /**
  * The API's side of the payment settlement workflow (`payment:<paymentId>`).
  * Implemented by createPaymentWorkflows (settlement issue); payment routes and
  * webhooks depend only on this interface, tests hand in fakes.
  */
-export interface ProcessorEvent {
-  /** The processor's event id: duplicates are recognized by it. */
-  eventId: string;
-  type: 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.canceled';
-  /** For payment_failed: the last payment error message. */
-  failureMessage?: string;
-}
-
 export interface PaymentWorkflows {
   /** Starts settlement for a payment that waits on the processor (idempotent). */
   startSettlement(paymentId: string): Promise<void>;
@@ -25,8 +26,6 @@ export interface PaymentWorkflows {
 }
 
 // --- Implementation ------------------------------------------------------------------------------
-
-export const paymentWorkflowId = (paymentId: string) => `payment:${paymentId}`;
 
 export type PaymentWorkflowConfig = Pick<
   Config,

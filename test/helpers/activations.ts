@@ -1,5 +1,7 @@
 import { seedDemoCatalog } from '../../src/catalog/demo-seed';
 import { withLuhnDigit } from '../../src/operators/mock';
+import type { ErrorCode } from '../../src/http/error-codes';
+import { AppError } from '../../src/http/errors';
 import type { ActivationWorkflows, StartActivation } from '../../src/temporal/activations';
 import type { TestDatabase } from './db';
 
@@ -26,17 +28,15 @@ export async function seedCatalog(db: TestDatabase): Promise<void> {
 export function fakeWorkflows() {
   const started: StartActivation[] = [];
   const verified: Array<{ activationId: string; idNumber: string }> = [];
-  const state = { failStart: false, refuseVerify: undefined as string | undefined };
+  const state = { failStart: false, refuseVerify: undefined as ErrorCode | undefined };
   const workflows: ActivationWorkflows = {
     async start(a) {
       if (state.failStart) throw new Error('Temporal unavailable');
       started.push(a);
     },
     async verifyIdentity(activationId, input) {
-      if (state.refuseVerify) {
-        const { WorkflowRefusal } = jest.requireActual('../../src/temporal/activations') as typeof import('../../src/temporal/activations');
-        throw new WorkflowRefusal(state.refuseVerify, 'refused');
-      }
+      // What the real client answers when the workflow refuses with a spec code (src/temporal/update.ts).
+      if (state.refuseVerify) throw new AppError(state.refuseVerify, { message: 'refused' });
       verified.push({ activationId, idNumber: input.idNumber });
       return { transId: `trans-${verified.length}`, randomCode: '42', status: 'waiting' };
     },

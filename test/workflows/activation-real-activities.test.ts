@@ -7,7 +7,13 @@ import { luhnValid, mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { orderPaidSignal, verifyIdentityUpdate, type ActivationWorkflowInput } from '../../workflows/activation';
+import { activationWorkflow } from '../../workflows/activation';
+import {
+  activationWorkflowId,
+  orderPaidSignal,
+  verifyIdentityUpdate,
+  type ActivationWorkflowInput,
+} from '../../workflows/activation-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { iccid } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
@@ -52,9 +58,9 @@ afterAll(async () => {
 });
 
 async function activate(activationId: string, simType: 'physical' | 'esim', idNumber = '1234567890') {
-  const handle = await env.client.workflow.start('activationWorkflow', {
+  const handle = await env.client.workflow.start(activationWorkflow, {
     taskQueue,
-    workflowId: `activation:${activationId}`,
+    workflowId: activationWorkflowId(activationId),
     args: [{ activationId, simType, timers: TIMERS } satisfies ActivationWorkflowInput],
   });
   await handle.executeUpdate(verifyIdentityUpdate, { args: [{ identityType: 'resident', idNumber }] });
@@ -109,9 +115,9 @@ describe('activation workflow with the real activities', () => {
   it('writes each identity outcome the mock provider gives, and refuses initiation for ids ending in 4', async () => {
     const { userId } = await signUp(t);
     const { activationId } = await insertActivation(t, { userId });
-    const handle = await env.client.workflow.start('activationWorkflow', {
+    const handle = await env.client.workflow.start(activationWorkflow, {
       taskQueue,
-      workflowId: `activation:${activationId}`,
+      workflowId: activationWorkflowId(activationId),
       args: [{ activationId, simType: 'physical', timers: TIMERS } satisfies ActivationWorkflowInput],
     });
     await expect(

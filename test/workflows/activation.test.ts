@@ -4,7 +4,14 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import type { ActivationStatus, IdentityStatus } from '../../src/entities/activation';
-import { orderPaidSignal, stateQuery, verifyIdentityUpdate, type ActivationWorkflowInput } from '../../workflows/activation';
+import { activationWorkflow } from '../../workflows/activation';
+import {
+  activationWorkflowId,
+  orderPaidSignal,
+  stateQuery,
+  verifyIdentityUpdate,
+  type ActivationWorkflowInput,
+} from '../../workflows/activation-contract';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
@@ -74,9 +81,9 @@ async function run(
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
   return worker.runUntil(async () => {
     const activationId = randomUUID();
-    const handle = await env.client.workflow.start('activationWorkflow', {
+    const handle = await env.client.workflow.start(activationWorkflow, {
       taskQueue,
-      workflowId: `activation:${activationId}`,
+      workflowId: activationWorkflowId(activationId),
       args: [{ activationId, simType: 'physical', timers: TIMERS, ...input } satisfies ActivationWorkflowInput],
     });
     await drive(handle);

@@ -12,9 +12,9 @@ import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
-import { createPaymentWorkflows, paymentWorkflowId, type PaymentWorkflows } from '../../src/temporal/payments';
-import { stateQuery } from '../../workflows/activation';
-import { settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement';
+import { createPaymentWorkflows, type PaymentWorkflows } from '../../src/temporal/payments';
+import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
+import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
 import { errorCode, eventually } from '../helpers/app';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 import {
@@ -101,7 +101,7 @@ afterEach(async () => {
 });
 
 const settlement = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(paymentWorkflowId(p.paymentId));
-const activation = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(`activation:${p.activationId}`);
+const activation = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(activationWorkflowId(p.activationId));
 const outcome = (p: PaymentFixture) => settlement(p).result() as Promise<SettlementOutcome>;
 
 /** A payment waiting on the processor, with its running activation. */
