@@ -61,6 +61,14 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   let generation = 0;
   let timedOut = false;
 
+  // Rejected before it enters history: only a pending activation may (re)start verification.
+  // (Typed here, not inline: the update's argument type is inferred from the validator.)
+  const onlyWhilePending: (input: VerifyIdentityInput) => void = () => {
+    if (state.status !== 'pending' || state.identityStatus === 'completed' || timedOut) {
+      throw ApplicationFailure.nonRetryable('Activation is not pending', IDENTITY_ERROR);
+    }
+  };
+
   setHandler(stateQuery, () => state);
   setHandler(orderPaidSignal, ({ paymentId }) => {
     if (!state.paid && input.searchAttributes) upsertSearchAttributes({ PaymentId: [paymentId] });
@@ -82,14 +90,7 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
       state.identityStatus = 'waiting';
       return { transId: started.transId, randomCode: started.randomCode, status: 'waiting' as const };
     },
-    {
-      // Rejected before it enters history: only a pending activation may (re)start verification.
-      validator: (_input: VerifyIdentityInput) => {
-        if (state.status !== 'pending' || state.identityStatus === 'completed' || timedOut) {
-          throw ApplicationFailure.nonRetryable('Activation is not pending', IDENTITY_ERROR);
-        }
-      },
-    },
+    { validator: onlyWhilePending },
   );
 
   const setStatus = async (status: ActivationStatus, extra: { failedReason?: string } = {}) => {
