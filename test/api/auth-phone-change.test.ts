@@ -1,5 +1,12 @@
 import request from 'supertest';
+import type { z } from 'zod';
+import type { ProfileUser, VerifyChangePhoneResponse } from '../../src/auth/schemas';
+import type { FieldIssue } from '../../src/http/errors';
 import { bearer, createTestApp, errorCode, lastCode, newPhone, signUp, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
+import { errorOf, typed } from '../helpers/responses';
+
+type PhoneChanged = z.infer<typeof VerifyChangePhoneResponse>;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,13 +22,15 @@ describe('phone change', () => {
     const newNumber = newPhone();
     const sent = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: newNumber });
     expect(sent.status).toBe(200);
-    expect(sent.body).toEqual({ message: expect.any(String) });
+    expect(sent.body).toEqual({ message: match.any(String) });
     expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: newNumber, purpose: 'otp.change_phone' });
 
-    const res = await request(t.app)
-      .post('/auth/verify-change-phone')
-      .set(bearer(token))
-      .send({ newPhone: newNumber, otp: lastCode(t, newNumber) });
+    const res = typed<PhoneChanged>(
+      await request(t.app)
+        .post('/auth/verify-change-phone')
+        .set(bearer(token))
+        .send({ newPhone: newNumber, otp: lastCode(t, newNumber) }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       data: {
@@ -32,13 +41,14 @@ describe('phone change', () => {
         appRole: 'end_user',
         identityType: 'citizen',
         isActive: true,
-        createdAt: expect.any(String),
+        createdAt: match.any(String),
       },
-      message: expect.any(String),
+      message: match.any(String),
     });
     expect(res.headers['set-cookie']).toBeUndefined();
-    expect(res.body.session).toBeUndefined();
-    expect((await request(t.app).get('/auth/me').set(bearer(token))).body.phone).toBe(newNumber);
+    // A JSON body has no undefined members: absent is the only way `session` can be undefined.
+    expect(res.body).not.toHaveProperty('session');
+    expect(typed<z.infer<typeof ProfileUser>>(await request(t.app).get('/auth/me').set(bearer(token))).body.phone).toBe(newNumber);
   });
 
   it('answers its messages in the Accept-Language', async () => {
@@ -46,21 +56,25 @@ describe('phone change', () => {
     const target = newPhone();
     const sent = await request(t.app).post('/auth/change-phone').set(bearer(token)).set('Accept-Language', 'ar').send({ newPhone: target });
     expect([sent.status, sent.body]).toEqual([200, { message: 'تم إرسال رمز التحقق' }]);
-    const done = await request(t.app)
-      .post('/auth/verify-change-phone')
-      .set(bearer(token))
-      .set('Accept-Language', 'ar-SA,en;q=0.5')
-      .send({ newPhone: target, otp: lastCode(t, target) });
+    const done = typed<PhoneChanged>(
+      await request(t.app)
+        .post('/auth/verify-change-phone')
+        .set(bearer(token))
+        .set('Accept-Language', 'ar-SA,en;q=0.5')
+        .send({ newPhone: target, otp: lastCode(t, target) }),
+    );
     expect([done.status, done.body.message]).toEqual([200, 'تم تحديث رقم الجوال']);
 
     const other = newPhone();
     const sentEn = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: other });
     expect(sentEn.body).toEqual({ message: 'Verification code sent' });
-    const doneEn = await request(t.app)
-      .post('/auth/verify-change-phone')
-      .set(bearer(token))
-      .set('Accept-Language', 'fr')
-      .send({ newPhone: other, otp: lastCode(t, other) });
+    const doneEn = typed<PhoneChanged>(
+      await request(t.app)
+        .post('/auth/verify-change-phone')
+        .set(bearer(token))
+        .set('Accept-Language', 'fr')
+        .send({ newPhone: other, otp: lastCode(t, other) }),
+    );
     expect([doneEn.status, doneEn.body.message]).toEqual([200, 'Phone number updated']);
   });
 
@@ -125,7 +139,9 @@ describe('phone change', () => {
     await request(t.app).post('/auth/change-phone').set(bearer(bob.token)).send({ newPhone: target }).expect(200);
     const bobCode = lastCode(t, target);
 
-    const ok = await request(t.app).post('/auth/verify-change-phone').set(bearer(alice.token)).send({ newPhone: target, otp: aliceCode });
+    const ok = typed<PhoneChanged>(
+      await request(t.app).post('/auth/verify-change-phone').set(bearer(alice.token)).send({ newPhone: target, otp: aliceCode }),
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.data).toMatchObject({ id: alice.userId, phone: target });
     // Bob's code is still his own, but the number now belongs to Alice.
@@ -183,13 +199,13 @@ describe('phone change', () => {
   it('validates the number and requires a session', async () => {
     const { token } = await signUp(t);
     const bad = await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: '0501234567' });
-    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'newPhone', message: expect.any(String) }] });
+    expect(errorOf(bad)).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ path: 'newPhone', message: match.any(String) }] });
     expect(code(await request(t.app).post('/auth/change-phone').send({ newPhone: newPhone() }))).toBe('AUTH_REQUIRED');
     expect(code(await request(t.app).post('/auth/verify-change-phone').send({ newPhone: newPhone(), otp: '123456' }))).toBe(
       'AUTH_REQUIRED',
     );
     const noOtp = await request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: newPhone() });
-    expect(noOtp.body.error.details).toEqual([{ path: 'otp', message: expect.any(String) }]);
+    expect(errorOf<FieldIssue[]>(noOtp).details).toEqual([{ path: 'otp', message: match.any(String) }]);
   });
 
   it('answers AUTH_PHONE_UPDATE_FAILED 502 when persisting fails, and leaves the old phone', async () => {

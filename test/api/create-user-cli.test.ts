@@ -1,7 +1,11 @@
 import request from 'supertest';
+import type { z } from 'zod';
+import type { SessionResponse, SignInResponse } from '../../src/auth/schemas';
 import { createUser, parseCreateUserArgs } from '../../src/cli/create-user';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
-import { bearer, createTestApp, lastCode, MOBILE, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, lastCode, MOBILE, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
+import { typed } from '../helpers/responses';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,15 +18,17 @@ describe('create-user command', () => {
     const args = parseCreateUserArgs(['--role', 'super_admin', '--name', 'Ops', '--phone', '+966500000009']);
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
     const created = await createUser(t.db.orm.em.fork(), cipher, args);
-    expect(created).toEqual({ id: expect.any(String), role: 'super_admin', name: 'Ops' });
+    expect(created).toEqual({ id: match.any(String), role: 'super_admin', name: 'Ops' });
 
     await request(t.app).post('/auth/login').send({ phone: '+966500000009' }).expect(200);
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set(MOBILE)
-      .send({ phone: '+966500000009', otp: lastCode(t, '+966500000009') });
+    const res = typed<z.infer<typeof SignInResponse>>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set(MOBILE)
+        .send({ phone: '+966500000009', otp: lastCode(t, '+966500000009') }),
+    );
     expect(res.body.user).toMatchObject({ id: created.id, appRole: 'super_admin' });
-    const session = await request(t.app).get('/auth/session').set(bearer(res.body.session.token));
+    const session = typed<z.infer<typeof SessionResponse>>(await request(t.app).get('/auth/session').set(bearer(res.body.session.token!)));
     expect(session.body.user).toMatchObject({ appRole: 'super_admin', managedAreas: null });
   });
 
@@ -56,5 +62,5 @@ describe('create-user command', () => {
 
 it('PUT /auth/me requires a session', async () => {
   const res = await request(t.app).put('/auth/me').send({ name: 'X' });
-  expect([res.status, res.body.error.code]).toEqual([401, 'AUTH_REQUIRED']);
+  expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_REQUIRED']);
 });

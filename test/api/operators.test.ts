@@ -1,7 +1,12 @@
 import type { Express } from 'express';
 import request from 'supertest';
+import type { z } from 'zod';
+import type { OperatorListResponse } from '../../src/activations/read-routes';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { DEMO, ESIM_STORE_OPERATOR_ID, OPERATOR_API_BASE, OPERATOR_SECRET, seedCatalog } from '../helpers/read-app';
+import { typed } from '../helpers/responses';
+
+type Operators = z.infer<typeof OperatorListResponse>;
 
 let t: TestApp;
 let app: Express;
@@ -29,7 +34,7 @@ describe('GET /operators', () => {
               ($2, 'zeta', 'telecom', 'Zeta Mobile', 'زيتا موبايل', null, false, null, null, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
       [ALPHA, ZETA, OPERATOR_API_BASE, JSON.stringify({ apiKey: OPERATOR_SECRET })],
     );
-    const res = await request(app).get('/operators');
+    const res = typed<Operators>(await request(app).get('/operators'));
     expect(res.status).toBe(200);
     const [mock] = await t.db.query<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from operators where id = $1', [
       DEMO.operators.mock,
@@ -60,8 +65,8 @@ describe('GET /operators', () => {
           logoUrl: null,
           packageCount: 0,
           supportsEsim: true,
-          createdAt: ms(mock!.created_at),
-          updatedAt: ms(mock!.updated_at),
+          createdAt: ms(mock.created_at),
+          updatedAt: ms(mock.updated_at),
         },
         {
           id: DEMO.operators.mockNoEsim,
@@ -71,8 +76,8 @@ describe('GET /operators', () => {
           logoUrl: null,
           packageCount: 0,
           supportsEsim: false,
-          createdAt: ms(noEsim!.created_at),
-          updatedAt: ms(noEsim!.updated_at),
+          createdAt: ms(noEsim.created_at),
+          updatedAt: ms(noEsim.updated_at),
         },
         {
           id: ZETA,
@@ -96,13 +101,13 @@ describe('GET /operators', () => {
   });
 
   it('is public: no session needed, and a bad token does not matter', async () => {
-    const res = await request(app).get('/operators').set('Authorization', 'Bearer not-a-token');
+    const res = typed<Operators>(await request(app).get('/operators').set('Authorization', 'Bearer not-a-token'));
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeGreaterThan(0);
   });
 
   it('answers Arabic and English names whatever the Accept-Language', async () => {
-    const res = await request(app).get('/operators').set('Accept-Language', 'ar');
+    const res = typed<Operators>(await request(app).get('/operators').set('Accept-Language', 'ar'));
     for (const item of res.body.data) expect([typeof item.nameEn, typeof item.nameAr]).toEqual(['string', 'string']);
   });
 });

@@ -1,5 +1,8 @@
 import request from 'supertest';
+import type { z } from 'zod';
+import type { SessionResponse } from '../../src/auth/schemas';
 import { bearer, createTestApp, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
+import { typed } from '../helpers/responses';
 
 // The cache is on here (other files turn it off): these tests prove it is served,
 // and that any change to a user, a session or the blocklist evicts at once via NOTIFY.
@@ -61,7 +64,7 @@ describe('session cache', () => {
   it('forgets a token added to the blocklist', async () => {
     const { token } = await signUp(t);
     await warm(token);
-    const { createHash } = jest.requireActual('node:crypto') as typeof import('node:crypto');
+    const { createHash } = jest.requireActual<typeof import('node:crypto')>('node:crypto');
     await t.db.query(`insert into token_blocklist (token_hash, expires_at, created_at) values ($1, now() + interval '1 day', now())`, [
       createHash('sha256').update(token).digest('hex'),
     ]);
@@ -79,7 +82,10 @@ describe('session cache', () => {
     const { token } = await signUp(t);
     await warm(token);
     await request(t.app).put('/auth/me').set(bearer(token)).send({ name: 'Renamed' }).expect(200);
-    await eventually(async () => expect((await session(token)).body.user.name).toBe('Renamed'), 2_000);
+    await eventually(
+      async () => expect(typed<z.infer<typeof SessionResponse>>(await session(token)).body.user.name).toBe('Renamed'),
+      2_000,
+    );
   });
 
   it('still expires sessions by the clock', async () => {
