@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import QRCode from 'qrcode';
 import type { ActivationStatus, EsimProfile, IdentityStatus, SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
+import { parseCursor } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { parseActivationCode } from '../operators/esim-code';
 import type { OperatorRegistry } from '../operators/plugin';
@@ -163,28 +164,6 @@ export interface RecordsQuery extends HistoryQuery {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID.test(value);
-
-/** `<createdAt ISO, ms (or µs when the row has them)>|<uuid>`. */
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-
-export interface Cursor {
-  /** Passed to PostgreSQL as text, so no precision is lost through a JS Date. */
-  createdAt: string;
-  id: string;
-}
-
-export function parseCursor(value: string): Cursor {
-  const match = CURSOR.exec(value);
-  if (!match || Number.isNaN(Date.parse(match[1]!)) || !sameCalendarDate(match[1]!)) {
-    throw validationError([{ path: 'cursor', message: 'Invalid cursor: use the nextCursor of the previous page' }]);
-  }
-  return { createdAt: match[1]!, id: match[2]!.toLowerCase() };
-}
-
-/** Date.parse accepts 2026-02-31; a cursor we issued never holds such a date. */
-function sameCalendarDate(iso: string): boolean {
-  return new Date(iso).toISOString().slice(0, 10) === iso.slice(0, 10);
-}
 
 /** `cursor_at` is the µs-precision ISO text selected by the queries; trailing zeros beyond ms are dropped. */
 function cursorOf(row: { cursor_at: string; id: string }): string {
