@@ -1,5 +1,7 @@
 import { Activation } from './activation';
+import { AuditLog } from './audit-log';
 import { Operator, Package } from './catalog';
+import { Company, CompanyUser } from './company';
 import { Consent } from './consent';
 import { InvitationLink } from './invitation-link';
 import { Order, OrderItem } from './order';
@@ -10,7 +12,9 @@ import { Session, TokenBlocklist } from './session';
 import { User } from './user';
 
 export * from './activation';
+export * from './audit-log';
 export * from './catalog';
+export * from './company';
 export * from './consent';
 export * from './invitation-link';
 export * from './order';
@@ -36,4 +40,7 @@ export const entities = [
   Activation,
   Payment,
   WebhookEvent,
+  Company,
+  CompanyUser,
+  AuditLog,
 ];

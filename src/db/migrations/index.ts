@@ -5,6 +5,7 @@ import { Migration20261122024451_catalog } from './Migration20261122024451_catal
 import { Migration20261122030720_activations } from './Migration20261122030720_activations';
 import { Migration20261122031500_auth_changed_notify } from './Migration20261122031500_auth_changed_notify';
 import { Migration20261122032236_payments } from './Migration20261122032236_payments';
+import { Migration20261123202542_audit_and_companies } from './Migration20261123202542_audit_and_companies';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -12,4 +13,5 @@ export const migrationsList = [
   { name: 'Migration20261122030720_activations', class: Migration20261122030720_activations },
   { name: 'Migration20261122031500_auth_changed_notify', class: Migration20261122031500_auth_changed_notify },
   { name: 'Migration20261122032236_payments', class: Migration20261122032236_payments },
+  { name: 'Migration20261123202542_audit_and_companies', class: Migration20261123202542_audit_and_companies },
 ];
