@@ -82,13 +82,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool, PoolClient } from 'pg';
 import { DEFAULT_PAGE_SIZE } from '../src/activations/read-service';
 import { createApp } from '../src/app';
-import { authenticate } from '../src/auth/middleware';
 import { createSessionService } from '../src/auth/sessions';
 import { seedDemoCatalog } from '../src/catalog/demo-seed';
 import { loadConfig, type Config } from '../src/config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded';
 import { migrate, nativePool, openOrm } from '../src/db/orm';
 import { errorHandler } from '../src/http/error-middleware';
+import { createGuards, guard } from '../src/http/guards';
 import { createLogger, requestLogger } from '../src/http/logger';
 import { globalRateLimit } from '../src/http/rate-limit';
 import { createMemoryMessageSender } from '../src/providers/messages';
@@ -322,7 +322,9 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
   async 'bare+session-check'(ctx) {
     const { orm, pool } = await openDb(ctx);
     const app = bareApp();
-    app.use(authenticate(createSessionService({ orm, pool, clock: () => new Date(), config: ctx.config })));
+    const sessions = createSessionService({ orm, pool, clock: () => new Date(), config: ctx.config });
+    const unused = () => Promise.reject(new Error('not a staff or company route'));
+    app.use(createGuards({ sessions, staffAccess: unused, membership: unused })(guard.session));
     return { app: bareRoute(app), close: () => orm.close() };
   },
 };

@@ -17,11 +17,15 @@ import { createSessionCache } from './auth/session-cache';
 import { createSessionService } from './auth/sessions';
 import type { Config } from './config';
 import { healthRoutes } from './health/routes';
-import { createErrorHandler, notFoundHandler } from './http/error-middleware';
+import { createResponseContract } from './http/contract';
+import { createErrorHandler } from './http/error-middleware';
+import { membershipFromPool } from './companies/membership';
+import { createGuards, staffAccessFromPool } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
 import { createPersonalDataCipher } from './lib/crypto';
-import { createRegistry } from './openapi/registry';
+import { createApi } from './http/route';
+import { createRegistry, documentOf } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
 import { mockWalletRoutes } from './payments/mock-wallet';
 import { webhookRoutes } from './webhooks/routes';
@@ -100,35 +104,49 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
   const registry = createRegistry();
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', config.TRUST_PROXY);
-  app.use(requestLogger(deps.logger));
-  // Probes stay outside the per-IP limit so orchestrators never lock themselves out.
-  app.use(healthRoutes(registry, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) }));
-  // Provider webhooks: authenticated by signature on the raw body, outside the per-IP limit
-  // (a processor redelivering a burst from one address must not be locked out).
-  app.use(webhookRoutes(registry, { orm, logger: deps.logger, paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal, config }));
+  const document = documentOf(registry, config.PUBLIC_BASE_URL);
+  const contract =
+    (config.CONTRACT_CHECKS ?? config.NODE_ENV !== 'production')
+      ? createResponseContract(document, (violation) => deps.logger.error({ violation }, 'answer breaks the API contract'))
+      : undefined;
   const rateLimit = globalRateLimit({
     pool,
     max: config.RATE_LIMIT_MAX,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     syncMs: config.RATE_LIMIT_SYNC_MS,
   });
+  const guards = createGuards({
+    sessions,
+    staffAccess: staffAccessFromPool(pool),
+    membership: membershipFromPool(pool),
+  });
+  const api = createApi({ registry, guards, rateLimit, contract });
+  const paymentWorkflows = deps.paymentWorkflows ?? noPaymentTemporal;
+
+  healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
+  webhookRoutes(api, { orm, logger: deps.logger, paymentWorkflows, config });
+  authRoutes(api, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
+  activationReadRoutes(api, { reads });
+  activationRoutes(api, { creation, identity });
+  operatorRoutes(api, { reads });
+  paymentRoutes(api, { payments });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.use(requestLogger(deps.logger));
+  // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.
+  app.use(api.router);
+  // Whatever is left (docs, development pages, unknown paths and methods) is inside the global limit.
   app.use(rateLimit);
-  app.use(express.json({ limit: '100kb' }));
-  app.use(authRoutes(registry, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS }));
-  app.use(activationReadRoutes(registry, { reads, sessions }));
-  app.use(activationRoutes(registry, { creation, identity, sessions }));
-  app.use(operatorRoutes(registry, { reads }));
-  app.use(paymentRoutes(registry, { payments, sessions }));
   if (config.PAYMENT_PROVIDER === 'mock' && config.NODE_ENV !== 'production') {
-    app.use(mockWalletRoutes({ orm, paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal }));
+    app.use(mockWalletRoutes({ orm, paymentWorkflows }));
   }
-  app.use(openApiRoutes(registry, config.PUBLIC_BASE_URL));
-  app.use(notFoundHandler);
-  app.use(createErrorHandler(deps.logger));
+  app.use(openApiRoutes(document));
+  app.use(api.methodNotAllowed);
+  app.use(createErrorHandler(deps.logger, contract));
+  // The served document, for tools (npm run openapi) and tests.
+  app.locals.openapi = document;
   // Background work the app owns: the rate-limit sync and the session-cache listener.
   app.locals.stop = async () => {
     rateLimit.stop();

@@ -74,6 +74,11 @@ const schema = z
     MESSAGE_PROVIDER: z.enum(['file']).default('file'),
     TRUST_PROXY: z.string().default('loopback'),
     FEATURE_ESIM: bool.default(true),
+    /**
+     * Check every answer against the OpenAPI document (status, body schema, required headers) and
+     * answer INTERNAL_ERROR instead of a drifting one. Unset: on except in production.
+     */
+    CONTRACT_CHECKS: bool.optional(),
     /** Who takes payments: the local mock (completes card-like and wallet-token payments at once) or the card processor. */
     PAYMENT_PROVIDER: z.enum(['mock', 'card_processor']).default('mock'),
     /** Secret API key of the card processor; required when PAYMENT_PROVIDER=card_processor. */

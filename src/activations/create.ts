@@ -6,7 +6,7 @@ import type { IdentityType, SimType } from '../entities';
 import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
 import type { ActivationWorkflows } from '../temporal/activations';
-import { askOperator, checkSerialFormat, pluginFor } from './serial';
+import { askOperator, checkEsimGate, pluginFor } from './serial';
 
 /** How many live SIMs a person may hold, by identity type. */
 export const SIM_LIMITS: Record<IdentityType, number> = { citizen: 10, resident: 2, visitor: 1 };
@@ -37,7 +37,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   const { orm, operators, config, clock } = deps;
 
   async function validateIccid(operatorSlug: string, iccid: string, simType: SimType) {
-    checkSerialFormat(config, iccid, simType);
+    checkEsimGate(config, simType);
     const [operator] = await orm.em
       .fork()
       .execute<{ id: string }[]>(`select id from operators where slug = ? and kind = 'telecom' and is_active`, [operatorSlug]);
@@ -49,7 +49,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   }
 
   async function create(userId: string, input: { iccid: string; packageId: string; simType: SimType }) {
-    checkSerialFormat(config, input.iccid, input.simType);
+    checkEsimGate(config, input.simType);
     const [pkg] = await orm.em.fork().execute<PackageRow[]>(
       `select p.id, p.price_sar, p.operator_id, o.slug as operator_slug
          from packages p join operators o on o.id = p.operator_id

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { IdentityType } from '../entities';
+import type { ActivationStatus, IdentityStatus, IdentityType } from '../entities';
 import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
 
@@ -11,8 +11,8 @@ export interface IdentityDeps {
 }
 
 interface OwnedActivation {
-  status: string;
-  identity_status: string;
+  status: ActivationStatus;
+  identity_status: IdentityStatus;
   identity_verified_at: string | null;
 }
 

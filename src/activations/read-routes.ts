@@ -1,36 +1,12 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Response } from 'express';
-import { authenticate, principalOf, requireRole } from '../auth/middleware';
-import type { SessionService } from '../auth/sessions';
 import { ACTIVATION_STATUSES, IDENTITY_STATUSES, ORDER_STATUSES, SIM_TYPES } from '../entities';
-import { defineRoute } from '../http/route';
-import { parsed } from '../http/validate';
+import { PathId, Uuid } from '../http/fields';
+import { guard } from '../http/guards';
+import { CursorParam, Limit } from '../http/pagination';
+import { binary, json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type ActivationReads } from './read-service';
+import type { ActivationReads } from './read-service';
 
 // --- Request schemas -------------------------------------------------------------------------
-
-/** Digits only, then 1-100: 'abc', '0', '101', '1.5', '1e1', ' 5' and repeated keys are all VALIDATION_ERROR. */
-const Limit = z
-  .string()
-  .regex(/^\d+$/, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
-  .transform(Number)
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(1, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
-      .max(MAX_PAGE_SIZE, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`),
-  )
-  .optional()
-  .openapi({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE });
-
-/** Checked in full by the service (VALIDATION_ERROR on `cursor`). */
-const CursorParam = z
-  .string()
-  .max(200, 'Invalid cursor: use the nextCursor of the previous page')
-  .optional()
-  .openapi({ description: 'Omit for the first page; otherwise the previous `nextCursor` (`<createdAt>|<activationId>`)' });
 
 const StatusFilter = z.enum(ACTIVATION_STATUSES).optional();
 const Instant = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 date-time' });
@@ -42,14 +18,14 @@ export const RecordsQuery = z
     cursor: CursorParam,
     limit: Limit,
     status: StatusFilter,
-    operatorId: z.uuid({ message: 'Must be a UUID' }).optional(),
-    packageId: z.uuid({ message: 'Must be a UUID' }).optional(),
+    operatorId: Uuid.optional(),
+    packageId: Uuid.optional(),
     from: Instant.optional().openapi({ description: 'Inclusive lower bound of createdAt' }),
     to: Instant.optional().openapi({ description: 'Inclusive upper bound of createdAt; at or after `from`' }),
     includeDeleted: z
       .enum(['true', 'false'], { message: "includeDeleted must be 'true' or 'false'" })
       .optional()
-      .openapi({ default: 'false', description: 'When false, soft-deleted rows are excluded' }),
+      .openapi({ type: 'boolean', default: false, description: 'When false, soft-deleted rows are excluded' }),
   })
   .superRefine((q, ctx) => {
     if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) < Date.parse(q.from)) {
@@ -59,7 +35,7 @@ export const RecordsQuery = z
   .openapi('ActivationRecordsQuery');
 
 /** Any string: a non-uuid id answers ACTIVATION_NOT_FOUND like an unknown one, so nothing leaks. */
-const IdParams = z.object({ id: z.string().openapi({ format: 'uuid' }) });
+const IdParams = z.object({ id: PathId });
 
 // --- Response schemas ------------------------------------------------------------------------
 
@@ -217,144 +193,97 @@ export const OperatorListResponse = z.object({ data: z.array(OperatorListItem) }
 
 export interface ActivationReadRouteDeps {
   reads: ActivationReads;
-  sessions: SessionService;
 }
 
-type Parsed<T extends z.ZodType> = z.output<T>;
-
-export function activationReadRoutes(registry: OpenAPIRegistry, deps: ActivationReadRouteDeps): Router {
-  const router = Router();
+export function activationReadRoutes(api: Api, deps: ActivationReadRouteDeps): void {
   const { reads } = deps;
-  const auth = authenticate(deps.sessions);
   const tag = 'Activations';
 
   // Literal paths before `/activations/:id/...`; they do not collide, but keep the order obvious.
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/activations/history',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: "The caller's activations, newest first",
       description: 'Keyset pagination ordered by (createdAt desc, id desc). Soft-deleted activations are not listed.',
       query: HistoryQuery,
-      response: { status: 200, schema: ActivationHistoryResponse },
-      errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED'],
+      response: json(ActivationHistoryResponse),
+      errors: [],
     },
-    auth,
-    async (_req, res) => {
-      const q = parsed<Parsed<typeof HistoryQuery>>(res, 'query');
-      res.json(await reads.history(principalOf(res).user.id, { cursor: q.cursor, limit: q.limit, status: q.status }));
-    },
+    ({ query, principal }) => reads.history(principal.user.id, query),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/activations/records',
       tag,
-      auth: 'session',
-      summary: 'Activation records for the admin dashboard (super_admin)',
+      guard: guard.superAdmin,
+      summary: 'Activation records for the admin dashboard',
       description: 'Unknown query parameters are rejected. `from` and `to` are inclusive bounds of createdAt.',
       query: RecordsQuery,
-      response: { status: 200, schema: ActivationRecordsResponse },
-      errors: ['VALIDATION_ERROR', 'AUTH_REQUIRED', 'AUTH_FORBIDDEN', 'ACTIVATION_FAILED'],
+      response: json(ActivationRecordsResponse),
+      errors: ['ACTIVATION_FAILED'],
     },
-    auth,
-    requireRole('super_admin'),
-    async (_req, res) => {
-      const q = parsed<Parsed<typeof RecordsQuery>>(res, 'query');
-      res.json(
-        await reads.records({
-          cursor: q.cursor,
-          limit: q.limit,
-          status: q.status,
-          operatorId: q.operatorId,
-          packageId: q.packageId,
-          from: q.from,
-          to: q.to,
-          includeDeleted: q.includeDeleted === 'true',
-        }),
-      );
-    },
+    ({ query }) => reads.records({ ...query, includeDeleted: query.includeDeleted === 'true' }),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/activations/:id/status',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: "Status of one of the caller's activations",
-      description: '`esimProfile` stays null until the activation is `activated`.',
+      description: 'Owner only. `esimProfile` stays null until the activation is `activated`.',
       params: IdParams,
-      response: { status: 200, schema: ActivationStatusResponse },
-      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_FAILED', 'AUTH_REQUIRED'],
+      response: json(ActivationStatusResponse),
+      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_FAILED'],
     },
-    auth,
-    async (_req, res) => {
-      res.json(await reads.status(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
-    },
+    ({ params, principal }) => reads.status(principal.user.id, params.id),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/activations/:id/esim-qr',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'QR code (PNG) of an issued eSIM profile',
-      description: 'Rendered on demand from the stored activation code, never stored. 404 for physical SIMs and eSIMs not yet activated.',
+      description:
+        'Owner only. Rendered on demand from the stored activation code, never stored. 404 for physical SIMs and eSIMs not yet activated.',
       params: IdParams,
-      response: {
-        status: 200,
-        contentType: 'image/png',
-        description: 'PNG image',
-        schema: z.string().openapi({ type: 'string', format: 'binary' }),
-        headers: z.object({ 'Cache-Control': z.literal('private, no-store') }),
-      },
-      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_ESIM_DISABLED', 'AUTH_REQUIRED'],
+      response: binary('image/png', 'PNG image', [
+        { name: 'Cache-Control', schema: z.literal('private, no-store'), required: true, description: 'Never cached' },
+      ]),
+      errors: ['ACTIVATION_NOT_FOUND', 'ACTIVATION_ESIM_DISABLED'],
     },
-    auth,
-    async (_req, res) => {
-      const png = await reads.esimQr(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id);
-      res.set('Cache-Control', 'private, no-store').type('image/png').send(png);
+    async ({ params, principal, res }) => {
+      const png = await reads.esimQr(principal.user.id, params.id);
+      res.set('Cache-Control', 'private, no-store');
+      return png;
     },
   );
-
-  return router;
 }
 
 export interface OperatorRouteDeps {
   reads: ActivationReads;
 }
 
-export function operatorRoutes(registry: OpenAPIRegistry, deps: OperatorRouteDeps): Router {
-  const router = Router();
-  defineRoute(
-    router,
-    registry,
+export function operatorRoutes(api: Api, deps: OperatorRouteDeps): void {
+  api.define(
     {
       method: 'get',
       path: '/operators',
       tag: 'Operators',
-      auth: 'public',
+      guard: guard.public,
       summary: 'Telecom operators',
       description: 'Telecom operators only (eSIM store providers are not listed), ordered by nameEn.',
-      response: { status: 200, schema: OperatorListResponse },
+      response: json(OperatorListResponse),
       errors: [],
     },
-    async (_req, res) => {
-      res.json(await deps.reads.operators());
-    },
+    () => deps.reads.operators(),
   );
-  return router;
 }

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import QRCode from 'qrcode';
-import type { ActivationStatus, EsimProfile, IdentityStatus, SimType } from '../entities';
+import type { ActivationStatus, EsimProfile, IdentityStatus, OrderStatus, SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import { parseCursor } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
@@ -95,7 +95,7 @@ export interface ActivationRecord {
     id: string;
     userId: string;
     companyId: string | null;
-    status: string;
+    status: OrderStatus;
     totalAmountSar: string;
     createdAt: string;
     updatedAt: string;
@@ -422,7 +422,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         id: s('order_id'),
         userId: s('order_user_id'),
         companyId: sn('order_company_id'),
-        status: s('order_status'),
+        status: s('order_status') as OrderStatus,
         totalAmountSar: money(r.order_total_amount_sar),
         createdAt: s('order_created_at'),
         updatedAt: s('order_updated_at'),

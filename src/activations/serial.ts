@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import type { SimType } from '../entities';
-import { AppError, validationError } from '../http/errors';
-import { parseActivationCode } from '../operators/esim-code';
+import { AppError } from '../http/errors';
 import {
   OperatorRejection,
   OperatorTimeout,
@@ -10,26 +9,10 @@ import {
   type OperatorRegistry,
   type SerialCheck,
 } from '../operators/plugin';
-import { PHYSICAL_ICCID } from './schemas';
 
-/**
- * Checks shared by validate-iccid and create, in the spec's order: the eSIM
- * gate, the format rule of the SIM type, the operator's eSIM support.
- */
-export function checkSerialFormat(config: Pick<Config, 'FEATURE_ESIM'>, serial: string, simType: SimType): void {
+/** The eSIM gate, checked by validate-iccid and create after the format rule (the route's schema). */
+export function checkEsimGate(config: Pick<Config, 'FEATURE_ESIM'>, simType: SimType): void {
   if (simType === 'esim' && !config.FEATURE_ESIM) throw new AppError('ACTIVATION_ESIM_DISABLED');
-  const ok = simType === 'physical' ? PHYSICAL_ICCID.test(serial) : parseActivationCode(serial) !== null;
-  if (!ok) {
-    throw validationError([
-      {
-        path: 'iccid',
-        message:
-          simType === 'physical'
-            ? 'ICCID must be exactly 19 digits'
-            : 'Not a GSMA SGP.22 activation code (LPA:1$<SM-DP+ address>$<matching id>…, at most 255 characters)',
-      },
-    ]);
-  }
 }
 
 export function pluginFor(operators: OperatorRegistry, slug: string, simType: SimType): OperatorPlugin {

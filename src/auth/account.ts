@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { REQUIRED_CONSENT_TYPES, User, type ClientType, type UserRow } from '../entities';
+import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { OtpService } from './otp';
@@ -93,7 +93,7 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   /** Required consent types the user has not recorded yet. */
-  async function missingConsents(userId: string): Promise<string[]> {
+  async function missingConsents(userId: string): Promise<RequiredConsentType[]> {
     const rows = await orm.em.fork().execute<{ type: string }[]>('select distinct type from consents where user_id = ?', [userId]);
     const recorded = new Set(rows.map((r) => r.type));
     return REQUIRED_CONSENT_TYPES.filter((t) => !recorded.has(t));

@@ -12,8 +12,6 @@ export interface PhoneChangeDeps {
   otp: OtpService;
 }
 
-const PHONE_TAKEN = { status: 409 } as const;
-
 /**
  * Phone change in two steps. The challenge is bound to the `change_phone`
  * purpose, the caller and the new number, so sign-in codes cannot complete it
@@ -26,7 +24,7 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
     const issued = await orm.em.fork().transactional(async (em) => {
       const owner = await em.findOne(User, { phoneHash: cipher.lookupHash(newPhone) });
       if (owner?.id === userId) throw validationError([{ path: 'newPhone', message: 'This is already your phone number' }]);
-      if (owner) throw new AppError('AUTH_PHONE_EXISTS', PHONE_TAKEN);
+      if (owner) throw new AppError('AUTH_PHONE_EXISTS');
       await otp.countRequest(em, [newPhone]);
       return otp.createChallenge(em, { purpose: 'change_phone', userId, phone: newPhone });
     });
@@ -38,7 +36,7 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
     try {
       const user = await orm.em.fork().transactional(async (em) => {
         const owner = await em.findOne(User, { phoneHash: cipher.lookupHash(newPhone) });
-        if (owner && owner.id !== userId) throw new AppError('AUTH_PHONE_EXISTS', PHONE_TAKEN);
+        if (owner && owner.id !== userId) throw new AppError('AUTH_PHONE_EXISTS');
         const row = await em.findOneOrFail(User, { id: userId });
         row.phoneEncrypted = cipher.encrypt(newPhone);
         row.phoneHash = cipher.lookupHash(newPhone);
@@ -48,7 +46,7 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
       return profileView(user, cipher);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (err instanceof UniqueConstraintViolationException) throw new AppError('AUTH_PHONE_EXISTS', PHONE_TAKEN);
+      if (err instanceof UniqueConstraintViolationException) throw new AppError('AUTH_PHONE_EXISTS');
       throw new AppError('AUTH_PHONE_UPDATE_FAILED');
     }
   }

@@ -1,13 +1,12 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, languageOf } from '../http/errors';
+import { guard } from '../http/guards';
 import { successMessage, type SuccessMessage } from '../http/messages';
-import { defineRoute } from '../http/route';
-import { parsed } from '../http/validate';
+import { json, type Api } from '../http/route';
 import type { AccountService } from './account';
-import { clientTypeOf } from './client-type';
+import { CLIENT_TYPE_HEADER, clientTypeOf } from './client-type';
 import type { MagicLinkService } from './magic-link';
-import { authenticate, clearSessionCookie, principalOf, setSessionCookie } from './middleware';
+import { clearSessionCookie, sessionCookieHeader, setSessionCookie } from './middleware';
 import type { PhoneChangeService } from './phone-change';
 import * as s from './schemas';
 import type { IssuedSession, SessionService } from './sessions';
@@ -19,8 +18,6 @@ export interface AuthRouteDeps {
   sessions: SessionService;
   webSessionSeconds: number;
 }
-
-type Body<T> = T extends { _zod: { output: infer O } } ? O : never;
 
 /** Web sessions travel in the cookie; mobile sessions in the body. */
 function sessionAnswer(res: Response, session: IssuedSession, webSessionSeconds: number) {
@@ -38,98 +35,88 @@ function requireCredential(input: { phone?: string; email?: string }): void {
   if (!input.phone && !input.email) throw new AppError('AUTH_NO_CREDENTIAL');
 }
 
-export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Router {
-  const router = Router();
-  const { accounts } = deps;
-  const auth = authenticate(deps.sessions);
-  const tag = 'Accounts';
+const WEB_SESSION_COOKIE = sessionCookieHeader(
+  'Web clients only: `activation-sys-session=<JWT>; Max-Age=3600; Path=/; HttpOnly; Secure; SameSite=Strict; Priority=High`',
+);
+const CLIENT_TYPE =
+  'Client type from `X-Client-Type` (`mobile` or `web`), otherwise from the user agent (native HTTP stacks are mobile, browsers and unknown agents web). ' +
+  'Web: Set-Cookie `activation-sys-session`, no token in the body. Mobile: the token in the body.';
 
-  defineRoute(
-    router,
-    registry,
+export function authRoutes(api: Api, deps: AuthRouteDeps): void {
+  const { accounts } = deps;
+  const tag = 'Accounts';
+  // Referenced by the consent lists' JSON Schema (a $ref the generator cannot see).
+  api.registry.register('Consent', s.Consent);
+
+  api.define(
     {
       method: 'post',
       path: '/auth/register',
       tag,
-      auth: 'public',
+      guard: guard.public,
       summary: 'Register and receive an OTP on every given identifier',
       body: s.RegisterBody,
-      response: { status: 201, schema: s.RegisterResponse },
-      errors: [
-        'AUTH_NO_CREDENTIAL',
-        'AUTH_PHONE_EXISTS',
-        'AUTH_EMAIL_EXISTS',
-        'AUTH_CONSENT_REQUIRED',
-        'AUTH_RATE_LIMIT_EXCEEDED',
-        'VALIDATION_ERROR',
-      ],
+      response: json(s.RegisterResponse, { status: 201 }),
+      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_PHONE_EXISTS', 'AUTH_EMAIL_EXISTS', 'AUTH_CONSENT_REQUIRED', 'AUTH_RATE_LIMIT_EXCEEDED'],
     },
-    async (req, res) => {
-      const input = parsed<Body<typeof s.RegisterBody>>(res, 'body');
-      requireCredential(input);
-      if (!s.consentsValid(input.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
-      const { userId } = await accounts.register({ ...input, consents: input.consents });
-      res.status(201).json({ userId, message: say(req, 'CODE_SENT') });
+    async ({ body, req }) => {
+      requireCredential(body);
+      if (!s.consentsValid(body.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
+      const { userId } = await accounts.register({ ...body, consents: body.consents });
+      return { userId, message: say(req, 'CODE_SENT') };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/login',
       tag,
-      auth: 'public',
+      guard: guard.public,
       summary: 'Send a sign-in OTP',
       description: 'An unregistered identifier answers AUTH_INVALID_OTP, exactly like a wrong code.',
       body: s.LoginBody,
-      response: { status: 200, schema: s.MessageResponse },
-      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED', 'VALIDATION_ERROR'],
+      response: json(s.MessageResponse),
+      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED'],
     },
-    async (req, res) => {
-      const input = parsed<Body<typeof s.LoginBody>>(res, 'body');
-      requireCredential(input);
-      await accounts.login(input);
-      res.json({ message: say(req, 'CODE_SENT') });
+    async ({ body, req }) => {
+      requireCredential(body);
+      await accounts.login(body);
+      return { message: say(req, 'CODE_SENT') };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/verify-otp',
       tag,
-      auth: 'public',
+      guard: guard.public,
       summary: 'Complete registration or login',
-      description:
-        'Client type from X-Client-Type (mobile|web) or the user agent. Web: Set-Cookie activation-sys-session. Mobile: token in the body.',
+      description: CLIENT_TYPE,
+      headers: CLIENT_TYPE_HEADER,
       body: s.VerifyOtpBody,
-      response: { status: 200, schema: s.SignInResponse },
-      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_ACCOUNT_DEACTIVATED', 'VALIDATION_ERROR'],
+      response: json(s.SignInResponse, { headers: [WEB_SESSION_COOKIE] }),
+      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_ACCOUNT_DEACTIVATED'],
     },
-    async (req, res) => {
-      const input = parsed<Body<typeof s.VerifyOtpBody>>(res, 'body');
-      const { user, session } = await accounts.verifyOtp(input, clientTypeOf(req.headers));
-      res.json({ user, session: sessionAnswer(res, session, deps.webSessionSeconds) });
+    async ({ body, req, res }) => {
+      const { user, session } = await accounts.verifyOtp(body, clientTypeOf(req.headers));
+      return { user, session: sessionAnswer(res, session, deps.webSessionSeconds) };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/magic-link',
       tag,
-      auth: 'public',
+      guard: guard.public,
       summary: 'Redeem a company invitation',
+      description: `Creates a session exactly as verify-otp does. ${CLIENT_TYPE}`,
+      headers: CLIENT_TYPE_HEADER,
       body: s.MagicLinkBody,
-      response: { status: 200, schema: s.MagicLinkResponse },
+      response: json(s.MagicLinkResponse, { headers: [WEB_SESSION_COOKIE] }),
       errors: [
-        'VALIDATION_ERROR',
         'MAGIC_LINK_INVALID',
         'MAGIC_LINK_ALREADY_USED',
         'MAGIC_LINK_REVOKED',
@@ -139,163 +126,128 @@ export function authRoutes(registry: OpenAPIRegistry, deps: AuthRouteDeps): Rout
         'MAGIC_LINK_USER_ALREADY_ACTIVE',
       ],
     },
-    async (req, res) => {
-      const { token } = parsed<Body<typeof s.MagicLinkBody>>(res, 'body');
-      const { user, session, b2b } = await deps.magicLinks.redeem(token, clientTypeOf(req.headers));
-      res.json({ user, session: sessionAnswer(res, session, deps.webSessionSeconds), b2b });
+    async ({ body, req, res }) => {
+      const { user, session, b2b } = await deps.magicLinks.redeem(body.token, clientTypeOf(req.headers));
+      return { user, session: sessionAnswer(res, session, deps.webSessionSeconds), b2b };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/consents',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Record the three required consents',
       body: s.ConsentsBody,
-      response: { status: 201, schema: s.ConsentsResponse },
-      errors: ['AUTH_REQUIRED', 'AUTH_CONSENT_REQUIRED', 'VALIDATION_ERROR'],
+      response: json(s.ConsentsResponse, { status: 201 }),
+      errors: ['AUTH_CONSENT_REQUIRED'],
     },
-    auth,
-    async (_req, res) => {
-      const { consents } = parsed<Body<typeof s.ConsentsBody>>(res, 'body');
-      if (!s.consentsValid(consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
-      await accounts.recordConsents(principalOf(res).user.id, consents);
-      res.status(201).json({ data: { recorded: true } });
+    async ({ body, principal }) => {
+      if (!s.consentsValid(body.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
+      await accounts.recordConsents(principal.user.id, body.consents);
+      return { data: { recorded: true as const } };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/logout',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'End the session',
       description: 'Web: clears the cookie. Mobile: blocklists the token (SHA-256) for its remaining lifetime.',
-      response: { status: 200, schema: s.MessageResponse },
-      errors: ['AUTH_REQUIRED'],
+      response: json(s.MessageResponse, {
+        headers: [sessionCookieHeader('Web sessions only: clears the cookie (`activation-sys-session=; Max-Age=0; …`)')],
+      }),
+      errors: [],
     },
-    auth,
-    async (req, res) => {
-      const principal = principalOf(res);
+    async ({ principal, req, res }) => {
       await deps.sessions.logout(principal);
       if (principal.clientType === 'web') clearSessionCookie(res);
-      res.json({ message: say(req, 'SIGNED_OUT') });
+      return { message: say(req, 'SIGNED_OUT') };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/auth/session',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'The current session and user',
-      response: { status: 200, schema: s.SessionResponse },
-      errors: ['AUTH_REQUIRED', 'AUTH_SESSION_EXPIRED'],
+      response: json(s.SessionResponse),
+      errors: [],
     },
-    auth,
-    (_req, res) => {
-      res.json(accounts.session(principalOf(res)));
-    },
+    ({ principal }) => accounts.session(principal),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/auth/me',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'The profile, personal data decrypted',
-      response: { status: 200, schema: s.ProfileUser },
-      errors: ['AUTH_REQUIRED'],
+      response: json(s.ProfileUser),
+      errors: [],
     },
-    auth,
-    async (_req, res) => {
-      res.json(await accounts.me(principalOf(res).user.id));
-    },
+    ({ principal }) => accounts.me(principal.user.id),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'put',
       path: '/auth/me',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Change name or e-mail (null removes it)',
       description:
-        'Only name and email are accepted. An e-mail registered to another account, or removing the last credential, is a VALIDATION_ERROR on `email`.',
+        'Only name and email are accepted (any other field is a VALIDATION_ERROR). An e-mail registered to another account, ' +
+        'or removing the e-mail of an account without a phone, is a VALIDATION_ERROR on `email`.',
       body: s.UpdateMeBody,
-      response: { status: 200, schema: s.ProfileUser },
-      errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR'],
+      response: json(s.ProfileUser),
+      errors: [],
     },
-    auth,
-    async (_req, res) => {
-      res.json(await accounts.updateMe(principalOf(res).user.id, parsed<Body<typeof s.UpdateMeBody>>(res, 'body')));
-    },
+    ({ body, principal }) => accounts.updateMe(principal.user.id, body),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/change-phone',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Send a phone-change code to the new number',
+      description:
+        'Your own current number is a VALIDATION_ERROR on `newPhone`; a number another account owns AUTH_PHONE_EXISTS (409), and no code is sent.',
       body: s.ChangePhoneBody,
-      response: { status: 200, schema: s.MessageResponse },
-      errors: ['AUTH_REQUIRED', 'VALIDATION_ERROR', 'AUTH_PHONE_EXISTS', 'AUTH_RATE_LIMIT_EXCEEDED'],
+      response: json(s.MessageResponse),
+      errors: ['AUTH_PHONE_EXISTS', 'AUTH_RATE_LIMIT_EXCEEDED'],
       statusOverrides: { AUTH_PHONE_EXISTS: 409 },
     },
-    auth,
-    async (req, res) => {
-      await deps.phoneChange.request(principalOf(res).user.id, parsed<Body<typeof s.ChangePhoneBody>>(res, 'body').newPhone);
-      res.json({ message: say(req, 'CODE_SENT') });
+    async ({ body, principal, req }) => {
+      await deps.phoneChange.request(principal.user.id, body.newPhone);
+      return { message: say(req, 'CODE_SENT') };
     },
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/auth/verify-change-phone',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Confirm the new phone with its code',
       body: s.VerifyChangePhoneBody,
-      response: { status: 200, schema: s.VerifyChangePhoneResponse },
-      errors: [
-        'AUTH_REQUIRED',
-        'VALIDATION_ERROR',
-        'AUTH_INVALID_OTP',
-        'AUTH_EXPIRED_OTP',
-        'AUTH_PHONE_EXISTS',
-        'AUTH_PHONE_UPDATE_FAILED',
-      ],
+      response: json(s.VerifyChangePhoneResponse),
+      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_PHONE_EXISTS', 'AUTH_PHONE_UPDATE_FAILED'],
       statusOverrides: { AUTH_PHONE_EXISTS: 409 },
     },
-    auth,
-    async (req, res) => {
-      const { newPhone, otp } = parsed<Body<typeof s.VerifyChangePhoneBody>>(res, 'body');
-      const user = await deps.phoneChange.verify(principalOf(res).user.id, newPhone, otp);
-      res.json({ data: user, message: say(req, 'PHONE_UPDATED') });
+    async ({ body, principal, req }) => {
+      const user = await deps.phoneChange.verify(principal.user.id, body.newPhone, body.otp);
+      return { data: user, message: say(req, 'PHONE_UPDATED') };
     },
   );
-
-  return router;
 }

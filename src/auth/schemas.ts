@@ -1,36 +1,34 @@
 import { APP_ROLES, IDENTITY_TYPES, REQUIRED_CONSENT_TYPES, CONSENT_TYPES } from '../entities';
 import { z } from '../openapi/registry';
 
-/** Self-service phones are Saudi E.164: +966 and 9 digits. */
-export const SaudiPhone = z
-  .string()
-  .regex(/^\+966\d{9}$/, 'Phone must be a Saudi E.164 number: +966 followed by 9 digits')
-  .openapi({ example: '+966501234567' });
-/**
- * Sign-in phones are any E.164 number: company-staged accounts need not be Saudi.
- * Same rule as the create-user command (7 to 15 digits), so every staged phone can sign in.
- */
-export const E164Phone = z
-  .string()
-  .regex(/^\+[1-9]\d{6,14}$/, 'Phone must be an E.164 number: + and 7 to 15 digits')
-  .openapi({ example: '+966501234567' });
-export const Email = z
-  .email({ message: 'Invalid e-mail address' })
-  .max(254)
-  .transform((v) => v.toLowerCase())
-  .openapi({ example: 'sara@example.com' });
-export const Name = z.string().trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
+import { chars, E164Phone, Email, SaudiPhone, text } from '../http/fields';
+
+export { E164Phone, Email, SaudiPhone };
+export const Name = text(1, 255, 'Name');
 export const Otp = z
   .string()
   .regex(/^\d{6}$/, 'OTP must be 6 digits')
   .openapi({ example: '123456' });
 
-/** Consents are checked by `consentsValid` (AUTH_CONSENT_REQUIRED), not by the schema. */
-export const Consent = z.object({ type: z.enum(CONSENT_TYPES), version: z.string().min(1).max(64) }).openapi('Consent');
+export const Consent = z.object({ type: z.enum(CONSENT_TYPES), version: chars(1, 64) }).openapi('Consent');
+
+/**
+ * Exactly one consent of each required type. Checked by `consentsValid` (AUTH_CONSENT_REQUIRED, 401),
+ * not by the schema, so the field accepts anything and the document states the rule in JSON Schema.
+ */
 const ConsentList = z
   .unknown()
   .optional()
-  .openapi({ type: 'array', items: { $ref: '#/components/schemas/Consent' }, minItems: 3, maxItems: 3 });
+  .openapi({
+    type: 'array',
+    items: { $ref: '#/components/schemas/Consent' },
+    minItems: 3,
+    maxItems: 3,
+    allOf: REQUIRED_CONSENT_TYPES.map((type) => ({
+      contains: { type: 'object', properties: { type: { const: type } }, required: ['type'] },
+    })),
+    description: 'Exactly one consent of each of the three required types; anything else answers AUTH_CONSENT_REQUIRED (401)',
+  });
 
 export function consentsValid(value: unknown): value is z.infer<typeof Consent>[] {
   const list = z.array(Consent).length(3).safeParse(value);
@@ -39,16 +37,19 @@ export function consentsValid(value: unknown): value is z.infer<typeof Consent>[
   return types.size === 3 && REQUIRED_CONSENT_TYPES.every((t) => types.has(t));
 }
 
+/** Register and login need a phone or an e-mail (AUTH_NO_CREDENTIAL otherwise). */
+const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['email'] }] };
+
 export const RegisterBody = z
   .object({ phone: SaudiPhone.optional(), email: Email.optional(), name: Name, consents: ConsentList })
-  .openapi('RegisterRequest');
-export const LoginBody = z.object({ phone: E164Phone.optional(), email: Email.optional() }).openapi('LoginRequest');
+  .openapi('RegisterRequest', { ...PHONE_OR_EMAIL, required: ['name', 'consents'] });
+export const LoginBody = z.object({ phone: E164Phone.optional(), email: Email.optional() }).openapi('LoginRequest', PHONE_OR_EMAIL);
 export const VerifyOtpBody = z
   .object({ phone: E164Phone.optional(), email: Email.optional(), otp: Otp })
   .refine((b) => b.phone !== undefined || b.email !== undefined, { message: 'Provide phone or email', path: ['phone'] })
-  .openapi('VerifyOtpRequest');
-export const MagicLinkBody = z.object({ token: z.string().min(20).max(200) }).openapi('MagicLinkRequest');
-export const ConsentsBody = z.object({ consents: ConsentList }).openapi('ConsentsRequest');
+  .openapi('VerifyOtpRequest', PHONE_OR_EMAIL);
+export const MagicLinkBody = z.object({ token: chars(20, 200) }).openapi('MagicLinkRequest');
+export const ConsentsBody = z.object({ consents: ConsentList }).openapi('ConsentsRequest', { required: ['consents'] });
 export const UpdateMeBody = z.strictObject({ name: Name.optional(), email: Email.nullable().optional() }).openapi('UpdateMeRequest');
 export const ChangePhoneBody = z.object({ newPhone: SaudiPhone }).openapi('ChangePhoneRequest');
 export const VerifyChangePhoneBody = z.object({ newPhone: SaudiPhone, otp: Otp }).openapi('VerifyChangePhoneRequest');

@@ -3,6 +3,7 @@ import { User } from './user';
 
 export const CONSENT_TYPES = ['terms_of_service', 'privacy_policy', 'data_processing', 'marketing'] as const;
 export const REQUIRED_CONSENT_TYPES = ['terms_of_service', 'privacy_policy', 'data_processing'] as const;
+export type RequiredConsentType = (typeof REQUIRED_CONSENT_TYPES)[number];
 
 /** One recorded consent of a user to one version of a legal text. */
 export const Consent = defineEntity({

@@ -1,6 +1,6 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router } from 'express';
 import type { Pool } from 'pg';
+import { guard } from '../http/guards';
+import { json, Reply, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 
 export interface ReadinessDeps {
@@ -32,34 +32,39 @@ const Readiness = z
   })
   .openapi('Readiness');
 
-/** Liveness (the process answers) and readiness (Postgres and Temporal reachable). */
-export function healthRoutes(registry: OpenAPIRegistry, deps: ReadinessDeps): Router {
-  const router = Router();
-  registry.registerPath({
-    method: 'get',
-    path: '/healthz',
-    tags: ['Health'],
-    summary: 'Process is up',
-    responses: { 200: { description: 'Up', content: { 'application/json': { schema: Health } } } },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/readyz',
-    tags: ['Health'],
-    summary: 'Postgres and Temporal are reachable',
-    responses: {
-      200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
-      503: { description: 'A dependency is unavailable', content: { 'application/json': { schema: Readiness } } },
+/** Liveness (the process answers) and readiness (Postgres and Temporal reachable); outside the per-IP limit. */
+export function healthRoutes(api: Api, deps: ReadinessDeps): void {
+  api.define(
+    {
+      method: 'get',
+      path: '/healthz',
+      tag: 'Health',
+      guard: guard.public,
+      rateLimit: false,
+      summary: 'Process is up',
+      response: json(Health, { description: 'Up' }),
+      errors: [],
     },
-  });
+    () => ({ status: 'ok' as const }),
+  );
 
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const [postgres, temporal] = await Promise.all([check(() => deps.pool.query('select 1')), check(deps.temporalReady)]);
-    const ready = postgres === 'ok' && temporal === 'ok';
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: { postgres, temporal } });
-  });
-  return router;
+  api.define(
+    {
+      method: 'get',
+      path: '/readyz',
+      tag: 'Health',
+      guard: guard.public,
+      rateLimit: false,
+      summary: 'Postgres and Temporal are reachable',
+      response: json(Readiness, { description: 'Ready' }),
+      otherResponses: { 503: { description: 'A dependency is unavailable', schema: Readiness } },
+      errors: [],
+    },
+    async () => {
+      const [postgres, temporal] = await Promise.all([check(() => deps.pool.query('select 1')), check(deps.temporalReady)]);
+      const ready = postgres === 'ok' && temporal === 'ok';
+      const body = { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { postgres, temporal } };
+      return ready ? body : new Reply(503, body);
+    },
+  );
 }

@@ -1,6 +1,11 @@
-/** Every error code of both spec documents, with its HTTP status and its message in English and Arabic. */
+/**
+ * Every error code of both spec documents, with its HTTP status and its message in English and Arabic.
+ * This table is the only place that maps a code to a status; `alsoStatus` lists the other statuses the
+ * spec gives a code on some routes, which a route definition may pick (statusOverrides).
+ */
 export interface ErrorDefinition {
   status: number;
+  alsoStatus?: readonly number[];
   en: string;
   ar: string;
 }
@@ -18,8 +23,8 @@ export const errorCodes = {
   AUTH_INVALID_OTP: { status: 401, en: 'The code is invalid', ar: 'رمز التحقق غير صحيح' },
   AUTH_EXPIRED_OTP: { status: 401, en: 'The code has expired, please request a new one', ar: 'انتهت صلاحية رمز التحقق، يرجى طلب رمز جديد' },
   AUTH_NO_CREDENTIAL: { status: 401, en: 'A phone number or email address is required', ar: 'يلزم إدخال رقم الجوال أو البريد الإلكتروني' },
-  // 401 on register; 409 on change-phone and verify-change-phone: those callers pass an explicit status override.
-  AUTH_PHONE_EXISTS: { status: 401, en: 'This phone number is already registered', ar: 'رقم الجوال هذا مسجل مسبقاً' },
+  // 401 on register; 409 on change-phone and verify-change-phone (their route definitions pick it).
+  AUTH_PHONE_EXISTS: { status: 401, alsoStatus: [409], en: 'This phone number is already registered', ar: 'رقم الجوال هذا مسجل مسبقاً' },
   AUTH_EMAIL_EXISTS: { status: 401, en: 'This email address is already registered', ar: 'هذا البريد الإلكتروني مسجل مسبقاً' },
   AUTH_CONSENT_REQUIRED: { status: 401, en: 'All required consents must be given', ar: 'يلزم تقديم جميع الموافقات المطلوبة' },
   AUTH_RATE_LIMIT_EXCEEDED: {
@@ -330,8 +335,15 @@ export const errorCodes = {
   // --- Generic ---
   NOT_FOUND: { status: 404, en: 'The requested item was not found', ar: 'العنصر المطلوب غير موجود' },
   RATE_LIMIT_EXCEEDED: { status: 429, en: 'Too many requests, please try again later', ar: 'عدد الطلبات كبير جداً، يرجى المحاولة لاحقاً' },
+  // Ours (the spec has no code for these): a method the path does not have; a dependency that is
+  // briefly unavailable (a webhook that could not hand its event over: the provider redelivers).
+  METHOD_NOT_ALLOWED: { status: 405, en: 'This method is not allowed on this path', ar: 'هذه الطريقة غير مسموح بها على هذا المسار' },
   INTERNAL_ERROR: { status: 500, en: 'Something went wrong, please try again later', ar: 'حدث خطأ ما، يرجى المحاولة لاحقاً' },
-  SERVICE_UNAVAILABLE: { status: 503, en: 'The service is temporarily unavailable, please try again later', ar: 'الخدمة غير متاحة مؤقتاً، يرجى المحاولة لاحقاً' },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    en: 'The service is temporarily unavailable, please try again later',
+    ar: 'الخدمة غير متاحة مؤقتاً، يرجى المحاولة لاحقاً',
+  },
   NOT_IMPLEMENTED: { status: 501, en: 'This feature is not available yet', ar: 'هذه الميزة غير متاحة بعد' },
 } as const satisfies Record<string, ErrorDefinition>;
 

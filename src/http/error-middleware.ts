@@ -1,40 +1,50 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { errorCodes } from './error-codes';
+import type { ResponseContract } from './contract';
 import { AppError, errorMessage, languageOf } from './errors';
-
-/** Unknown paths answer the spec's generic NOT_FOUND envelope. */
-export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new AppError('NOT_FOUND'));
+import type { RouteMeta } from './route';
 
 /**
- * The one place where failures become the envelope. Unknown failures are logged
- * with their stack and answered as INTERNAL_ERROR with nothing internal in the body.
+ * The one place where failures become the envelope. The status comes from the
+ * error table, or from the route's definition for the codes the table lets a
+ * route move. Unknown failures are logged with their stack and answered as
+ * INTERNAL_ERROR with nothing internal in the body.
  */
-export function createErrorHandler(logger?: Pick<Logger, 'error'>): ErrorRequestHandler {
-  return (err, req, res, next) => handle(err, req, res, next, logger);
+export function createErrorHandler(logger?: Pick<Logger, 'error'>, contract?: ResponseContract): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) return;
+    let appError = toAppError(err);
+    // The app logger redacts personal data and credentials wherever they appear in the error.
+    if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');
+    const route = res.locals.route as RouteMeta | undefined;
+    let status = route ? route.statusOf(appError.code) : errorCodes[appError.code].status;
+    let body = envelope(appError, req);
+    // A code or status the route does not declare is a drifting answer: INTERNAL_ERROR instead.
+    if (route && contract && !contract.check(route, res, status, body)) {
+      appError = new AppError('INTERNAL_ERROR');
+      status = 500;
+      body = envelope(appError, req);
+    }
+    send(res, status, body);
+  };
 }
 
 /** Without an app logger: logs through req.log when present. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, next) => handle(err, req, res, next, undefined);
+export const errorHandler: ErrorRequestHandler = createErrorHandler();
 
-const handle = (
-  err: unknown,
-  req: Parameters<ErrorRequestHandler>[1],
-  res: Parameters<ErrorRequestHandler>[2],
-  _next: unknown,
-  logger?: Pick<Logger, 'error'>,
-) => {
-  const appError = toAppError(err);
-  // The app logger redacts personal data and credentials wherever they appear in the error.
-  if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');
-  const lang = languageOf(req.headers['accept-language']);
+function envelope(error: AppError, req: Request) {
   const body: { code: string; message: string; details?: unknown } = {
-    code: appError.code,
-    message: errorMessage(appError.code, lang),
+    code: error.code,
+    message: errorMessage(error.code, languageOf(req.headers['accept-language'])),
   };
-  if (appError.details !== undefined) body.details = appError.details;
-  if (res.headersSent) return;
-  res.status(appError.status).json({ error: body });
-};
+  if (error.details !== undefined) body.details = error.details;
+  return { error: body };
+}
+
+function send(res: Response, status: number, body: unknown): void {
+  res.status(status).json(body);
+}
 
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;

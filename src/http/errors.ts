@@ -4,20 +4,18 @@ export type Language = 'en' | 'ar';
 
 /**
  * A failure the spec names. Domain code throws it; the error middleware turns
- * it into the envelope. `status` overrides the table for the few codes whose
- * status depends on the route (AUTH_PHONE_EXISTS is 401 on register, 409 on
- * change-phone).
+ * it into the envelope, with the status from the error table (or the one the
+ * route's definition picks for the few codes whose status depends on the route).
+ * Nothing else chooses an HTTP status.
  */
 export class AppError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
   readonly details?: unknown;
 
-  constructor(code: ErrorCode, opts: { details?: unknown; status?: number; message?: string } = {}) {
+  constructor(code: ErrorCode, opts: { details?: unknown; message?: string } = {}) {
     super(opts.message ?? code);
     this.name = 'AppError';
     this.code = code;
-    this.status = opts.status ?? errorCodes[code].status;
     this.details = opts.details;
   }
 }

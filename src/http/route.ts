@@ -1,77 +1,482 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { RequestHandler, Router } from 'express';
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { LinksObject } from 'openapi3-ts/oas31';
 import { z } from '../openapi/registry';
+import type { ResponseContract } from './contract';
+import { contentDisposition, CSV_CONTENT_TYPE, toCsv, TRUNCATED_HEADER, type CsvColumn, type CsvValue } from './csv';
 import { errorCodes, type ErrorCode } from './error-codes';
-import { validate } from './validate';
+import { AppError, validationError } from './errors';
+import { PathId } from './fields';
+import { guardDescription, guardErrors, type Guard, type GuardContext, type GuardMiddleware } from './guards';
+import { issuesOf } from './validate';
 
-export const ErrorEnvelope = z
-  .object({
-    error: z.object({
-      code: z.string(),
-      message: z.string().openapi({ description: 'Localized by Accept-Language' }),
-      details: z.union([z.array(z.object({ path: z.string(), message: z.string() })), z.record(z.string(), z.unknown())]).optional(),
-    }),
-  })
-  .openapi('ErrorEnvelope');
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface RouteSpec {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** How a success answer is sent: JSON, bytes of a fixed type (PNG), a CSV table, or a stored file. */
+export type SuccessSpec =
+  | { kind: 'json'; status: number; schema: z.ZodType; description?: string; headers?: HeaderSpec[]; links?: LinksObject }
+  | { kind: 'binary'; status: number; contentType: string; description: string; headers?: HeaderSpec[] }
+  | { kind: 'csv'; status: number; description: string }
+  | { kind: 'file'; status: number; contentTypes: readonly string[]; description: string };
+
+export interface HeaderSpec {
+  name: string;
+  schema: z.ZodType;
+  description?: string;
+  /** Present on every answer of that status (checked in tests). */
+  required: boolean;
+}
+
+export const json = <S extends z.ZodType>(
+  schema: S,
+  opts: { status?: number; description?: string; headers?: HeaderSpec[]; links?: LinksObject } = {},
+) =>
+  ({ kind: 'json', status: opts.status ?? 200, schema, description: opts.description, headers: opts.headers, links: opts.links }) as const;
+export const binary = (contentType: string, description: string, headers?: HeaderSpec[]) =>
+  ({ kind: 'binary', status: 200, contentType, description, headers }) as const;
+export const csv = (description: string) => ({ kind: 'csv', status: 200, description }) as const;
+export const file = (contentTypes: readonly string[], description: string) =>
+  ({ kind: 'file', status: 200, contentTypes, description }) as const;
+
+/** What a CSV handler returns; the definition renders it (RFC 4180, formula-safe, Content-Disposition, X-Truncated). */
+export interface CsvReply<K extends string> {
+  filename: string;
+  columns: readonly CsvColumn<K>[];
+  rows: readonly { [P in K]?: CsvValue }[];
+  /** The row cap clipped the result: sent as `X-Truncated: true`. */
+  truncated?: boolean;
+}
+export interface FileReply {
+  bytes: Buffer;
+  contentType: string;
+  filename: string;
+}
+/** An answer with another status than the route's success status (declared in `otherResponses`). */
+export class Reply<T> {
+  constructor(
+    readonly status: number,
+    readonly body: T,
+  ) {}
+}
+
+type Output<R extends SuccessSpec> = R extends { kind: 'json'; schema: infer S extends z.ZodType }
+  ? z.input<S>
+  : R extends { kind: 'binary' }
+    ? Buffer
+    : R extends { kind: 'csv' }
+      ? CsvReply<string>
+      : FileReply;
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** Raw bytes for signature checks on the exact body (webhooks); `schema` documents it. */
+export interface RawBody {
+  raw: true;
+  schema: z.ZodType;
+  limit: string;
+}
+
+export interface RouteSpec<G extends Guard, P, Q, B, H, R extends SuccessSpec> {
+  method: Method;
   /** Express path, e.g. `/activations/:id/status`. */
   path: string;
   summary: string;
   description?: string;
   tag: string;
-  auth: 'public' | 'session';
-  body?: z.ZodType;
-  query?: z.ZodType;
-  params?: z.ZodObject;
-  response: { status: number; schema?: z.ZodType; description?: string; contentType?: string; headers?: z.ZodObject };
-  /** Spec error codes this route answers with; AUTH_PHONE_EXISTS-style overrides go in `statusOverrides`. */
-  errors: ErrorCode[];
+  guard: G;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** JSON body size limit (default 100kb); `anyContentType` parses JSON whatever Content-Type says (provider callbacks). */
+  bodyOptions?: { limit?: string; anyContentType?: boolean };
+  headers?: H;
+  response: R;
+  /** Other answers with a body of their own (e.g. /readyz 503), sent by returning a Reply. */
+  otherResponses?: Record<number, { description: string; schema: z.ZodType }>;
+  /** Codes this route answers besides those its guard, validation and the rate limit add. */
+  errors: readonly ErrorCode[];
+  /** The few codes whose status depends on the route; only a status the error table allows for that code. */
   statusOverrides?: Partial<Record<ErrorCode, number>>;
+  /** Outside the global per-IP limit (probes, signed provider callbacks). Default: limited. */
+  rateLimit?: false;
+  /** Extra text on an error status in the document (e.g. what a webhook 503 asks the provider to do). */
+  errorNotes?: Partial<Record<number, string>>;
 }
 
-/**
- * Declares one route once: the same zod schemas validate the request
- * (parsed values land in res.locals) and describe it in the OpenAPI document.
- */
-export function defineRoute(router: Router, registry: OpenAPIRegistry, spec: RouteSpec, ...handlers: RequestHandler[]): void {
-  registry.registerPath(toOpenApi(spec));
-  const validators: RequestHandler[] = [];
-  if (spec.params) validators.push(validate('params', spec.params));
-  if (spec.query) validators.push(validate('query', spec.query));
-  if (spec.body) validators.push(validate('body', spec.body));
-  router[spec.method](spec.path, ...handlers.slice(0, -1), ...validators, handlers[handlers.length - 1]!);
+export type HandlerInput<G extends Guard, P, Q, B, H> = {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: B extends RawBody ? Buffer : Parsed<B>;
+  headers: Parsed<H>;
+  req: Request;
+  res: Response;
+} & GuardContext<G>;
+
+/** What the error middleware needs to know about the route that failed. */
+export interface RouteMeta {
+  method: Method;
+  /** OpenAPI form of the path, e.g. `/activations/{id}/status`. */
+  docPath: string;
+  statusOf(code: ErrorCode): number;
 }
 
-function toOpenApi(spec: RouteSpec): RouteConfig {
+export interface ApiOptions {
+  registry: OpenAPIRegistry;
+  guards: GuardMiddleware;
+  rateLimit: RequestHandler;
+  /** Tests and development: every answer is checked against the document (see contract.ts). */
+  contract?: ResponseContract;
+}
+
+const ErrorDetails = z
+  .union([
+    z.array(z.object({ path: z.string(), message: z.string() })).openapi({ description: 'VALIDATION_ERROR: one entry per field' }),
+    z.record(z.string(), z.unknown()).openapi({ description: 'Code-specific details, e.g. `existingPaymentId`' }),
+  ])
+  .openapi('ErrorDetails');
+
+/** The error envelope; on a route, `code` is narrowed to the codes that route answers with that status. */
+export const errorEnvelope = (codes?: readonly string[]) =>
+  z.object({
+    error: z.object({
+      code: codes ? z.enum(codes as [string, ...string[]]) : z.string(),
+      message: z.string().openapi({ description: 'Localized by Accept-Language' }),
+      details: ErrorDetails.optional(),
+    }),
+  });
+export const ErrorEnvelope = errorEnvelope().openapi('ErrorEnvelope');
+
+const IntString = z.string().regex(/^\d+$/);
+export const RATE_LIMIT_HEADERS: HeaderSpec[] = [
+  { name: 'X-RateLimit-Limit', schema: IntString, required: true, description: 'Requests allowed per window and IP' },
+  { name: 'X-RateLimit-Remaining', schema: IntString, required: true, description: 'Requests left in this window' },
+  { name: 'X-RateLimit-Reset', schema: IntString, required: true, description: 'End of the window, Unix epoch seconds' },
+];
+const REQUEST_ID_HEADER: HeaderSpec = {
+  name: 'X-Request-Id',
+  schema: z.string(),
+  required: true,
+  description: 'The request id: the sane X-Request-Id the client sent, or a new one',
+};
+const RETRY_AFTER: HeaderSpec = { name: 'Retry-After', schema: IntString, required: true, description: 'Seconds until the window resets' };
+
+/** Headers on many answers are components, referenced by name. */
+const SHARED_HEADERS = [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, RETRY_AFTER];
+
+/** Builds the one place where routes are defined: guard, validation, OpenAPI and response checks from one spec. */
+export function createApi(opts: ApiOptions) {
+  const router = Router();
+  for (const h of SHARED_HEADERS) opts.registry.registerComponent('headers', h.name, headerObject(h));
+
+  function define<
+    G extends Guard,
+    P extends z.ZodType | undefined,
+    Q extends z.ZodType | undefined,
+    B extends z.ZodType | RawBody | undefined,
+    H extends z.ZodType | undefined,
+    R extends SuccessSpec,
+  >(
+    spec: RouteSpec<G, P, Q, B, H, R>,
+    handler: (input: HandlerInput<G, P, Q, B, H>) => Promise<Output<R> | Reply<unknown>> | Output<R> | Reply<unknown>,
+  ): void {
+    const statuses = errorStatuses(spec);
+    checkOverrides(spec);
+    opts.registry.registerPath(toOpenApi(spec, statuses));
+    const meta: RouteMeta = {
+      method: spec.method,
+      docPath: docPath(spec.path),
+      statusOf: (code) => spec.statusOverrides?.[code] ?? errorCodes[code].status,
+    };
+    const chain: RequestHandler[] = [
+      (_req, res, next) => {
+        res.locals.route = meta;
+        next();
+      },
+    ];
+    if (spec.rateLimit !== false) chain.push(opts.rateLimit);
+    chain.push(opts.guards(spec.guard));
+    if (spec.body) chain.push(...bodyParser(spec.body, spec.bodyOptions));
+    chain.push(validator(spec));
+    chain.push((req, res, next) => {
+      // The one place parsed input meets its type: validator() and the guard filled res.locals from these same schemas.
+      const input = { ...(res.locals.input as object), req, res, principal: res.locals.principal, company: res.locals.company };
+      Promise.resolve(handler(input as unknown as HandlerInput<G, P, Q, B, H>))
+        .then((out) => send(spec.response, meta, res, out))
+        .catch(next);
+    });
+    router[spec.method](spec.path, ...chain);
+  }
+
+  function send(response: SuccessSpec, meta: RouteMeta, res: Response, out: unknown): void {
+    if (out instanceof Reply) return sendJson(meta, res, out.status, out.body);
+    switch (response.kind) {
+      case 'json':
+        return sendJson(meta, res, response.status, out);
+      case 'binary':
+        res.status(response.status).type(response.contentType);
+        checkHeaders(meta, res);
+        res.send(out as Buffer);
+        return;
+      case 'csv': {
+        const table = out as CsvReply<string>;
+        res.status(response.status).set('Content-Type', CSV_CONTENT_TYPE).set('Content-Disposition', contentDisposition(table.filename));
+        if (table.truncated) res.set(TRUNCATED_HEADER, 'true');
+        checkHeaders(meta, res);
+        res.send(toCsv(table.columns, table.rows));
+        return;
+      }
+      case 'file': {
+        const stored = out as FileReply;
+        res.status(response.status).set('Content-Type', stored.contentType).set('Content-Disposition', contentDisposition(stored.filename));
+        checkHeaders(meta, res);
+        res.send(stored.bytes);
+        return;
+      }
+    }
+  }
+
+  // A drifting answer never reaches the client: the check reports it and the caller answers INTERNAL_ERROR.
+  function sendJson(meta: RouteMeta, res: Response, status: number, body: unknown): void {
+    res.status(status);
+    if (opts.contract && !opts.contract.check(meta, res, status, body)) throw new AppError('INTERNAL_ERROR');
+    res.json(body);
+  }
+
+  function checkHeaders(meta: RouteMeta, res: Response): void {
+    if (opts.contract && !opts.contract.checkHeaders(meta, res)) throw new AppError('INTERNAL_ERROR');
+  }
+
+  /**
+   * After the router: a known path with another method answers 405 with `Allow`
+   * and the envelope; an unknown path NOT_FOUND (both inside the global limit).
+   */
+  const methodNotAllowed: RequestHandler = (req, res, next) => {
+    const allowed = methodsOf(opts.registry, req.path);
+    if (allowed.length === 0) return next(new AppError('NOT_FOUND'));
+    res.set('Allow', allowed.join(', '));
+    next(new AppError('METHOD_NOT_ALLOWED'));
+  };
+
+  return { router, define, methodNotAllowed, registry: opts.registry };
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+// --- Request side ------------------------------------------------------------------------------
+
+function isRaw(body: unknown): body is RawBody {
+  return typeof body === 'object' && body !== null && (body as RawBody).raw === true;
+}
+
+/** Only routes with a body parse one; a missing or non-JSON body is a VALIDATION_ERROR, never `{}`. */
+function bodyParser(body: z.ZodType | RawBody, options: { limit?: string; anyContentType?: boolean } = {}): RequestHandler[] {
+  if (isRaw(body)) return [express.raw({ type: () => true, limit: body.limit })];
+  const parse = express.json({ limit: options.limit ?? '100kb', type: options.anyContentType ? () => true : 'application/json' });
+  const present: RequestHandler = (req, _res, next) => {
+    if (req.body === undefined) {
+      return next(validationError([{ path: '', message: 'A JSON body is required (Content-Type: application/json)' }]));
+    }
+    next();
+  };
+  return [parse, present];
+}
+
+function validator(spec: { params?: unknown; query?: unknown; body?: unknown; headers?: unknown }): RequestHandler {
+  const parts = (['params', 'query', 'body', 'headers'] as const).filter((p) => spec[p] && !isRaw(spec[p]));
+  return (req, res, next) => {
+    const input: Record<string, unknown> = {
+      body: isRaw(spec.body) ? (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)) : undefined,
+    };
+    const issues = [];
+    for (const part of parts) {
+      const source = part === 'headers' ? namedHeaders(spec.headers as z.ZodObject, req) : (req[part] ?? {});
+      const result = (spec[part] as z.ZodType).safeParse(source);
+      if (result.success) input[part] = result.data;
+      else issues.push(...issuesOf(result.error));
+    }
+    if (issues.length > 0) return next(validationError(issues));
+    res.locals.input = input;
+    next();
+  };
+}
+
+/** Header schemas name headers as the document spells them (`Processor-Signature`); Node lower-cases them. */
+function namedHeaders(schema: z.ZodObject, req: Request): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.headers[name.toLowerCase()]]));
+}
+
+// --- OpenAPI -----------------------------------------------------------------------------------
+
+const docPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+function errorStatuses(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown, SuccessSpec>): Map<number, ErrorCode[]> {
+  const input: ErrorCode[] = paramsCanFail(spec.params) || spec.query || spec.body || spec.headers ? ['VALIDATION_ERROR'] : [];
+  const limited: ErrorCode[] = spec.rateLimit !== false ? ['RATE_LIMIT_EXCEEDED'] : [];
+  const codes = new Set<ErrorCode>([...guardErrors(spec.guard), ...input, ...spec.errors, ...limited, 'INTERNAL_ERROR']);
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of spec.errors) {
+  for (const code of codes) {
     const status = spec.statusOverrides?.[code] ?? errorCodes[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: RouteConfig['responses'] = {
-    [spec.response.status]: {
-      description: spec.response.description ?? 'Success',
-      headers: spec.response.headers,
-      content: spec.response.schema ? { [spec.response.contentType ?? 'application/json']: { schema: spec.response.schema } } : undefined,
-    },
-  };
-  for (const [status, codes] of byStatus) {
-    responses[status] = { description: codes.join(', '), content: { 'application/json': { schema: ErrorEnvelope } } };
+  return byStatus;
+}
+
+/** Path ids take any string (a malformed id answers the route's not-found code), so they never fail validation. */
+function paramsCanFail(params: unknown): boolean {
+  return params !== undefined && Object.values((params as z.ZodObject).shape).some((p) => p !== PathId);
+}
+
+/** A route may only move a code to a status the error table allows for it. */
+function checkOverrides(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown, SuccessSpec>): void {
+  for (const [code, status] of Object.entries(spec.statusOverrides ?? {}) as [ErrorCode, number][]) {
+    const allowed: readonly number[] = (errorCodes[code] as { alsoStatus?: readonly number[] }).alsoStatus ?? [];
+    if (!allowed.includes(status)) throw new Error(`${spec.method} ${spec.path}: ${code} cannot answer ${status} (see error-codes.ts)`);
   }
+}
+
+function headerObject(h: HeaderSpec) {
+  return { description: h.description, required: h.required, schema: { type: 'string' as const, ...schemaOf(h.schema) } };
+}
+
+function headersObject(headers: HeaderSpec[]): ResponseConfig['headers'] {
+  return Object.fromEntries(
+    headers.map((h) => [h.name, SHARED_HEADERS.includes(h) ? { $ref: `#/components/headers/${h.name}` } : headerObject(h)]),
+  );
+}
+
+/** A header's JSON schema: the few shapes headers take here. */
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const doc = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }) as Record<string, unknown>;
+  delete doc.$schema;
+  return doc;
+}
+
+function toOpenApi(
+  spec: RouteSpec<Guard, unknown, unknown, unknown, unknown, SuccessSpec>,
+  statuses: Map<number, ErrorCode[]>,
+): RouteConfig {
+  const limited = spec.rateLimit !== false;
+  const common = [REQUEST_ID_HEADER, ...(limited ? RATE_LIMIT_HEADERS : [])];
+  const responses: RouteConfig['responses'] = { [spec.response.status]: successResponse(spec.response, common) };
+  for (const [status, body] of Object.entries(spec.otherResponses ?? {})) {
+    responses[status] = {
+      description: body.description,
+      headers: headersObject(common),
+      content: { 'application/json': { schema: body.schema } },
+    };
+  }
+  for (const [status, codes] of [...statuses].sort(([a], [b]) => a - b)) {
+    // A failing rate-limit store answers 500 before it could set its headers.
+    const headers = status === 500 ? [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS.map((h) => ({ ...h, required: false }))] : common;
+    responses[status] = {
+      description: [codes.join(', '), spec.errorNotes?.[status]].filter(Boolean).join('. '),
+      headers: headersObject(status === 429 ? [...headers, RETRY_AFTER] : limited ? headers : [REQUEST_ID_HEADER]),
+      content: { 'application/json': { schema: errorEnvelope(codes) } },
+    };
+  }
+  const body = spec.body
+    ? {
+        required: true,
+        content: { 'application/json': { schema: isRaw(spec.body) ? spec.body.schema : (spec.body as z.ZodType) } },
+      }
+    : undefined;
   return {
     method: spec.method,
-    path: spec.path.replace(/:(\w+)/g, '{$1}'),
+    path: docPath(spec.path),
+    operationId: operationId(spec.method, spec.path),
     summary: spec.summary,
-    description: spec.description,
+    description: [guardDescription(spec.guard), spec.description].filter(Boolean).join('\n\n'),
     tags: [spec.tag],
-    security: spec.auth === 'session' ? [{ bearer: [] }, { cookie: [] }] : [],
+    security: spec.guard.kind === 'public' ? [] : [{ bearer: [] }, { cookie: [] }],
     request: {
-      params: spec.params,
+      params: spec.params as z.ZodObject | undefined,
       query: spec.query as z.ZodObject | undefined,
-      body: spec.body ? { content: { 'application/json': { schema: spec.body } }, required: true } : undefined,
+      headers: spec.headers as z.ZodObject | undefined,
+      body,
     },
     responses,
   };
 }
+
+function successResponse(r: SuccessSpec, common: HeaderSpec[]): ResponseConfig {
+  switch (r.kind) {
+    case 'json':
+      return {
+        description: r.description ?? 'Success',
+        headers: headersObject([...common, ...(r.headers ?? [])]),
+        content: { 'application/json': { schema: r.schema } },
+        links: r.links,
+      };
+    case 'binary':
+      return {
+        description: r.description,
+        headers: headersObject([...common, ...(r.headers ?? [])]),
+        content: { [r.contentType]: { schema: { type: 'string', contentMediaType: r.contentType } } },
+      };
+    case 'csv':
+      return {
+        description: r.description,
+        headers: headersObject([
+          ...common,
+          { name: 'Content-Disposition', schema: z.string(), required: true, description: "attachment; filename=…; filename*=UTF-8''…" },
+          {
+            name: 'X-Truncated',
+            schema: z.literal('true'),
+            required: false,
+            description: 'Present only when the row cap clipped the result',
+          },
+        ]),
+        content: { [CSV_CONTENT_TYPE]: { schema: { type: 'string' } } },
+      };
+    case 'file':
+      return {
+        description: r.description,
+        headers: headersObject([
+          ...common,
+          { name: 'Content-Disposition', schema: z.string(), required: true, description: "attachment; filename=…; filename*=UTF-8''…" },
+        ]),
+        content: Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
+      };
+  }
+}
+
+/** `post /auth/verify-otp` → `postAuthVerifyOtp`: stable names for generated clients. */
+function operationId(method: Method, path: string): string {
+  const words = path
+    .split(/[/-]/)
+    .filter(Boolean)
+    .map((w) => (w.startsWith(':') ? `by-${w.slice(1)}` : w))
+    .flatMap((w) => w.split('-'));
+  return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+// --- 405 ---------------------------------------------------------------------------------------
+
+interface PathEntry {
+  pattern: RegExp;
+  methods: string[];
+}
+const tables = new WeakMap<OpenAPIRegistry, PathEntry[]>();
+
+/** The documented methods of the path a request names (HEAD goes with GET, as Express answers it). */
+export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
+  let table = tables.get(registry);
+  if (!table) {
+    const byPath = new Map<string, Set<string>>();
+    for (const d of registry.definitions) {
+      if (d.type !== 'route') continue;
+      const methods = byPath.get(d.route.path) ?? new Set<string>();
+      methods.add(d.route.method.toUpperCase());
+      if (d.route.method === 'get') methods.add('HEAD');
+      byPath.set(d.route.path, methods);
+    }
+    table = [...byPath].map(([p, methods]) => ({
+      pattern: new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      methods: [...methods].sort(),
+    }));
+    tables.set(registry, table);
+  }
+  return table.find((e) => e.pattern.test(path))?.methods ?? [];
+}
+
+export type { NextFunction };

@@ -1,5 +1,6 @@
 // Must be imported before any schema is created: adds `.openapi()` to zod.
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 
 extendZodWithOpenApi(z);
@@ -13,7 +14,13 @@ export function createRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-export function buildDocument(registry: OpenAPIRegistry, serverUrl: string) {
+/** The document, built once on first use (every route is registered by then). */
+export function documentOf(registry: OpenAPIRegistry, serverUrl: string): () => OpenAPIObject {
+  let document: OpenAPIObject | undefined;
+  return () => (document ??= buildDocument(registry, serverUrl));
+}
+
+export function buildDocument(registry: OpenAPIRegistry, serverUrl: string): OpenAPIObject {
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

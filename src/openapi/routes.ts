@@ -1,7 +1,6 @@
 import path from 'node:path';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { Router } from 'express';
-import { buildDocument } from './registry';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>activation-sys API</title>
@@ -14,12 +13,10 @@ const DOCS_PAGE = `<!doctype html>
  * GET /openapi.json (generated from the zod schemas the routes validate with)
  * and a Swagger UI page at /docs, served from the swagger-ui-dist package.
  */
-export function openApiRoutes(registry: OpenAPIRegistry, serverUrl: string): Router {
+export function openApiRoutes(document: () => OpenAPIObject): Router {
   const router = Router();
-  let document: ReturnType<typeof buildDocument> | undefined;
   router.get('/openapi.json', (_req, res) => {
-    document ??= buildDocument(registry, serverUrl);
-    res.json(document);
+    res.json(document());
   });
   router.get('/docs', (_req, res) => {
     res.type('html').send(DOCS_PAGE);

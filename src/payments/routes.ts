@@ -1,15 +1,10 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { Router } from 'express';
-import { authenticate, principalOf } from '../auth/middleware';
-import type { SessionService } from '../auth/sessions';
-import { defineRoute } from '../http/route';
-import { parsed } from '../http/validate';
+import { guard } from '../http/guards';
+import { json, type Api } from '../http/route';
 import type { PaymentService } from './service';
 import * as s from './schemas';
 
 export interface PaymentRouteDeps {
   payments: PaymentService;
-  sessions: SessionService;
 }
 
 const IDEMPOTENCY =
@@ -18,24 +13,28 @@ const IDEMPOTENCY =
   "PAYMENT_IDEMPOTENCY_CONFLICT with `details.existingPaymentId`. A failed payment answers the route's *_FAILED code with " +
   '`details.paymentId` (its receipt shows the failure) and `details.reason`.';
 
+const RECEIPT_LINK = {
+  GetReceipt: {
+    operationId: 'getPaymentsByIdReceipt',
+    parameters: { id: '$response.body#/paymentId' },
+    description: 'The receipt of this payment',
+  },
+};
+
 /** create-intent, wallet-token, mobile-wallet and the receipt. */
-export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps): Router {
-  const router = Router();
-  const auth = authenticate(deps.sessions);
+export function paymentRoutes(api: Api, deps: PaymentRouteDeps): void {
   const tag = 'Payments';
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/payments/create-intent',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Pay an order with a card-like method',
       description: `${IDEMPOTENCY} The local mock provider completes at once (status \`completed\`, order paid); a real processor answers \`processing\` and settles by its callback.`,
       body: s.CreateIntentBody,
-      response: { status: 201, schema: s.PaymentResult },
+      response: json(s.PaymentResult, { status: 201, links: RECEIPT_LINK }),
       errors: [
         'PAYMENT_INTENT_FAILED',
         'PAYMENT_METHOD_NOT_SUPPORTED_FOR_ORDER',
@@ -43,28 +42,21 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
         'PAYMENT_IDEMPOTENCY_CONFLICT',
         'PAYMENT_ORDER_INVALID_STATUS',
         'ORDER_NOT_FOUND',
-        'AUTH_REQUIRED',
-        'VALIDATION_ERROR',
       ],
     },
-    auth,
-    async (_req, res) => {
-      res.status(201).json(await deps.payments.createIntent(principalOf(res).user.id, parsed(res, 'body')));
-    },
+    ({ body, principal }) => deps.payments.createIntent(principal.user.id, body),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/payments/wallet-token',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Pay an order with a device wallet token',
       description: IDEMPOTENCY,
       body: s.WalletTokenBody,
-      response: { status: 201, schema: s.PaymentResult },
+      response: json(s.PaymentResult, { status: 201, links: RECEIPT_LINK }),
       // wallet_token is allowed for store orders; only the fail-closed external mode refuses it.
       errors: [
         'PAYMENT_WALLET_FAILED',
@@ -72,28 +64,21 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
         'PAYMENT_IDEMPOTENCY_CONFLICT',
         'PAYMENT_ORDER_INVALID_STATUS',
         'ORDER_NOT_FOUND',
-        'AUTH_REQUIRED',
-        'VALIDATION_ERROR',
       ],
     },
-    auth,
-    async (_req, res) => {
-      res.status(201).json(await deps.payments.walletToken(principalOf(res).user.id, parsed(res, 'body')));
-    },
+    ({ body, principal }) => deps.payments.walletToken(principal.user.id, body),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'post',
       path: '/payments/mobile-wallet',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: 'Start a mobile-wallet payment',
       description: `${IDEMPOTENCY} Answers \`processing\` with the URL where the customer approves; settlement follows asynchronously.`,
       body: s.MobileWalletBody,
-      response: { status: 201, schema: s.MobileWalletResult },
+      response: json(s.MobileWalletResult, { status: 201, links: RECEIPT_LINK }),
       errors: [
         'PAYMENT_MOBILE_WALLET_FAILED',
         'PAYMENT_METHOD_NOT_SUPPORTED_FOR_ORDER',
@@ -101,38 +86,26 @@ export function paymentRoutes(registry: OpenAPIRegistry, deps: PaymentRouteDeps)
         'PAYMENT_IDEMPOTENCY_CONFLICT',
         'PAYMENT_ORDER_INVALID_STATUS',
         'ORDER_NOT_FOUND',
-        'AUTH_REQUIRED',
-        'VALIDATION_ERROR',
       ],
     },
-    auth,
-    async (_req, res) => {
-      res.status(201).json(await deps.payments.mobileWallet(principalOf(res).user.id, parsed(res, 'body')));
-    },
+    ({ body, principal }) => deps.payments.mobileWallet(principal.user.id, body),
   );
 
-  defineRoute(
-    router,
-    registry,
+  api.define(
     {
       method: 'get',
       path: '/payments/:id/receipt',
       tag,
-      auth: 'session',
+      guard: guard.session,
       summary: "Receipt of one of the caller's payments",
       description:
         "Owner only: another user's, unknown or non-uuid ids answer NOT_FOUND. A failed payment has status `failed`, paidAt null and a retry message; " +
         "a payment not yet completed carries a provisional receiptNumber (`PENDING-…` / `FAILED-…`). `amountSar` is the amount in the payment's own currency. " +
         'PAYMENT_RECEIPT_FAILED: the stored payment cannot back a truthful receipt (settled without receipt number or payment date).',
       params: s.PaymentIdParams,
-      response: { status: 200, schema: s.Receipt },
-      errors: ['NOT_FOUND', 'PAYMENT_RECEIPT_FAILED', 'AUTH_REQUIRED'],
+      response: json(s.Receipt),
+      errors: ['NOT_FOUND', 'PAYMENT_RECEIPT_FAILED'],
     },
-    auth,
-    async (_req, res) => {
-      res.json(await deps.payments.receipt(principalOf(res).user.id, parsed<{ id: string }>(res, 'params').id));
-    },
+    ({ params, principal }) => deps.payments.receipt(principal.user.id, params.id),
   );
-
-  return router;
 }

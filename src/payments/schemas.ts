@@ -1,16 +1,15 @@
 import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../entities';
+import { chars, PathId, Uuid } from '../http/fields';
 import { z } from '../openapi/registry';
 
 /** The four methods of POST /payments/create-intent (wallet token and mobile wallet have their own routes). */
 export const INTENT_METHODS = ['local_debit', 'card_scheme_1', 'card_scheme_2', 'generic_processor'] as const;
 export type IntentMethod = (typeof INTENT_METHODS)[number];
 
-const OrderId = z.uuid({ message: 'Must be a UUID' }).openapi({ description: 'An order of the caller in `pending_payment`' });
-const IdempotencyKey = z
-  .string()
-  .min(8, 'idempotencyKey must be 8-128 characters')
-  .max(128, 'idempotencyKey must be 8-128 characters')
-  .openapi({ description: 'Same key and same parameters return the same payment; scoped to the caller' });
+const OrderId = Uuid.openapi({ description: 'An order of the caller in `pending_payment`' });
+const IdempotencyKey = chars(8, 128, 'idempotencyKey must be 8-128 characters').openapi({
+  description: 'Same key and same parameters return the same payment; scoped to the caller',
+});
 
 // Strict bodies: amount, currency and user are never accepted, so an unknown field is a VALIDATION_ERROR.
 export const CreateIntentBody = z
@@ -57,7 +56,7 @@ export const MobileWalletResult = z
   .openapi('MobileWalletPaymentResult');
 
 /** Any string: a non-uuid id answers NOT_FOUND like an unknown one. */
-export const PaymentIdParams = z.object({ id: z.string().openapi({ format: 'uuid' }) });
+export const PaymentIdParams = z.object({ id: PathId });
 
 export const Receipt = z
   .object({

@@ -132,7 +132,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     } catch (err) {
       logger.error({ err, paymentId, eventId: event.eventId, eventType: event.type }, 'processor event could not be handed to Temporal');
       // 503 so the processor redelivers; the spec has no code of its own for this.
-      throw new AppError('INTERNAL_ERROR', { status: 503 });
+      throw new AppError('SERVICE_UNAVAILABLE');
     }
   }
 

@@ -34,14 +34,10 @@ export const EsimProviderCallback = z
       .max(255)
       .optional()
       .openapi({ description: "The provider's delivery id, kept on the receipt for support; not used for de-duplication." }),
-    signature: z
-      .string()
-      .max(2048)
-      .optional()
-      .openapi({
-        description:
-          'Base64 RSASSA-PKCS1-v1_5 SHA-256 signature of `<orderId>.<merchantId>.<providerName>` (UTF-8) with the provider key. Required.',
-      }),
+    signature: z.string().max(2048).optional().openapi({
+      description:
+        'Base64 RSASSA-PKCS1-v1_5 SHA-256 signature of `<orderId>.<merchantId>.<providerName>` (UTF-8) with the provider key. Required.',
+    }),
   })
   .openapi('EsimProviderCallback', {
     description:
@@ -157,7 +153,7 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
           { err, orderId: facts.orderId, providerName: facts.providerName },
           'eSIM callback could not be handed to reconciliation',
         );
-        throw new AppError('INTERNAL_ERROR', { status: 503 });
+        throw new AppError('SERVICE_UNAVAILABLE');
       }
       // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
       const detail = {

@@ -1,10 +1,8 @@
-import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import express, { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { ErrorEnvelope } from '../http/route';
-import { parsed, validate } from '../http/validate';
+import { guard } from '../http/guards';
+import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import type { PaymentWorkflows } from '../temporal/payments';
 import { createCardProcessorWebhook } from './card-processor';
@@ -32,7 +30,7 @@ export interface WebhookRouteDeps {
 export const CARD_PROCESSOR_PATH = '/webhooks/card-processor';
 export const ESIM_PROVIDER_PATH = '/webhooks/esim-provider';
 
-// --- OpenAPI ---------------------------------------------------------------------------------
+// --- Documented bodies ---------------------------------------------------------------------------------
 
 const CardProcessorAck = z
   .object({
@@ -61,73 +59,53 @@ const CardProcessorEvent = z
   })
   .openapi('CardProcessorEvent', { description: "The processor's event object, signed as raw bytes: send it exactly as signed." });
 
-const envelope = (description: string) => ({ description, content: { 'application/json': { schema: ErrorEnvelope } } });
+const PROCESSOR_SIGNATURE =
+  'The raw body is verified before it is parsed: `Processor-Signature: t=<unix seconds>,v1=<hex>` where ' +
+  'each v1 is HMAC-SHA256 of `<t>.<raw body>` with the endpoint secret (several v1 values allowed, e.g. during secret ' +
+  'rotation; one must match, compared in constant time). `t` must be within the tolerance (default 300 s) of our clock, ' +
+  'in either direction.';
 
-const cardProcessorDoc: RouteConfig = {
-  method: 'post',
-  path: CARD_PROCESSOR_PATH,
-  tags: ['Webhooks'],
-  summary: 'Card processor events',
-  description:
-    'Public; no session. The raw body is verified before it is parsed: `Processor-Signature: t=<unix seconds>,v1=<hex>` where ' +
-    'each v1 is HMAC-SHA256 of `<t>.<raw body>` with the endpoint secret (several v1 values allowed, e.g. during secret ' +
-    'rotation; one must match, compared in constant time). `t` must be within the tolerance (default 300 s) of our clock, ' +
-    'in either direction.\n\n' +
-    '`payment_intent.succeeded` is checked against the stored payment (status `succeeded`; currency upper-cased equals the ' +
+const CARD_PROCESSOR_DESCRIPTION = [
+  PROCESSOR_SIGNATURE,
+  '`payment_intent.succeeded` is checked against the stored payment (status `succeeded`; currency upper-cased equals the ' +
     "payment's; `amount` and `amount_received` equal the payment amount in integer minor units; metadata `payment_id`, " +
     '`order_id`, `user_id` present and matching). A match is handed to the payment settlement workflow, which completes ' +
     'the payment (receipt number), marks the order paid and tells the activation. A mismatch completes nothing: a ' +
     'reconciliation record is written and the payment fails with PAYMENT_PROVIDER_AMOUNT_MISMATCH if still `processing`, ' +
     'and the answer is still 200. `payment_intent.payment_failed` and `payment_intent.canceled` fail an open payment; a ' +
-    'completed payment is never downgraded. Other types, and events naming no payment of ours, answer `ignored: true`.\n\n' +
-    'Acknowledgement is immediate; settlement is asynchronous. 500 and 503 answers ask the processor to redeliver.',
-  security: [],
-  request: {
-    headers: z.object({ 'Processor-Signature': z.string().openapi({ example: 't=1767225600,v1=5257a869e7…' }) }),
-    body: { required: true, content: { 'application/json': { schema: CardProcessorEvent } } },
-  },
-  responses: {
-    200: { description: 'Received', content: { 'application/json': { schema: CardProcessorAck } } },
-    400: envelope(
-      'WEBHOOK_SIGNATURE_MISSING (no or empty header); WEBHOOK_SIGNATURE_INVALID (no v1 matches, timestamp outside the ' +
-        'tolerance, malformed header, body changed); VALIDATION_ERROR (signed, but not JSON or not an event we can read)',
-    ),
-    500: envelope('PAYMENT_MISMATCH_RECORD_FAILED: a mismatch could not be recorded; redeliver'),
-    503: envelope('INTERNAL_ERROR with status 503: the settlement workflow could not take the event; redeliver'),
-  },
-};
+    'completed payment is never downgraded. Other types, and events naming no payment of ours, answer `ignored: true`.',
+  'Acknowledgement is immediate; settlement is asynchronous. WEBHOOK_SIGNATURE_MISSING: no or empty header; ' +
+    'WEBHOOK_SIGNATURE_INVALID: no v1 matches, timestamp outside the tolerance, malformed header, body changed; ' +
+    'VALIDATION_ERROR: signed, but not JSON or not an event we can read. 500 and 503 answers ask the processor to redeliver.',
+].join('\n\n');
 
-const esimProviderDoc: RouteConfig = {
-  method: 'post',
-  path: ESIM_PROVIDER_PATH,
-  tags: ['Webhooks'],
-  summary: 'eSIM provider order callbacks',
-  description:
-    'Public; no session. Delayed or identity-check order completion callbacks. The body is validated, then `signature` is ' +
-    'verified (RSA-SHA256, PKCS#1 v1.5, over `<orderId>.<merchantId>.<providerName>` with the configured provider key) and ' +
-    '`merchantId` compared with ours. A minimal receipt per (orderId, status) is kept and the order is handed to a read-only ' +
-    'reconciliation. A repeated (orderId, status) answers 200 with `duplicate: true`. A valid callback for an unknown order ' +
-    'answers 200 (kept as a receipt). Activation credentials in the body (QR, LPA) are never stored.',
-  security: [],
-  request: { body: { required: true, content: { 'application/json': { schema: EsimProviderCallback } } } },
-  responses: {
-    200: { description: 'Received', content: { 'application/json': { schema: EsimProviderAck } } },
-    400: envelope(
-      'VALIDATION_ERROR (not JSON, or a field missing or malformed; details list the fields); WEBHOOK_SIGNATURE_MISSING ' +
-        '(no `signature`); WEBHOOK_SIGNATURE_INVALID (signature not base64 or not valid for the signed fields, or another merchant)',
-    ),
-    503: envelope('INTERNAL_ERROR with status 503: the reconciliation handoff failed; nothing was kept; redeliver'),
-  },
-};
+const ESIM_PROVIDER_DESCRIPTION =
+  'Delayed or identity-check order completion callbacks. The body is validated, then `signature` is ' +
+  'verified (RSA-SHA256, PKCS#1 v1.5, over `<orderId>.<merchantId>.<providerName>` with the configured provider key) and ' +
+  '`merchantId` compared with ours. A minimal receipt per (orderId, status) is kept and the order is handed to a read-only ' +
+  'reconciliation. A repeated (orderId, status) answers 200 with `duplicate: true`. A valid callback for an unknown order ' +
+  'answers 200 (kept as a receipt). Activation credentials in the body (QR, LPA) are never stored. WEBHOOK_SIGNATURE_MISSING: ' +
+  'no `signature`; WEBHOOK_SIGNATURE_INVALID: signature not base64 or not valid for the signed fields, or another merchant.';
+
+/**
+ * The signature header as the document states it (required). The route reads it leniently, so a
+ * missing one answers the spec's WEBHOOK_SIGNATURE_MISSING rather than a VALIDATION_ERROR.
+ */
+const SignatureHeader = z.object({
+  'Processor-Signature': z
+    .string()
+    .optional()
+    .openapi({
+      description: '`t=<unix seconds>,v1=<hex HMAC-SHA256>`',
+      example: 't=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+      param: { required: true },
+    }),
+});
 
 // --- Routes ----------------------------------------------------------------------------------
 
-/**
- * Both webhooks, each with its own body parser: mount this router BEFORE the
- * global `express.json()`, or the card processor's raw body is gone.
- */
-export function webhookRoutes(registry: OpenAPIRegistry, deps: WebhookRouteDeps): Router {
-  const router = Router();
+/** Both webhooks: outside the per-IP limit, each with its own body parser (raw bytes for the card processor's signature). */
+export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
   const cardProcessor = createCardProcessorWebhook({
     orm: deps.orm,
     logger: deps.logger,
@@ -145,23 +123,40 @@ export function webhookRoutes(registry: OpenAPIRegistry, deps: WebhookRouteDeps)
     clock: deps.clock,
   });
 
-  registry.registerPath(cardProcessorDoc);
-  router.post(CARD_PROCESSOR_PATH, express.raw({ type: () => true, limit: '256kb' }), async (req, res) => {
-    const body: unknown = req.body;
-    if (body !== undefined && !Buffer.isBuffer(body)) {
-      throw new Error('card-processor webhook received a parsed body: mount webhookRoutes before express.json()');
-    }
-    res.status(200).json(await cardProcessor.receive(body ?? Buffer.alloc(0), req.get('Processor-Signature')));
-  });
-
-  registry.registerPath(esimProviderDoc);
-  router.post(
-    ESIM_PROVIDER_PATH,
-    express.json({ type: () => true, limit: '64kb' }),
-    validate('body', EsimProviderCallback),
-    async (_req, res) => {
-      res.status(200).json(await esimProvider.receive(parsed<EsimProviderCallback>(res, 'body')));
+  // A processor redelivering a burst from one address must not be locked out: signed callbacks skip the per-IP limit.
+  api.define(
+    {
+      method: 'post',
+      path: CARD_PROCESSOR_PATH,
+      tag: 'Webhooks',
+      guard: guard.public,
+      rateLimit: false,
+      summary: 'Card processor events',
+      description: CARD_PROCESSOR_DESCRIPTION,
+      headers: SignatureHeader,
+      body: { raw: true, schema: CardProcessorEvent, limit: '256kb' },
+      response: json(CardProcessorAck, { description: 'Received' }),
+      errors: ['WEBHOOK_SIGNATURE_MISSING', 'WEBHOOK_SIGNATURE_INVALID', 'PAYMENT_MISMATCH_RECORD_FAILED', 'SERVICE_UNAVAILABLE'],
+      errorNotes: { 500: 'Redeliver', 503: 'The settlement workflow could not take the event; redeliver' },
     },
+    ({ body, headers }) => cardProcessor.receive(body, headers['Processor-Signature']),
   );
-  return router;
+
+  api.define(
+    {
+      method: 'post',
+      path: ESIM_PROVIDER_PATH,
+      tag: 'Webhooks',
+      guard: guard.public,
+      rateLimit: false,
+      summary: 'eSIM provider order callbacks',
+      description: ESIM_PROVIDER_DESCRIPTION,
+      body: EsimProviderCallback,
+      bodyOptions: { limit: '64kb', anyContentType: true },
+      response: json(EsimProviderAck, { description: 'Received' }),
+      errors: ['WEBHOOK_SIGNATURE_MISSING', 'WEBHOOK_SIGNATURE_INVALID', 'SERVICE_UNAVAILABLE'],
+      errorNotes: { 503: 'The reconciliation handoff failed; nothing was kept; redeliver' },
+    },
+    ({ body }) => esimProvider.receive(body),
+  );
 }

@@ -341,7 +341,7 @@ describe('POST /webhooks/card-processor: events', () => {
     temporal.state.fail = true;
     const res = await sendCardEvent(w, event);
     expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(res.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     temporal.state.fail = false;
     expect((await sendCardEvent(w, event)).status).toBe(200);
     expect(temporal.delivered).toEqual([{ paymentId: p.paymentId, event: { eventId: event.id, type: 'payment_intent.succeeded' } }]);
@@ -421,7 +421,7 @@ describe('POST /webhooks/esim-provider', () => {
     store.state.fail = true;
     const res = await post(esimCallback(orderId));
     expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('INTERNAL_ERROR');
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
     expect(await w.t.db.query(`select 1 from webhook_events where event_id = $1`, [`${orderId}:completed`])).toEqual([]);
     store.state.fail = false;
     const redelivered = await post(esimCallback(orderId));
@@ -509,7 +509,7 @@ describe('OpenAPI', () => {
     expect(card.responses['400']!.description).toMatch(/WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
     expect(card.responses['500']!.description).toContain('PAYMENT_MISMATCH_RECORD_FAILED');
     const esim = doc.paths['/webhooks/esim-provider']!.post;
-    expect(Object.keys(esim.responses).sort()).toEqual(['200', '400', '503']);
+    expect(Object.keys(esim.responses).sort()).toEqual(['200', '400', '500', '503']);
     expect(esim.responses['400']!.description).toMatch(/VALIDATION_ERROR.*WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
     const body = doc.components.schemas.EsimProviderCallback!;
     expect(Object.keys(body.properties).sort()).toEqual([

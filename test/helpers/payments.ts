@@ -5,18 +5,18 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import request from 'supertest';
 import { createSessionCache } from '../../src/auth/session-cache';
 import { createSessionService } from '../../src/auth/sessions';
-import { errorHandler, notFoundHandler } from '../../src/http/error-middleware';
-import { createLogger, requestLogger } from '../../src/http/logger';
-import { createRegistry } from '../../src/openapi/registry';
+import { createLogger } from '../../src/http/logger';
+import type { Api } from '../../src/http/route';
 import { createPaymentProvider, type PaymentProvider } from '../../src/payments/providers';
 import { paymentRoutes } from '../../src/payments/routes';
 import { createPaymentService } from '../../src/payments/service';
 import type { ActivationWorkflows } from '../../src/temporal/activations';
 import type { PaymentWorkflows } from '../../src/temporal/payments';
+import { createRouteTestApp } from './api';
 import { bearer, createTestApp, signUp, type TestApp } from './app';
 import { insertActivation, seedCatalog, type ActivationFixture } from './read-app';
 
@@ -50,7 +50,7 @@ export interface PaymentsTestApp {
   /** The payment routes (plus nothing else), like src/app.ts would serve them. */
   app: Express;
   temporal: ReturnType<typeof fakePaymentTemporal>;
-  registry: ReturnType<typeof createRegistry>;
+  registry: Api['registry'];
   logLines: string[];
   close(): Promise<void>;
 }
@@ -74,20 +74,15 @@ export async function createPaymentsTestApp(
     logger,
     pendingWaitMs: opts.pendingWaitMs,
   });
-  const registry = createRegistry();
-  const app = express();
-  app.use(requestLogger(logger));
-  app.use(express.json({ limit: '100kb' }));
-  app.use(paymentRoutes(registry, { payments, sessions }));
-  app.use(notFoundHandler);
-  app.use(errorHandler);
+  const routes = createRouteTestApp(t, { logger, sessions, register: (api) => paymentRoutes(api, { payments }) });
   return {
     t,
-    app,
+    app: routes.app,
     temporal,
-    registry,
+    registry: routes.api.registry,
     logLines,
     async close() {
+      routes.stop();
       await cache.stop();
       await t.close();
     },

@@ -3,17 +3,16 @@
 // fixtures written with SQL, and signers for both providers. The card processor's header is
 // made by the processor's own library (generateTestHeaderString), so we interoperate with it.
 import { randomUUID, sign as rsaSign } from 'node:crypto';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import Stripe from 'stripe';
 import request from 'supertest';
-import { createErrorHandler, notFoundHandler } from '../../src/http/error-middleware';
-import { createLogger, requestLogger } from '../../src/http/logger';
-import { createRegistry } from '../../src/openapi/registry';
+import { createLogger } from '../../src/http/logger';
 import type { ProviderIntent } from '../../src/payments/providers';
 import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
 import type { StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
 import { webhookRoutes } from '../../src/webhooks/routes';
+import { createRouteTestApp } from './api';
 import { createTestApp, signUp, type TestApp } from './app';
 import { iccid } from './activations';
 import { insertActivation, seedCatalog } from './read-app';
@@ -90,10 +89,7 @@ export interface WebhookTestApp {
   close(): Promise<void>;
 }
 
-/**
- * The webhook router alone, mounted as the real app must mount it: before a global
- * express.json(), then the error middleware. Database, config and clock come from createTestApp.
- */
+/** The webhook routes alone, built as src/app.ts builds them. Database, config and clock come from createTestApp. */
 export async function createWebhookTestApp(
   opts: { paymentWorkflows?: PaymentWorkflows; storeOrders?: StoreOrderReconciliation; env?: Record<string, string> } = {},
 ): Promise<WebhookTestApp> {
@@ -101,23 +97,31 @@ export async function createWebhookTestApp(
   await seedCatalog(t);
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-  const registry = createRegistry();
-  const app = express();
-  app.use(requestLogger(logger));
-  app.use(
-    webhookRoutes(registry, {
-      orm: t.db.orm,
-      logger,
-      clock: t.clock,
-      config: t.config,
-      paymentWorkflows: opts.paymentWorkflows ?? fakePaymentWorkflows().workflows,
-      storeOrders: opts.storeOrders,
-    }),
-  );
-  app.use(express.json({ limit: '100kb' }));
-  app.use(notFoundHandler);
-  app.use(createErrorHandler(logger));
-  return { t, app, registry, logLines, close: () => t.close() };
+  // Webhooks need no session: the guard dependency is never called.
+  const sessions = { authenticate: () => Promise.reject(new Error('webhooks are public')) };
+  const routes = createRouteTestApp(t, {
+    logger,
+    sessions,
+    register: (api) =>
+      webhookRoutes(api, {
+        orm: t.db.orm,
+        logger,
+        clock: t.clock,
+        config: t.config,
+        paymentWorkflows: opts.paymentWorkflows ?? fakePaymentWorkflows().workflows,
+        storeOrders: opts.storeOrders,
+      }),
+  });
+  return {
+    t,
+    app: routes.app,
+    registry: routes.api.registry,
+    logLines,
+    close: () => {
+      routes.stop();
+      return t.close();
+    },
+  };
 }
 
 // --- Payments ----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { PAYMENT_METHODS, type PaymentMethod } from '../../src/entities';
+import { errorCodes } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
 import { assertMethodAllowed, resolveOrderPaymentContext, type MethodCheck } from '../../src/payments/policy';
 
@@ -8,7 +9,7 @@ function outcome(check: MethodCheck): string {
     assertMethodAllowed(check);
     return 'allowed';
   } catch (err) {
-    if (err instanceof AppError) return `${err.code} ${err.status}`;
+    if (err instanceof AppError) return `${err.code} ${errorCodes[err.code].status}`;
     throw err;
   }
 }
