@@ -1,15 +1,20 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import type { z } from 'zod';
+import type { MagicLinkResponse } from '../../src/auth/schemas';
+import type { FieldIssue } from '../../src/http/errors';
 import { nextStepOf, type LatestActivation, type MagicLinkLookups } from '../../src/auth/magic-link';
 import { createTestApp, errorCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
+import { errorOf, typed } from '../helpers/responses';
 
 // Companies arrive with the B2B issue; these lookups stand in for them and for activations (the app's own are tested at the end).
 const companies = new Map<string, 'pending' | 'approved' | 'rejected' | 'suspended'>();
 const activations = new Map<string, LatestActivation>();
 const lookups: MagicLinkLookups = {
-  companyStatus: async (id) => companies.get(id) ?? null,
-  latestActivation: async (userId) => activations.get(userId) ?? null,
+  companyStatus: (id) => Promise.resolve(companies.get(id) ?? null),
+  latestActivation: (userId) => Promise.resolve(activations.get(userId) ?? null),
 };
 
 let t: TestApp;
@@ -55,16 +60,17 @@ async function invite(
 
 const redeem = (token: string, headers: Record<string, string> = MOBILE) =>
   request(t.app).post('/auth/magic-link').set(headers).send({ token });
+type Redeemed = z.infer<typeof MagicLinkResponse>;
 
 describe('POST /auth/magic-link', () => {
   it('redeems a link into a session with the b2b next step and missing consents', async () => {
     const packageId = randomUUID();
     const { token, userId } = await invite({ packageId });
-    const res = await redeem(token);
+    const res = typed<Redeemed>(await redeem(token));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      user: expect.objectContaining({ id: userId, appRole: 'end_user' }),
-      session: { token: expect.any(String), clientType: 'mobile', expiresAt: expect.any(String) },
+      user: match.objectContaining({ id: userId, appRole: 'end_user' }),
+      session: { token: match.any(String), clientType: 'mobile', expiresAt: match.any(String) },
       b2b: {
         nextStep: 'iccid_entry',
         packageId,
@@ -76,16 +82,16 @@ describe('POST /auth/magic-link', () => {
       'select status, used_at, token_hash from invitation_links where user_id = $1',
       [userId],
     );
-    expect(link!.status).toBe('used');
-    expect(link!.used_at).not.toBeNull();
-    expect(link!.token_hash).not.toBe(token);
+    expect(link.status).toBe('used');
+    expect(link.used_at).not.toBeNull();
+    expect(link.token_hash).not.toBe(token);
     const session = await request(t.app).get('/auth/session').set('Authorization', `Bearer ${res.body.session.token}`);
     expect(session.status).toBe(200);
   });
 
   it('sets the web cookie for web clients', async () => {
     const { token } = await invite();
-    const res = await redeem(token, { 'X-Client-Type': 'web' });
+    const res = typed<Redeemed>(await redeem(token, { 'X-Client-Type': 'web' }));
     expect(res.body.session.token).toBeUndefined();
     expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(
       /^activation-sys-session=.+; Max-Age=3600; Path=\/; HttpOnly; Secure; Priority=High; SameSite=Strict$/,
@@ -101,7 +107,7 @@ describe('POST /auth/magic-link', () => {
   });
 
   it.each([
-    ['MAGIC_LINK_INVALID', async () => ({ token: randomBytes(32).toString('base64url') })],
+    ['MAGIC_LINK_INVALID', () => Promise.resolve({ token: randomBytes(32).toString('base64url') })],
     ['MAGIC_LINK_REVOKED', () => invite({ status: 'revoked' })],
     ['MAGIC_LINK_EXPIRED', () => invite({ expiresInMs: -1 })],
     ['MAGIC_LINK_ALREADY_USED', () => invite({ status: 'used' })],
@@ -141,7 +147,7 @@ describe('POST /auth/magic-link', () => {
     const activationId = randomUUID();
     const packageId = randomUUID();
     activations.set(userId, { id: activationId, packageId, status: 'pending', identityStatus: 'waiting', identityRef: 'trans-1' });
-    const res = await redeem(token);
+    const res = typed<Redeemed>(await redeem(token));
     expect(res.body.b2b).toMatchObject({ nextStep: 'identity_waiting', activationId, packageId });
   });
 
@@ -152,7 +158,7 @@ describe('POST /auth/magic-link', () => {
   ])('answers VALIDATION_ERROR for %s', async (_label, token) => {
     const res = await request(t.app).post('/auth/magic-link').send({ token });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'token', message: expect.any(String) }]);
+    expect(errorOf<FieldIssue[]>(res).details).toEqual([{ path: 'token', message: match.any(String) }]);
   });
 
   it('never logs the token', async () => {
@@ -198,7 +204,7 @@ describe("POST /auth/magic-link with the app's own activation lookups", () => {
       identityRef: 'trans-1',
       createdAt: '2026-02-01T00:00:00.000Z',
     });
-    const res = await redeemOn(token);
+    const res = typed<Redeemed>(await redeemOn(token));
     expect([res.status, res.body.b2b]).toMatchObject([200, { nextStep: 'identity_waiting', activationId }]);
   });
 

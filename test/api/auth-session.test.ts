@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
+import type { z } from 'zod';
+import type { ProfileUser, SessionResponse, SignInResponse } from '../../src/auth/schemas';
+import type { FieldIssue } from '../../src/http/errors';
 import { bearer, CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
+import { errorOf, typed } from '../helpers/responses';
+
+type Session = z.infer<typeof SessionResponse>;
+type Profile = z.infer<typeof ProfileUser>;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,17 +25,17 @@ async function webSignIn() {
     .post('/auth/verify-otp')
     .set('X-Client-Type', 'web')
     .send({ phone, otp: lastCode(t, phone) });
-  const cookie = (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
+  const cookie = (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
   return { cookie, phone };
 }
 
 describe('sessions', () => {
   it('GET /auth/session works with a mobile bearer token', async () => {
     const { token, userId, phone } = await signUp(t);
-    const res = await request(t.app).get('/auth/session').set(bearer(token));
+    const res = typed<Session>(await request(t.app).get('/auth/session').set(bearer(token)));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      session: { clientType: 'mobile', expiresAt: expect.any(String) },
+      session: { clientType: 'mobile', expiresAt: match.any(String) },
       user: {
         id: userId,
         phone,
@@ -36,7 +44,7 @@ describe('sessions', () => {
         appRole: 'end_user',
         identityType: 'citizen',
         isActive: true,
-        createdAt: expect.stringMatching(/Z$/),
+        createdAt: match.stringMatching(/Z$/),
         managedAreas: null,
         managedAreasWrite: null,
       },
@@ -45,7 +53,7 @@ describe('sessions', () => {
 
   it('GET /auth/session works with the web cookie', async () => {
     const { cookie } = await webSignIn();
-    const res = await request(t.app).get('/auth/session').set('Cookie', cookie);
+    const res = typed<Session>(await request(t.app).get('/auth/session').set('Cookie', cookie));
     expect(res.status).toBe(200);
     expect(res.body.session.clientType).toBe('web');
   });
@@ -53,7 +61,7 @@ describe('sessions', () => {
   it('carries managed areas for admin users only', async () => {
     const { token, userId } = await signUp(t);
     await t.db.query(`update users set app_role = 'admin', managed_areas = '{b2b}', managed_areas_write = '{}' where id = $1`, [userId]);
-    const res = await request(t.app).get('/auth/session').set(bearer(token));
+    const res = typed<Session>(await request(t.app).get('/auth/session').set(bearer(token)));
     expect(res.body.user).toMatchObject({ appRole: 'admin', managedAreas: ['b2b'], managedAreasWrite: [] });
   });
 
@@ -96,12 +104,12 @@ describe('POST /auth/logout', () => {
     const { token } = await signUp(t);
     const res = await request(t.app).post('/auth/logout').set(bearer(token));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(res.body).toEqual({ message: match.any(String) });
     const rows = await t.db.query<{ token_hash: string; expires_at: Date }>('select token_hash, expires_at from token_blocklist');
     const hash = createHash('sha256').update(token).digest('hex');
     const row = rows.find((r) => r.token_hash === hash);
     expect(row).toBeDefined();
-    const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp;
+    const { exp } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp: number };
     expect(new Date(row!.expires_at).getTime()).toBe(exp * 1000);
     expect(code(await request(t.app).get('/auth/session').set(bearer(token)))).toBe('AUTH_REQUIRED');
   });
@@ -110,7 +118,7 @@ describe('POST /auth/logout', () => {
     const { cookie } = await webSignIn();
     const res = await request(t.app).post('/auth/logout').set('Cookie', cookie);
     expect(res.status).toBe(200);
-    const cleared = (res.headers['set-cookie'] as unknown as string[])[0]!;
+    const cleared = (res.headers['set-cookie'] as unknown as string[])[0];
     expect(cleared).toMatch(/^activation-sys-session=; Max-Age=0; Path=\/; HttpOnly; Secure; Priority=High; SameSite=Strict$/);
     expect(code(await request(t.app).get('/auth/session').set('Cookie', cookie))).toBe('AUTH_REQUIRED');
   });
@@ -169,7 +177,7 @@ describe('GET and PUT /auth/me', () => {
       appRole: 'end_user',
       identityType: 'citizen',
       isActive: true,
-      createdAt: expect.any(String),
+      createdAt: match.any(String),
     });
     expect(code(await request(t.app).get('/auth/me'))).toBe('AUTH_REQUIRED');
   });
@@ -180,9 +188,9 @@ describe('GET and PUT /auth/me', () => {
     const updated = await request(t.app).put('/auth/me').set(bearer(token)).send({ name: 'Noura', email });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Noura', email });
-    const removed = await request(t.app).put('/auth/me').set(bearer(token)).send({ email: null });
+    const removed = typed<Profile>(await request(t.app).put('/auth/me').set(bearer(token)).send({ email: null }));
     expect(removed.body.email).toBeNull();
-    expect((await request(t.app).get('/auth/me').set(bearer(token))).body.email).toBeNull();
+    expect(typed<Profile>(await request(t.app).get('/auth/me').set(bearer(token))).body.email).toBeNull();
   });
 
   it.each([
@@ -194,7 +202,7 @@ describe('GET and PUT /auth/me', () => {
     const { token } = await signUp(t);
     const res = await request(t.app).put('/auth/me').set(bearer(token)).send(body);
     expect(res.status).toBe(400);
-    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(errorOf<FieldIssue[]>(res).details.map((d) => d.path)).toContain(path);
     expect((await request(t.app).get('/auth/me').set(bearer(token))).body).toMatchObject({ appRole: 'end_user', name: 'Sara' });
   });
 
@@ -204,7 +212,7 @@ describe('GET and PUT /auth/me', () => {
     const { token } = await signUp(t);
     const res = await request(t.app).put('/auth/me').set(bearer(token)).send({ email });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: 'email', message: expect.any(String) }]);
+    expect(errorOf<FieldIssue[]>(res).details).toEqual([{ path: 'email', message: match.any(String) }]);
   });
 
   it('refuses to remove the only credential', async () => {
@@ -218,11 +226,13 @@ describe('client type detection', () => {
   it('X-Client-Type wins over the user agent', async () => {
     const phone = newPhone();
     await request(t.app).post('/auth/register').send({ phone, name: 'Hdr', consents: CONSENTS }).expect(201);
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set('User-Agent', 'okhttp/4')
-      .set('X-Client-Type', 'web')
-      .send({ phone, otp: lastCode(t, phone) });
+    const res = typed<z.infer<typeof SignInResponse>>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set('User-Agent', 'okhttp/4')
+        .set('X-Client-Type', 'web')
+        .send({ phone, otp: lastCode(t, phone) }),
+    );
     expect(res.body.session.clientType).toBe('web');
     expect(res.headers['set-cookie']).toBeDefined();
   });

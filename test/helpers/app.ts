@@ -1,11 +1,14 @@
 import type { Express } from 'express';
 import request from 'supertest';
+import type { z } from 'zod';
 import { createApp, type AppDeps } from '../../src/app';
+import type { RegisterResponse, SignInResponse } from '../../src/auth/schemas';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender, type OutgoingMessage } from '../../src/providers/messages';
 import { createTestClock, type TestClock } from './clock';
 import { createTestDatabase, type TestDatabase } from './db';
+import { typed, type ErrorBody } from './responses';
 
 export interface TestApp {
   app: Express;
@@ -41,7 +44,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     logger,
     clock,
     messages: sender,
-    temporalReady: async () => undefined,
+    temporalReady: () => Promise.resolve(),
     ...opts.deps,
   });
   const close = async () => {
@@ -77,21 +80,25 @@ export const MOBILE = { 'X-Client-Type': 'mobile' };
 /** Registers a phone user and signs in as mobile; returns the bearer token and user id. */
 export async function signUp(t: TestApp, opts: { phone?: string; email?: string; name?: string } = {}) {
   const phone = opts.phone ?? (opts.email ? undefined : newPhone());
-  const reg = await request(t.app)
-    .post('/auth/register')
-    .send({ phone, email: opts.email, name: opts.name ?? 'Sara', consents: CONSENTS });
+  const reg = typed<z.infer<typeof RegisterResponse>>(
+    await request(t.app)
+      .post('/auth/register')
+      .send({ phone, email: opts.email, name: opts.name ?? 'Sara', consents: CONSENTS }),
+  );
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const to = (phone ?? opts.email)!;
-  const verify = await request(t.app)
-    .post('/auth/verify-otp')
-    .set(MOBILE)
-    .send({ phone, email: phone ? undefined : opts.email, otp: lastCode(t, to) });
+  const verify = typed<z.infer<typeof SignInResponse>>(
+    await request(t.app)
+      .post('/auth/verify-otp')
+      .set(MOBILE)
+      .send({ phone, email: phone ? undefined : opts.email, otp: lastCode(t, to) }),
+  );
   if (verify.status !== 200) throw new Error(`verify failed: ${verify.status} ${JSON.stringify(verify.body)}`);
-  return { token: verify.body.session.token as string, userId: reg.body.userId as string, phone, email: opts.email };
+  return { token: verify.body.session.token!, userId: reg.body.userId, phone, email: opts.email };
 }
 
-/** The error code of an answer, or undefined. */
-export const errorCode = (res: { body?: { error?: { code?: string } } }) => res.body?.error?.code;
+/** The error code of an answer (any answer, typed or not), or undefined. */
+export const errorCode = (res: { body?: unknown }) => (res.body as Partial<ErrorBody> | undefined)?.error?.code;
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** Retries an assertion until it passes or `timeoutMs` ends (for work that settles asynchronously). */

@@ -17,7 +17,7 @@ export interface ErrorBody<D = unknown> {
   error: { code: string; message: string; details: D };
 }
 
-/** The `error` object of a failed answer. */
-export function errorOf<D = unknown>(res: Response): ErrorBody<D>['error'] {
-  return typed<ErrorBody<D>>(res).body.error;
+/** The `error` object of a failed answer (any answer, typed or not). */
+export function errorOf<D = unknown>(res: { body?: unknown }): ErrorBody<D>['error'] {
+  return (res.body as ErrorBody<D>).error;
 }
