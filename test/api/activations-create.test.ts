@@ -1,6 +1,13 @@
 import request from 'supertest';
+import type { z } from 'zod';
+import type { CreateActivationResponse } from '../../src/activations/schemas';
+import type { FieldIssue } from '../../src/http/errors';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
 import { DEMO, esimCode, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { match } from '../helpers/match';
+import { errorOf, typed } from '../helpers/responses';
+
+type Created = z.infer<typeof CreateActivationResponse>;
 
 const temporal = fakeWorkflows();
 let t: TestApp;
@@ -36,7 +43,7 @@ describe('POST /activations/validate-iccid', () => {
     for (const serial of [badLuhn, '12' + good.slice(2)]) {
       const res = await validate({ iccid: serial });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ valid: false, simType: 'physical', error: expect.any(String) });
+      expect(res.body).toEqual({ valid: false, simType: 'physical', error: match.any(String) });
     }
   });
 
@@ -51,7 +58,7 @@ describe('POST /activations/validate-iccid', () => {
   ])('answers VALIDATION_ERROR for %s', async (_label, body) => {
     const res = await validate(body);
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details[0].path).toEqual(expect.stringMatching(/iccid|simType/));
+    expect(errorOf<FieldIssue[]>(res).details[0].path).toEqual(match.stringMatching(/iccid|simType/));
   });
 
   it('validates eSIM codes with or without the LPA: prefix', async () => {
@@ -100,11 +107,11 @@ describe('POST /activations', () => {
   it('creates order, order item and activation in one transaction and starts the workflow', async () => {
     const { token, userId } = await signUp(t);
     const serial = iccid();
-    const res = await create(token, { iccid: serial, packageId: DEMO.packages.starter });
+    const res = typed<Created>(await create(token, { iccid: serial, packageId: DEMO.packages.starter }));
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      activationId: expect.any(String),
-      orderId: expect.any(String),
+      activationId: match.any(String),
+      orderId: match.any(String),
       status: 'pending',
       identityStatus: 'waiting',
       simType: 'physical',
@@ -136,7 +143,7 @@ describe('POST /activations', () => {
   it('creates an eSIM activation storing the submitted code', async () => {
     const { token } = await signUp(t);
     const code = esimCode();
-    const res = await create(token, { iccid: code, packageId: DEMO.packages.plus, simType: 'esim' });
+    const res = typed<Created>(await create(token, { iccid: code, packageId: DEMO.packages.plus, simType: 'esim' }));
     expect(res.status).toBe(201);
     expect(res.body.simType).toBe('esim');
     const [row] = await t.db.query<{ iccid: string; esim_profile: unknown }>('select iccid, esim_profile from activations where id = $1', [
@@ -151,7 +158,7 @@ describe('POST /activations', () => {
     try {
       const res = await create(token, { iccid: iccid(), packageId: DEMO.packages.starter });
       expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_FAILED']);
-      expect(res.body.error.details).toEqual({ reason: 'WORKFLOW_UNAVAILABLE' });
+      expect(errorOf(res).details).toEqual({ reason: 'WORKFLOW_UNAVAILABLE' });
     } finally {
       temporal.state.failStart = false;
     }
@@ -168,7 +175,7 @@ describe('POST /activations', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => create(token, { iccid: iccid(), packageId: DEMO.packages.starter })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(limit);
     const refused = results.filter((r) => r.status !== 201);
-    expect(refused.map((r) => [r.status, errorCode(r), r.body.error.details.reason])).toEqual(
+    expect(refused.map((r) => [r.status, errorCode(r), errorOf<{ reason: string }>(r).details.reason])).toEqual(
       Array(6 - limit).fill([422, 'ACTIVATION_FAILED', 'SIM_LIMIT_EXCEEDED']),
     );
     expect(await t.db.query('select 1 from activations where user_id = $1', [userId])).toHaveLength(limit);
@@ -178,7 +185,7 @@ describe('POST /activations', () => {
     const { token, userId } = await signUp(t);
     for (let i = 0; i < 10; i += 1) expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
     const eleventh = await create(token, { iccid: iccid(), packageId: DEMO.packages.starter });
-    expect(eleventh.body.error).toMatchObject({
+    expect(errorOf(eleventh)).toMatchObject({
       code: 'ACTIVATION_FAILED',
       details: { reason: 'SIM_LIMIT_EXCEEDED', limit: 10, identityType: 'citizen' },
     });
@@ -194,7 +201,7 @@ describe('POST /activations', () => {
     const serial = iccid();
     await create(a.token, { iccid: serial, packageId: DEMO.packages.starter }).expect(201);
     const res = await create(b.token, { iccid: serial, packageId: DEMO.packages.starter });
-    expect(res.body.error).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SERIAL_IN_USE' } });
+    expect(errorOf(res)).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SERIAL_IN_USE' } });
   });
 
   it.each([
@@ -206,7 +213,7 @@ describe('POST /activations', () => {
     const { token } = await signUp(t);
     const res = await create(token, body);
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(errorOf<FieldIssue[]>(res).details.map((d) => d.path)).toContain(path);
   });
 
   it('answers NOT_FOUND for an unknown or inactive package', async () => {
@@ -245,8 +252,8 @@ describe('POST /activations', () => {
 describe('verify-identity', () => {
   async function pending() {
     const user = await signUp(t);
-    const res = await create(user.token, { iccid: iccid(), packageId: DEMO.packages.starter });
-    return { ...user, activationId: res.body.activationId as string };
+    const res = typed<Created>(await create(user.token, { iccid: iccid(), packageId: DEMO.packages.starter }));
+    return { ...user, activationId: res.body.activationId };
   }
 
   it('POST starts verification through the workflow and answers transId, randomCode, status', async () => {
@@ -255,7 +262,7 @@ describe('verify-identity', () => {
       .post(`/activations/${activationId}/verify-identity`)
       .set(bearer(token))
       .send({ identityType: 'citizen', idNumber: '1234567890' });
-    expect([res.status, res.body]).toEqual([200, { transId: expect.any(String), randomCode: '42', status: 'waiting' }]);
+    expect([res.status, res.body]).toEqual([200, { transId: match.any(String), randomCode: '42', status: 'waiting' }]);
     expect(temporal.verified.at(-1)).toEqual({ activationId, idNumber: '1234567890' });
   });
 
@@ -265,7 +272,7 @@ describe('verify-identity', () => {
     expect(waiting.body).toEqual({ status: 'waiting', verifiedAt: null });
     await t.db.query(`update activations set identity_status = 'completed', identity_verified_at = now() where id = $1`, [activationId]);
     const done = await request(t.app).get(`/activations/${activationId}/verify-identity`).set(bearer(token));
-    expect(done.body).toEqual({ status: 'completed', verifiedAt: expect.stringMatching(/\.\d{3}Z$/) });
+    expect(done.body).toEqual({ status: 'completed', verifiedAt: match.stringMatching(/\.\d{3}Z$/) });
   });
 
   it("answers ACTIVATION_NOT_FOUND for another user's, an unknown or a malformed id", async () => {

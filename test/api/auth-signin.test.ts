@@ -1,7 +1,15 @@
 import request from 'supertest';
+import type { z } from 'zod';
+import type { RegisterResponse, SignInResponse } from '../../src/auth/schemas';
 import { createUser, parseCreateUserArgs } from '../../src/cli/create-user';
+import type { FieldIssue } from '../../src/http/errors';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
+import { errorOf, typed } from '../helpers/responses';
+
+type Registered = z.infer<typeof RegisterResponse>;
+type SignedIn = z.infer<typeof SignInResponse>;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,14 +23,14 @@ describe('POST /auth/register', () => {
   it('creates the user, stores personal data encrypted and sends one OTP over both channels', async () => {
     const phone = newPhone();
     const email = 'Dual.User@Example.com';
-    const res = await register({ phone, email, name: 'Dual', consents: CONSENTS });
+    const res = typed<Registered>(await register({ phone, email, name: 'Dual', consents: CONSENTS }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ userId: expect.any(String), message: expect.any(String) });
+    expect(res.body).toEqual({ userId: match.any(String), message: match.any(String) });
 
     const [row] = await t.db.query<Record<string, string>>('select * from users where id = $1', [res.body.userId]);
-    expect(row!.phone_encrypted).not.toContain(phone.slice(4));
-    expect(row!.email_encrypted).not.toContain('example');
-    expect(row!.phone_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.phone_encrypted).not.toContain(phone.slice(4));
+    expect(row.email_encrypted).not.toContain('example');
+    expect(row.phone_hash).toMatch(/^[0-9a-f]{64}$/);
     const consents = await t.db.query('select type from consents where user_id = $1 order by type', [res.body.userId]);
     expect(consents.map((c) => c.type)).toEqual(['data_processing', 'privacy_policy', 'terms_of_service']);
 
@@ -34,19 +42,21 @@ describe('POST /auth/register', () => {
     const [challenge] = await t.db.query<{ code_hash: string }>('select code_hash from otp_challenges where user_id = $1', [
       res.body.userId,
     ]);
-    expect(challenge!.code_hash).not.toContain(lastCode(t, phone));
+    expect(challenge.code_hash).not.toContain(lastCode(t, phone));
   });
 
   it('completes with either identifier used', async () => {
     const phone = newPhone();
     const email = `either-${Date.now()}@example.com`;
     await register({ phone, email, name: 'Either', consents: CONSENTS }).expect(201);
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set(MOBILE)
-      .send({ email, otp: lastCode(t, email) });
+    const res = typed<SignedIn>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set(MOBILE)
+        .send({ email, otp: lastCode(t, email) }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body.user).toEqual({ id: expect.any(String), phone, email, name: 'Either', appRole: 'end_user', identityType: 'citizen' });
+    expect(res.body.user).toEqual({ id: match.any(String), phone, email, name: 'Either', appRole: 'end_user', identityType: 'citizen' });
   });
 
   it('answers AUTH_NO_CREDENTIAL without phone or email', async () => {
@@ -96,10 +106,10 @@ describe('POST /auth/register', () => {
   ])('answers VALIDATION_ERROR with details for %s', async (_label, body, path) => {
     const res = await register(body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({
+    expect(errorOf(res)).toEqual({
       code: 'VALIDATION_ERROR',
-      message: expect.any(String),
-      details: [{ path, message: expect.any(String) }],
+      message: match.any(String),
+      details: [{ path, message: match.any(String) }],
     });
   });
 
@@ -116,28 +126,32 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     await register({ phone, name: 'Mobile', consents: CONSENTS }).expect(201);
     const login = await request(t.app).post('/auth/login').send({ phone });
     expect(login.status).toBe(200);
-    expect(login.body).toEqual({ message: expect.any(String) });
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set('User-Agent', 'okhttp/4.12.0')
-      .send({ phone, otp: lastCode(t, phone) });
+    expect(login.body).toEqual({ message: match.any(String) });
+    const res = typed<SignedIn>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set('User-Agent', 'okhttp/4.12.0')
+        .send({ phone, otp: lastCode(t, phone) }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body.session).toEqual({ token: expect.any(String), clientType: 'mobile', expiresAt: expect.stringMatching(/\.\d{3}Z$/) });
+    expect(res.body.session).toEqual({ token: match.any(String), clientType: 'mobile', expiresAt: match.stringMatching(/\.\d{3}Z$/) });
     expect(res.headers['set-cookie']).toBeUndefined();
   });
 
   it('gives web clients the session cookie with exactly the required attributes', async () => {
     const phone = newPhone();
     await register({ phone, name: 'Web', consents: CONSENTS }).expect(201);
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set('User-Agent', 'Mozilla/5.0 (Linux; Android 14) Chrome/130')
-      .send({ phone, otp: lastCode(t, phone) });
+    const res = typed<SignedIn>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set('User-Agent', 'Mozilla/5.0 (Linux; Android 14) Chrome/130')
+        .send({ phone, otp: lastCode(t, phone) }),
+    );
     expect(res.status).toBe(200);
-    expect(res.body.session).toEqual({ clientType: 'web', expiresAt: expect.any(String) });
+    expect(res.body.session).toEqual({ clientType: 'web', expiresAt: match.any(String) });
     const cookies = res.headers['set-cookie'] as unknown as string[];
     expect(cookies).toHaveLength(1);
-    const [pair, ...attributes] = cookies[0]!.split('; ');
+    const [pair, ...attributes] = cookies[0].split('; ');
     expect(pair).toMatch(/^activation-sys-session=[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(attributes.sort()).toEqual(['HttpOnly', 'Max-Age=3600', 'Path=/', 'Priority=High', 'SameSite=Strict', 'Secure'].sort());
     expect(new Date(res.body.session.expiresAt).getTime() - t.clock().getTime()).toBeLessThanOrEqual(3600_000);
@@ -146,10 +160,12 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
   it('returns phone null for e-mail-only users', async () => {
     const email = `mail-only-${Date.now()}@example.com`;
     await register({ email, name: 'Mail', consents: CONSENTS }).expect(201);
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set(MOBILE)
-      .send({ email, otp: lastCode(t, email) });
+    const res = typed<SignedIn>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set(MOBILE)
+        .send({ email, otp: lastCode(t, email) }),
+    );
     expect(res.body.user.phone).toBeNull();
     expect(res.body.user.email).toBe(email);
   });
@@ -163,7 +179,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
       .send({ phone, otp: lastCode(t, phone) === '000000' ? '111111' : '000000' });
     expect(unknown.status).toBe(401);
     expect(unknown.body).toEqual(wrong.body);
-    expect(unknown.body.error.code).toBe('AUTH_INVALID_OTP');
+    expect(errorCode(unknown)).toBe('AUTH_INVALID_OTP');
     const verifyUnknown = await request(t.app).post('/auth/verify-otp').send({ phone: newPhone(), otp: '123456' });
     expect(verifyUnknown.body).toEqual(wrong.body);
   });
@@ -174,7 +190,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     const verify = await request(t.app).post('/auth/verify-otp').send({ otp: '123456' });
     expect([verify.status, errorCode(verify)]).toEqual([400, 'VALIDATION_ERROR']);
     const badOtp = await request(t.app).post('/auth/verify-otp').send({ phone: newPhone(), otp: '12345' });
-    expect(badOtp.body.error.details).toEqual([{ path: 'otp', message: expect.any(String) }]);
+    expect(errorOf<FieldIssue[]>(badOtp).details).toEqual([{ path: 'otp', message: match.any(String) }]);
   });
 
   it('expires a code after 300 seconds (clock control)', async () => {
@@ -224,7 +240,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
       'select c.attempts from otp_challenges c join users u on u.id = c.user_id where u.name = $1',
       ['Parallel'],
     );
-    expect(row!.attempts).toBe(5);
+    expect(row.attempts).toBe(5);
   });
 
   it('lets a code be used once, even by parallel requests', async () => {
@@ -274,7 +290,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
 
   it('refuses deactivated accounts with AUTH_ACCOUNT_DEACTIVATED', async () => {
     const phone = newPhone();
-    const reg = await register({ phone, name: 'Gone', consents: CONSENTS }).expect(201);
+    const reg = typed<Registered>(await register({ phone, name: 'Gone', consents: CONSENTS }).expect(201));
     await t.db.query('update users set is_active = false where id = $1', [reg.body.userId]);
     const res = await request(t.app)
       .post('/auth/verify-otp')
@@ -304,19 +320,21 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
     );
 
     const login = await request(t.app).post('/auth/login').send({ phone });
-    expect([login.status, login.body]).toEqual([200, { message: expect.any(String) }]);
+    expect([login.status, login.body]).toEqual([200, { message: match.any(String) }]);
     expect(t.messages.at(-1)).toMatchObject({ channel: 'sms', to: phone, purpose: 'otp.login' });
-    const res = await request(t.app)
-      .post('/auth/verify-otp')
-      .set(MOBILE)
-      .send({ phone, otp: lastCode(t, phone) });
+    const res = typed<SignedIn>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set(MOBILE)
+        .send({ phone, otp: lastCode(t, phone) }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ id, phone, name: 'Staged' });
-    expect(res.body.session).toMatchObject({ clientType: 'mobile', token: expect.any(String) });
+    expect(res.body.session).toMatchObject({ clientType: 'mobile', token: match.any(String) });
 
     const reg = await register({ phone, name: 'Self', consents: CONSENTS });
     expect([reg.status, errorCode(reg)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(reg.body.error.details).toEqual([{ path: 'phone', message: expect.any(String) }]);
+    expect(errorOf<FieldIssue[]>(reg).details).toEqual([{ path: 'phone', message: match.any(String) }]);
   });
 
   it.each(['0501234567', '+0501234567', '+97150', '+9715012345678901', '+971 50 123 4567'])(
@@ -343,7 +361,7 @@ describe('success messages follow Accept-Language', () => {
     const reg = request(t.app).post('/auth/register');
     if (lang !== undefined) reg.set('Accept-Language', lang);
     const registered = await reg.send({ phone, name: 'Lang', consents: CONSENTS });
-    expect([registered.status, registered.body]).toEqual([201, { userId: expect.any(String), message: expected }]);
+    expect([registered.status, registered.body]).toEqual([201, { userId: match.any(String), message: expected }]);
 
     const login = request(t.app).post('/auth/login');
     if (lang !== undefined) login.set('Accept-Language', lang);
