@@ -199,7 +199,8 @@ export function createApi(opts: ApiOptions) {
     chain.push(validator(spec));
     chain.push((req, res, next) => {
       // The one place parsed input meets its type: validator() and the guard filled res.locals from these same schemas.
-      const input = { ...(res.locals.input as object), req, res, principal: res.locals.principal, company: res.locals.company };
+      const { principal, company } = res.locals;
+      const input = { ...(res.locals.input as object), req, res, ...(principal && { principal }), ...(company && { company }) };
       Promise.resolve(handler(input as unknown as HandlerInput<G, P, Q, B, H>))
         .then((out) => send(spec.response, meta, res, out))
         .catch(next);

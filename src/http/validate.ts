@@ -1,8 +1,4 @@
-import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { validationError } from './errors';
-
-export type Part = 'body' | 'query' | 'params';
 
 /** zod issues as the spec's `details: [{ path, message }]`. */
 export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
@@ -12,22 +8,4 @@ export function issuesOf(error: z.ZodError): { path: string; message: string }[]
       ? issue.keys.map((key) => ({ path: [...issue.path, key].join('.'), message: 'Unknown field' }))
       : [{ path: issue.path.join('.'), message: issue.message }],
   );
-}
-
-/**
- * Validates one part of the request and stores the parsed value in
- * `res.locals[part]` (Express 5's req.query is read-only). Handlers read only that.
- */
-export function validate<S extends z.ZodType>(part: Part, schema: S): RequestHandler {
-  return (req, res, next) => {
-    const result = schema.safeParse(req[part] ?? {});
-    if (!result.success) return next(validationError(issuesOf(result.error)));
-    res.locals[part] = result.data;
-    next();
-  };
-}
-
-/** Typed access to what `validate` stored. */
-export function parsed<T>(res: Response, part: Part): T {
-  return res.locals[part] as T;
 }

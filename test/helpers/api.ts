@@ -12,6 +12,7 @@ import { requestLogger } from '../../src/http/logger';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { createApi, type Api } from '../../src/http/route';
 import { createRegistry, documentOf } from '../../src/openapi/registry';
+import { openApiRoutes } from '../../src/openapi/routes';
 import type { TestApp } from './app';
 
 export interface RouteTestApp {
@@ -28,7 +29,8 @@ export function createRouteTestApp(
 ): RouteTestApp {
   const registry = createRegistry();
   const violations: ContractViolation[] = [];
-  const contract = createResponseContract(documentOf(registry, t.config.PUBLIC_BASE_URL), (v) => {
+  const document = documentOf(registry, t.config.PUBLIC_BASE_URL);
+  const contract = createResponseContract(document, (v) => {
     violations.push(v);
     opts.logger.error({ violation: v }, 'answer breaks the API contract');
   });
@@ -44,6 +46,7 @@ export function createRouteTestApp(
   app.use(requestLogger(opts.logger));
   app.use(api.router);
   app.use(rateLimit);
+  app.use(openApiRoutes(document));
   app.use(api.methodNotAllowed);
   app.use(createErrorHandler(opts.logger, contract));
   return { app, api, violations, stop: () => rateLimit.stop() };
