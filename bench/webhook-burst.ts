@@ -507,6 +507,7 @@ async function workerChild(): Promise<void> {
     Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
     const config = loadConfig({
       NODE_ENV: 'test',
+      CONTRACT_CHECKS: 'false',
       LOG_LEVEL: 'warn',
       DATABASE_URL: process.env.BENCH_DATABASE_URL,
       TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS,
