@@ -1,10 +1,34 @@
 import express from 'express';
 import request from 'supertest';
+import type { z } from 'zod';
 import { createApp } from '../../src/app';
+import type { SignInResponse } from '../../src/auth/schemas';
 import { errorHandler } from '../../src/http/error-middleware';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { CONSENTS, createTestApp, eventually, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import {
+  CONSENTS,
+  createTestApp,
+  errorCode,
+  eventually,
+  lastCode,
+  logEntries,
+  MOBILE,
+  newPhone,
+  signUp,
+  type TestApp,
+} from '../helpers/app';
+import { match } from '../helpers/match';
+import { errorOf, typed } from '../helpers/responses';
+
+/** The parts of the OpenAPI document these tests read. */
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { description: string }>; requestBody: { content: Record<string, { schema: unknown }> } }>
+  >;
+}
 
 let t: TestApp;
 beforeAll(async () => {
@@ -33,7 +57,7 @@ describe('global rate limit', () => {
     }
     const limited = await request(t.app).get('/auth/session').set(ip);
     expect(limited.status).toBe(429);
-    expect(limited.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(errorCode(limited)).toBe('RATE_LIMIT_EXCEEDED');
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     // Another IP is unaffected; counters live in Postgres.
     expect((await request(t.app).get('/auth/session').set(fromIp())).status).toBe(401);
@@ -82,28 +106,28 @@ describe('error envelope and languages', () => {
     const en = await request(t.app).get('/auth/me').set(fromIp());
     const ar = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'ar-SA,ar;q=0.9,en;q=0.8');
     expect(en.body).toEqual({ error: { code: 'AUTH_REQUIRED', message: 'Authentication required' } });
-    expect(ar.body.error.code).toBe('AUTH_REQUIRED');
-    expect(ar.body.error.message).toMatch(/[\u0600-\u06FF]/);
-    expect(ar.body.error.message).not.toBe(en.body.error.message);
+    expect(errorOf(ar).code).toBe('AUTH_REQUIRED');
+    expect(errorOf(ar).message).toMatch(/[\u0600-\u06FF]/);
+    expect(errorOf(ar).message).not.toBe(errorOf(en).message);
   });
 
   it('negotiates the error language with q-values', async () => {
     const ar = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'en;q=0.1, ar');
-    expect(ar.body.error.message).toBe('يلزم تسجيل الدخول');
+    expect(errorOf(ar).message).toBe('يلزم تسجيل الدخول');
     const fr = await request(t.app).get('/auth/me').set(fromIp()).set('Accept-Language', 'fr');
-    expect(fr.body.error.message).toBe('Authentication required');
+    expect(errorOf(fr).message).toBe('Authentication required');
   });
 
   it('localizes validation errors too', async () => {
     const ar = await request(t.app).post('/auth/login').set(fromIp()).set('Accept-Language', 'ar').send({ phone: 'x' });
-    expect(ar.body.error.code).toBe('VALIDATION_ERROR');
-    expect(ar.body.error.message).toMatch(/[\u0600-\u06FF]/);
+    expect(errorOf(ar).code).toBe('VALIDATION_ERROR');
+    expect(errorOf(ar).message).toMatch(/[\u0600-\u06FF]/);
   });
 
   it('answers unknown routes with NOT_FOUND 404', async () => {
     const res = await request(t.app).get('/nope').set(fromIp());
     expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('NOT_FOUND');
+    expect(errorOf(res).code).toBe('NOT_FOUND');
   });
 
   it('answers unhandled failures with INTERNAL_ERROR and no stack trace or SQL', async () => {
@@ -114,7 +138,7 @@ describe('error envelope and languages', () => {
     app.use(errorHandler);
     const res = await request(app).get('/boom');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String) } });
+    expect(res.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: match.any(String) } });
     expect(res.text).not.toMatch(/select|at Object|\.ts/);
   });
 });
@@ -127,23 +151,24 @@ describe('logs', () => {
     await request(t.app).post('/auth/register').set(ip).send({ phone, email, name: 'Logged', consents: CONSENTS }).expect(201);
     const otp = lastCode(t, phone);
     const web = await request(t.app).post('/auth/verify-otp').set(ip).set('X-Client-Type', 'web').send({ phone, otp });
-    const cookie = (web.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
+    const cookie = (web.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
     await request(t.app).get('/auth/session').set(ip).set('Cookie', cookie).expect(200);
     const ip2 = fromIp();
     await request(t.app).post('/auth/login').set(ip2).send({ phone }).expect(200);
-    const mobile = await request(t.app)
-      .post('/auth/verify-otp')
-      .set(ip2)
-      .set(MOBILE)
-      .send({ phone, otp: lastCode(t, phone) });
+    const mobile = typed<z.infer<typeof SignInResponse>>(
+      await request(t.app)
+        .post('/auth/verify-otp')
+        .set(ip2)
+        .set(MOBILE)
+        .send({ phone, otp: lastCode(t, phone) }),
+    );
     await request(t.app).get('/auth/me').set(ip2).set('Authorization', `Bearer ${mobile.body.session.token}`).expect(200);
 
-    const lines = t.logLines.map((l) => JSON.parse(l));
-    const requests = lines.filter((l) => l.req);
+    const requests = logEntries(t.logLines).filter((l) => l.req);
     expect(requests.length).toBeGreaterThanOrEqual(5);
-    for (const line of requests) expect(line.req.id).toEqual(expect.any(String));
+    for (const line of requests) expect(line.req?.id).toEqual(match.any(String));
     const all = t.logLines.join('\n');
-    for (const secret of [otp, lastCode(t, phone), phone, phone.slice(1), email, mobile.body.session.token, cookie.split('=')[1]!]) {
+    for (const secret of [otp, lastCode(t, phone), phone, phone.slice(1), email, mobile.body.session.token, cookie.split('=')[1]]) {
       expect(all).not.toContain(secret);
     }
   });
@@ -156,15 +181,15 @@ describe('request lines', () => {
     const replaced = await request(t.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 
-    const lines = t.logLines.map((l) => JSON.parse(l)).filter((l) => l.req);
-    expect(lines.find((l) => l.req.id === 'client-req-0001')).toMatchObject({
+    const lines = logEntries(t.logLines).filter((l) => l.req);
+    expect(lines.find((l) => l.req?.id === 'client-req-0001')).toMatchObject({
       level: 30,
       msg: 'request completed',
       req: { method: 'GET', path: '/healthz' },
       res: { statusCode: 200 },
-      responseTime: expect.any(Number),
+      responseTime: match.any(Number),
     });
-    expect(lines.find((l) => l.req.id === replaced.headers['x-request-id'])).toBeDefined();
+    expect(lines.find((l) => l.req?.id === replaced.headers['x-request-id'])).toBeDefined();
     expect(t.logLines.join('\n')).not.toContain('secret-in-query');
   });
 });
@@ -179,7 +204,7 @@ describe('health and OpenAPI', () => {
     expect([ready.status, ready.body]).toEqual([200, { status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } }]);
     const down = await createTestApp({ deps: { temporalReady: () => Promise.reject(new Error('down')) } });
     try {
-      const res = await request(down.app).get('/readyz');
+      const res = typed<{ status: string; checks: Record<string, string> }>(await request(down.app).get('/readyz'));
       expect([res.status, res.body.checks]).toEqual([503, { postgres: 'ok', temporal: 'unavailable' }]);
     } finally {
       await down.close();
@@ -187,7 +212,7 @@ describe('health and OpenAPI', () => {
   });
 
   it('serves an OpenAPI 3.1 document generated from the route schemas, and a docs page', async () => {
-    const res = await request(t.app).get('/openapi.json').set(fromIp());
+    const res = typed<OpenApiDocument>(await request(t.app).get('/openapi.json').set(fromIp()));
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     const paths = Object.keys(res.body.paths);

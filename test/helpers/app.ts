@@ -97,6 +97,10 @@ export async function signUp(t: TestApp, opts: { phone?: string; email?: string;
   return { token: verify.body.session.token!, userId: reg.body.userId, phone, email: opts.email };
 }
 
+/** One JSON log line; tests read a few fields by name. */
+export type LogEntry = Record<string, unknown> & { req?: { id: string; method: string; path: string } };
+export const logEntries = (lines: readonly string[]): LogEntry[] => lines.map((l) => JSON.parse(l) as LogEntry);
+
 /** The error code of an answer (any answer, typed or not), or undefined. */
 export const errorCode = (res: { body?: unknown }) => (res.body as Partial<ErrorBody> | undefined)?.error?.code;
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
