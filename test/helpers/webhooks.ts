@@ -53,13 +53,15 @@ export function fakePaymentWorkflows() {
   const started: string[] = [];
   const state = { fail: false };
   const workflows: PaymentWorkflows = {
-    async startSettlement(paymentId) {
-      if (state.fail) throw new Error('Temporal unavailable');
+    startSettlement(paymentId) {
+      if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
       started.push(paymentId);
+      return Promise.resolve();
     },
-    async deliverEvent(paymentId, event) {
-      if (state.fail) throw new Error('Temporal unavailable');
+    deliverEvent(paymentId, event) {
+      if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
       delivered.push({ paymentId, event });
+      return Promise.resolve();
     },
   };
   return { workflows, delivered, started, state };
@@ -70,11 +72,11 @@ export function fakeStoreOrders(known: string[] = []) {
   const enqueued: string[] = [];
   const state = { fail: false, known: new Set(known) };
   const storeOrders: StoreOrderReconciliation = {
-    async enqueue(callback) {
-      if (state.fail) throw new Error('queue unavailable');
-      if (!state.known.has(callback.orderId)) return 'unknown_order';
+    enqueue(callback) {
+      if (state.fail) return Promise.reject(new Error('queue unavailable'));
+      if (!state.known.has(callback.orderId)) return Promise.resolve('unknown_order');
       enqueued.push(callback.orderId);
-      return 'enqueued';
+      return Promise.resolve('enqueued');
     },
   };
   return { storeOrders, enqueued, state };
@@ -186,7 +188,7 @@ export async function insertPayment(
 }
 
 export async function paymentRow(t: TestApp, paymentId: string) {
-  return (await t.db.query<Record<string, unknown>>('select * from payments where id = $1', [paymentId]))[0]!;
+  return (await t.db.query<Record<string, unknown>>('select * from payments where id = $1', [paymentId]))[0];
 }
 
 /** Runs `fn` while every insert into webhook_events fails (the reconciliation store is down). */
@@ -312,9 +314,9 @@ export function fakeProcessor() {
     intents,
     calls,
     provider: {
-      async retrieveIntent(id: string) {
+      retrieveIntent(id: string) {
         calls.push(id);
-        return intents.get(id) ?? null;
+        return Promise.resolve(intents.get(id) ?? null);
       },
     },
     /** The intent as the processor would answer for the fixture (succeeded and matching unless overridden). */
