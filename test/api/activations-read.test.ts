@@ -2,8 +2,17 @@ import type { Express } from 'express';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import request from 'supertest';
+import type { z } from 'zod';
+import type { ActivationHistoryResponse, ActivationRecordsResponse, ActivationStatusResponse } from '../../src/activations/read-routes';
+import type { FieldIssue } from '../../src/http/errors';
 import { bearer, createTestApp, errorCode, newPhone, signUp, type TestApp } from '../helpers/app';
+import { match } from '../helpers/match';
 import { binaryParser, DEMO, insertActivation, OPERATOR_API_BASE, OPERATOR_SECRET, seedCatalog, storedProfile } from '../helpers/read-app';
+import { errorOf, typed, type Answer } from '../helpers/responses';
+
+type Status = z.infer<typeof ActivationStatusResponse>;
+type History = z.infer<typeof ActivationHistoryResponse>;
+type Records = z.infer<typeof ActivationRecordsResponse>;
 
 let t: TestApp;
 let app: Express;
@@ -14,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const code = errorCode;
 
 async function superAdmin() {
@@ -64,7 +72,7 @@ describe('GET /activations/:id/status', () => {
     expect(before.body).toMatchObject({ simType: 'esim', status: 'in_progress', identityStatus: 'completed', esimProfile: null });
 
     await t.db.query(`update activations set status = 'activated', activated_at = now() where id = $1`, [activationId]);
-    const after = await request(app).get(url).set(bearer(alice.token));
+    const after = typed<Status>(await request(app).get(url).set(bearer(alice.token)));
     expect(after.body.status).toBe('activated');
     expect(after.body.iccid).toBe('8997000000000000017');
     expect(after.body.esimProfile).toEqual({
@@ -78,7 +86,7 @@ describe('GET /activations/:id/status', () => {
   it.each(['pending', 'in_progress', 'failed', 'cancelled'] as const)('hides the profile while %s', async (status) => {
     const alice = await signUp(t);
     const { activationId } = await insertActivation(t, { userId: alice.userId, simType: 'esim', status, esimProfile: storedProfile() });
-    const res = await request(app).get(`/activations/${activationId}/status`).set(bearer(alice.token));
+    const res = typed<Status>(await request(app).get(`/activations/${activationId}/status`).set(bearer(alice.token)));
     expect([res.status, res.body.esimProfile]).toEqual([200, null]);
   });
 
@@ -193,18 +201,18 @@ describe('GET /activations/:id/esim-qr', () => {
 });
 
 describe('GET /activations/history', () => {
-  const history = (token: string, query: Record<string, string | number> = {}) =>
-    request(app).get('/activations/history').query(query).set(bearer(token));
+  const history = async (token: string, query: Record<string, string | number> = {}) =>
+    typed<History>(await request(app).get('/activations/history').query(query).set(bearer(token)));
 
   async function all(token: string, limit: number, extra: Record<string, string> = {}) {
     const ids: string[] = [];
-    let cursor: string | undefined;
+    let cursor: string | null = null;
     let pages = 0;
     for (;;) {
       const res = await history(token, { limit, ...extra, ...(cursor ? { cursor } : {}) });
       expect(res.status).toBe(200);
       pages += 1;
-      ids.push(...res.body.items.map((i: { activationId: string }) => i.activationId));
+      ids.push(...res.body.items.map((i) => i.activationId));
       expect(res.body.hasMore).toBe(res.body.nextCursor !== null);
       if (!res.body.hasMore) break;
       expect(res.body.items).toHaveLength(limit);
@@ -327,13 +335,13 @@ describe('GET /activations/history', () => {
       .get(`/activations/history?limit=${encodeURIComponent(limit)}`)
       .set(bearer(hal.token));
     expect([res.status, code(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details).toEqual([{ path: 'limit', message: expect.any(String) }]);
+    expect(errorOf(res).details).toEqual([{ path: 'limit', message: match.any(String) }]);
   });
 
   it('rejects a repeated limit parameter', async () => {
     const hal = await signUp(t);
     const res = await request(app).get('/activations/history?limit=1&limit=2').set(bearer(hal.token));
-    expect([res.status, code(res), res.body.error.details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'limit']);
+    expect([res.status, code(res), errorOf<FieldIssue[]>(res).details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'limit']);
   });
 
   it.each([
@@ -349,7 +357,7 @@ describe('GET /activations/history', () => {
     const ian = await signUp(t);
     const res = await history(ian.token, { cursor });
     expect([res.status, code(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details).toEqual([{ path: 'cursor', message: expect.any(String) }]);
+    expect(errorOf(res).details).toEqual([{ path: 'cursor', message: match.any(String) }]);
   });
 
   it('filters by status, and rejects an unknown status', async () => {
@@ -362,13 +370,12 @@ describe('GET /activations/history', () => {
       failedReason: 'x',
       createdAt: '2026-07-03T00:00:00.000Z',
     });
-    const ids = async (status: string) =>
-      (await history(jo.token, { status })).body.items.map((i: { activationId: string }) => i.activationId);
+    const ids = async (status: string) => (await history(jo.token, { status })).body.items.map((i) => i.activationId);
     expect(await ids('activated')).toEqual([active.activationId]);
     expect(await ids('failed')).toEqual([failed.activationId]);
     expect(await ids('cancelled')).toEqual([]);
     const bad = await history(jo.token, { status: 'done' });
-    expect([bad.status, code(bad), bad.body.error.details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'status']);
+    expect([bad.status, code(bad), errorOf<FieldIssue[]>(bad).details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'status']);
   });
 
   it('pages with a status filter and a cursor together', async () => {
@@ -389,7 +396,7 @@ describe('GET /activations/history', () => {
     const kept = await insertActivation(t, { userId: lea.userId, createdAt: '2026-09-01T00:00:00.000Z' });
     await insertActivation(t, { userId: lea.userId, createdAt: '2026-09-02T00:00:00.000Z', deletedAt: '2026-09-03T00:00:00.000Z' });
     const maxs = await insertActivation(t, { userId: max.userId, createdAt: '2026-09-04T00:00:00.000Z' });
-    const ids = (res: request.Response) => res.body.items.map((i: { activationId: string }) => i.activationId);
+    const ids = (res: Answer<History>) => res.body.items.map((i) => i.activationId);
     expect(ids(await history(lea.token))).toEqual([kept.activationId]);
     expect(ids(await history(max.token))).toEqual([maxs.activationId]);
     // A cursor pointing at someone else's row does not reveal it either.
@@ -407,9 +414,9 @@ describe('GET /activations/history', () => {
 
 describe('GET /activations/records', () => {
   // Records see every user's rows: each test isolates its rows by their own createdAt window.
-  const records = (token: string, query: Record<string, string | number> = {}) =>
-    request(app).get('/activations/records').query(query).set(bearer(token));
-  const ids = (res: request.Response) => res.body.items.map((i: { activationId: string }) => i.activationId);
+  const records = async (token: string, query: Record<string, string | number> = {}) =>
+    typed<Records>(await request(app).get('/activations/records').query(query).set(bearer(token)));
+  const ids = (res: Answer<Records>) => res.body.items.map((i) => i.activationId);
 
   it('answers AUTH_REQUIRED without a session and AUTH_FORBIDDEN for every role but super_admin', async () => {
     const res = await request(app).get('/activations/records');
@@ -428,8 +435,8 @@ describe('GET /activations/records', () => {
     for (const query of queries) {
       const res = await records(admin.token, query);
       expect([res.status, code(res)]).toEqual([400, 'VALIDATION_ERROR']);
-      expect(res.body.error.details).toEqual(
-        expect.arrayContaining([{ path: Object.keys(query).find((k) => k !== 'limit'), message: expect.any(String) }]),
+      expect(errorOf(res).details).toEqual(
+        match.arrayContaining([{ path: Object.keys(query).find((k) => k !== 'limit'), message: match.any(String) }]),
       );
     }
   });
@@ -544,8 +551,8 @@ describe('GET /activations/records', () => {
             isPromotional: true,
             isNameCustomized: false,
             isPriceCustomized: true,
-            createdAt: ms(pkg!.created_at),
-            updatedAt: ms(pkg!.updated_at),
+            createdAt: ms(pkg.created_at),
+            updatedAt: ms(pkg.updated_at),
           },
           operator: {
             id: DEMO.operators.mock,
@@ -554,8 +561,8 @@ describe('GET /activations/records', () => {
             nameAr: 'الاتصالات التجريبية',
             isActive: true,
             logoUrl: 'https://cdn.example/mock.png',
-            createdAt: ms(op!.created_at),
-            updatedAt: ms(op!.updated_at),
+            createdAt: ms(op.created_at),
+            updatedAt: ms(op.updated_at),
           },
         },
       ],
@@ -658,12 +665,13 @@ describe('GET /activations/records', () => {
       const first = await records(admin.token, { ...window, limit: 2, includeDeleted: 'true' });
       expect([ids(first), first.body.hasMore]).toEqual([[rows.e, rows.d], true]);
       expect(first.body.nextCursor).toBe(`2031-01-04T00:00:00.000Z|${rows.d}`);
-      const second = await records(admin.token, { ...window, limit: 2, includeDeleted: 'true', cursor: first.body.nextCursor });
+      // Both cursors were just checked to be set.
+      const second = await records(admin.token, { ...window, limit: 2, includeDeleted: 'true', cursor: first.body.nextCursor! });
       expect([ids(second), second.body.hasMore]).toEqual([[rows.c, rows.b], true]);
-      const third = await records(admin.token, { ...window, limit: 2, includeDeleted: 'true', cursor: second.body.nextCursor });
+      const third = await records(admin.token, { ...window, limit: 2, includeDeleted: 'true', cursor: second.body.nextCursor! });
       expect([ids(third), third.body.hasMore, third.body.nextCursor]).toEqual([[rows.a], false, null]);
       // Without deleted rows, a cursor on a deleted row still continues after it.
-      const rest = await records(admin.token, { ...window, cursor: first.body.nextCursor });
+      const rest = await records(admin.token, { ...window, cursor: first.body.nextCursor! });
       expect(ids(rest)).toEqual([rows.c, rows.b, rows.a]);
     });
 
@@ -683,14 +691,14 @@ describe('GET /activations/records', () => {
     ])('rejects %j with VALIDATION_ERROR on %s', async (query, path) => {
       const res = await records(admin.token, query);
       expect([res.status, code(res)]).toEqual([400, 'VALIDATION_ERROR']);
-      expect(res.body.error.details).toEqual([{ path, message: expect.any(String) }]);
+      expect(errorOf(res).details).toEqual([{ path, message: match.any(String) }]);
     });
 
     it('uses a default page size of 20 and accepts 100', async () => {
       const res = await records(admin.token, {});
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(20);
-      const total = (await t.db.query<{ n: number }>('select count(*)::int as n from activations where deleted_at is null'))[0]!.n;
+      const total = (await t.db.query<{ n: number }>('select count(*)::int as n from activations where deleted_at is null'))[0].n;
       expect(res.body.items).toHaveLength(Math.min(20, total));
       expect(res.body.hasMore).toBe(total > 20);
       expect((await records(admin.token, { limit: 100 })).body.items).toHaveLength(Math.min(100, total));
@@ -700,12 +708,11 @@ describe('GET /activations/records', () => {
 
 describe('OpenAPI', () => {
   it('documents the read routes with their errors', async () => {
-    const res = await request(app).get('/openapi.json');
+    const res = typed<{
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>>;
+    }>(await request(app).get('/openapi.json'));
     expect(res.status).toBe(200);
-    const paths = res.body.paths as Record<
-      string,
-      Record<string, { responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>
-    >;
+    const paths = res.body.paths;
     for (const path of [
       '/activations/history',
       '/activations/records',
@@ -715,17 +722,18 @@ describe('OpenAPI', () => {
     ]) {
       expect(paths[path]?.get).toBeDefined();
     }
-    const responses = (path: string) => Object.keys(paths[path]!.get!.responses).sort();
+    const responses = (path: string) => Object.keys(paths[path].get.responses).sort();
     expect(responses('/activations/history')).toEqual(['200', '400', '401', '429', '500']);
     expect(responses('/activations/records')).toEqual(['200', '400', '401', '403', '422', '429', '500']);
     expect(responses('/activations/{id}/status')).toEqual(['200', '401', '404', '422', '429', '500']);
     expect(responses('/activations/{id}/esim-qr')).toEqual(['200', '401', '404', '422', '429', '500']);
     expect(responses('/operators')).toEqual(['200', '429', '500']);
     expect(
-      paths['/activations/records']!.get!.parameters!.filter((p) => p.in === 'query')
+      paths['/activations/records'].get
+        .parameters!.filter((p) => p.in === 'query')
         .map((p) => p.name)
         .sort(),
     ).toEqual(['cursor', 'from', 'includeDeleted', 'limit', 'operatorId', 'packageId', 'status', 'to']);
-    expect(paths['/activations/{id}/esim-qr']!.get!.responses['200']).toMatchObject({ content: { 'image/png': expect.any(Object) } });
+    expect(paths['/activations/{id}/esim-qr'].get.responses['200']).toMatchObject({ content: { 'image/png': match.any(Object) } });
   });
 });

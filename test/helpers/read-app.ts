@@ -143,7 +143,7 @@ export async function insertActivation(t: TestApp, f: ActivationFixture): Promis
 /** The esimProfile as an issued activation stores it. */
 export function storedProfile(activationCodeRaw = ESIM_CODE, activationId = '00000000-0000-0000-0000-000000000000') {
   const [, smdpAddress, matchingId] = activationCodeRaw.replace(/^LPA:/, '').split('$');
-  return { smdpAddress: smdpAddress!, matchingId: matchingId!, activationCodeRaw, qrUrl: `/activations/${activationId}/esim-qr` };
+  return { smdpAddress, matchingId, activationCodeRaw, qrUrl: `/activations/${activationId}/esim-qr` };
 }
 
 /** Collects a binary body (PNG) as a Buffer. */
