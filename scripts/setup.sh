@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever is missing, idempotently: Node 24, npm packages, the compiled
-# project, the Temporal CLI (dev server + UI) and the Java time-skipping test server.
+# project, the Temporal CLI (dev server + UI), the Java time-skipping test server and
+# the schemathesis API fuzzer (a pinned Python venv).
 # A second run only checks stamps and takes seconds.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -52,6 +53,27 @@ ensure_test_server() {
   mv "$TEMPORAL_TEST_SERVER_DIR/classpath.tmp" "$TEMPORAL_TEST_SERVER_DIR/classpath.txt"
 }
 
+# Schemathesis (the API fuzzer, npm run fuzz) in its own venv; needs Python >= 3.11. Its
+# dependencies are pinned too (scripts/schemathesis-constraints.txt). The stamp holds the
+# version, the constraints and the interpreter, so a second run only compares it.
+ensure_schemathesis() {
+  local stamp="$SCHEMATHESIS_HOME/.activation-sys-stamp" python="" candidate
+  # The first interpreter that runs and is new enough (a pyenv shim may exist and not run).
+  for candidate in python3 python3.13 python3.12 python3.11; do
+    if "$candidate" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then python="$candidate"; break; fi
+  done
+  if [ -z "$python" ]; then log "Python >= 3.11 with venv is needed for schemathesis (npm run fuzz); not found"; return 1; fi
+  local constraints="$ROOT_DIR/scripts/schemathesis-constraints.txt" want
+  want="schemathesis==$SCHEMATHESIS_VERSION $(sha256sum "$constraints" | cut -c1-16) $("$python" -c 'import sys; print(sys.version.split()[0])')"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$SCHEMATHESIS_HOME/bin/schemathesis" ]; then return; fi
+  log "installing schemathesis $SCHEMATHESIS_VERSION from PyPI into $SCHEMATHESIS_HOME (once)"
+  rm -rf "$SCHEMATHESIS_HOME"
+  mkdir -p "$(dirname "$SCHEMATHESIS_HOME")"
+  "$python" -m venv "$SCHEMATHESIS_HOME"
+  "$SCHEMATHESIS_HOME/bin/pip" install --quiet --disable-pip-version-check --no-input -c "$constraints" "schemathesis==$SCHEMATHESIS_VERSION"
+  echo "$want" > "$stamp"
+}
+
 # Embedded Postgres runs its binaries as the `postgres` user when we are root, so
 # that user must be able to traverse down to node_modules and .data.
 ensure_postgres_reachable() {
@@ -68,6 +90,7 @@ ensure_packages
 ensure_build
 ensure_temporal_cli
 ensure_test_server
+ensure_schemathesis
 # A loopback-only launcher for the Java test server, then its class-data-sharing
 # archive (fast start-up). Build before warm: the jar is part of the archive key.
 bash scripts/temporal-test-server-build.sh
