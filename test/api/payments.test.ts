@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import type { z } from 'zod';
+import type { CreateActivationResponse } from '../../src/activations/schemas';
 import { errorCodes } from '../../src/http/error-codes';
+import type { FieldIssue } from '../../src/http/errors';
 import { buildDocument } from '../../src/openapi/registry';
 import * as policy from '../../src/payments/policy';
 import { createCardProcessorProvider } from '../../src/payments/providers';
+import type { MobileWalletResult, PaymentResult, Receipt } from '../../src/payments/schemas';
 import { fingerprintOf, RECEIPT_MESSAGES } from '../../src/payments/service';
 import { bearer, errorCode } from '../helpers/app';
 import { DEMO, iccid } from '../helpers/activations';
+import { match } from '../helpers/match';
 import {
   createPaymentsTestApp,
   fakeProcessor,
@@ -17,10 +22,11 @@ import {
   post,
   type PaymentsTestApp,
 } from '../helpers/payments';
+import { errorOf, typed } from '../helpers/responses';
 
 // The method table is reached through the one policy; store orders do not exist yet, so tests make the resolver say "store".
 jest.mock('../../src/payments/policy', () => {
-  const actual = jest.requireActual('../../src/payments/policy');
+  const actual = jest.requireActual<typeof import('../../src/payments/policy')>('../../src/payments/policy');
   return { ...actual, resolveOrderPaymentContext: jest.fn(actual.resolveOrderPaymentContext) };
 });
 const resolveContext = policy.resolveOrderPaymentContext as jest.MockedFunction<typeof policy.resolveOrderPaymentContext>;
@@ -34,17 +40,27 @@ beforeAll(async () => {
 });
 afterAll(() => p.close());
 
-const intent = (auth: Record<string, string>, body: object, lang?: string) => post(p, '/payments/create-intent', auth, body, lang);
-const wallet = (auth: Record<string, string>, body: object, lang?: string) => post(p, '/payments/wallet-token', auth, body, lang);
-const mobile = (auth: Record<string, string>, body: object, lang?: string) => post(p, '/payments/mobile-wallet', auth, body, lang);
+type Payment = z.infer<typeof PaymentResult>;
+type MobilePayment = z.infer<typeof MobileWalletResult>;
+/** `details` of a refused payment (PAYMENT_INTENT_FAILED, PAYMENT_WALLET_FAILED, PAYMENT_MOBILE_WALLET_FAILED). */
+type Refusal = { paymentId: string; reason: string };
+
+const intent = async (auth: Record<string, string>, body: object, lang?: string) =>
+  typed<Payment>(await post(p, '/payments/create-intent', auth, body, lang));
+const wallet = async (auth: Record<string, string>, body: object, lang?: string) =>
+  typed<Payment>(await post(p, '/payments/wallet-token', auth, body, lang));
+const mobile = async (auth: Record<string, string>, body: object, lang?: string) =>
+  typed<MobilePayment>(await post(p, '/payments/mobile-wallet', auth, body, lang));
+const receipt = async (paymentId: string, auth: Record<string, string>, lang?: string) =>
+  typed<z.infer<typeof Receipt>>(await getReceipt(p, paymentId, auth, lang));
 
 async function paymentRow(id: string) {
   const [row] = await p.t.db.query<Record<string, unknown>>('select * from payments where id = $1', [id]);
-  return row!;
+  return row;
 }
 async function orderStatus(id: string) {
   const [row] = await p.t.db.query<{ status: string }>('select status from orders where id = $1', [id]);
-  return row!.status;
+  return row.status;
 }
 async function paymentsOf(orderId: string) {
   return p.t.db.query<{ id: string; status: string }>('select id, status from payments where order_id = $1', [orderId]);
@@ -59,10 +75,10 @@ describe('POST /payments/create-intent', () => {
       const res = await intent(user.auth, { orderId: order.orderId, method, idempotencyKey: newKey() });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        paymentId: expect.stringMatching(UUID),
+        paymentId: match.stringMatching(UUID),
         status: 'completed',
-        clientSecret: expect.stringMatching(/^mock_pi_[0-9a-f]{32}_secret_mock$/),
-        gatewayTransactionId: expect.stringMatching(/^mock_pi_[0-9a-f]{32}$/),
+        clientSecret: match.stringMatching(/^mock_pi_[0-9a-f]{32}_secret_mock$/),
+        gatewayTransactionId: match.stringMatching(/^mock_pi_[0-9a-f]{32}$/),
       });
       const row = await paymentRow(res.body.paymentId);
       expect(row).toMatchObject({
@@ -86,12 +102,14 @@ describe('POST /payments/create-intent', () => {
 
   it('pays an order created through POST /activations', async () => {
     const user = await payer(p);
-    const created = await request(p.t.app).post('/activations').set(user.auth).send({ iccid: iccid(), packageId: DEMO.packages.plus });
+    const created = typed<z.infer<typeof CreateActivationResponse>>(
+      await request(p.t.app).post('/activations').set(user.auth).send({ iccid: iccid(), packageId: DEMO.packages.plus }),
+    );
     expect(created.status).toBe(201);
     const res = await intent(user.auth, { orderId: created.body.orderId, method: 'card_scheme_2', idempotencyKey: newKey() });
     expect([res.status, res.body.status]).toEqual([201, 'completed']);
     const [pkg] = await p.t.db.query<{ price_sar: string }>('select price_sar from packages where id = $1', [DEMO.packages.plus]);
-    expect((await paymentRow(res.body.paymentId)).amount).toBe(pkg!.price_sar);
+    expect((await paymentRow(res.body.paymentId)).amount).toBe(pkg.price_sar);
     expect(p.temporal.orderPaid).toContainEqual({ activationId: created.body.activationId, paymentId: res.body.paymentId });
   });
 
@@ -114,7 +132,7 @@ describe('POST /payments/create-intent', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey(), ...extra });
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details).toContainEqual({ path: field, message: 'Unknown field' });
+    expect(errorOf(res).details).toContainEqual({ path: field, message: 'Unknown field' });
     expect(await paymentsOf(order.orderId)).toEqual([]);
     expect(await orderStatus(order.orderId)).toBe('pending_payment');
   });
@@ -132,7 +150,7 @@ describe('POST /payments/create-intent', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey(), ...override });
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(errorOf<FieldIssue[]>(res).details.map((d) => d.path)).toContain(path);
   });
 
   // The key's limits (8-128) hold on every payment route.
@@ -149,7 +167,7 @@ describe('POST /payments/create-intent', () => {
     const order = await pendingOrder(p, user.userId);
     for (const key of ['k'.repeat(7), 'q'.repeat(129)]) {
       const res = await pay(user.auth, { orderId: order.orderId, ...fields, idempotencyKey: key });
-      expect([res.status, errorCode(res), res.body.error.details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'idempotencyKey']);
+      expect([res.status, errorCode(res), errorOf<FieldIssue[]>(res).details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'idempotencyKey']);
     }
     expect(await paymentsOf(order.orderId)).toEqual([]);
   });
@@ -161,7 +179,7 @@ describe('POST /payments/create-intent', () => {
     expect([unknown.status, errorCode(unknown)]).toEqual([404, 'ORDER_NOT_FOUND']);
     const foreign = await intent(other.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() }, 'ar');
     expect([foreign.status, errorCode(foreign)]).toEqual([404, 'ORDER_NOT_FOUND']);
-    expect(foreign.body.error.message).toBe(errorCodes.ORDER_NOT_FOUND.ar);
+    expect(errorOf(foreign).message).toBe(errorCodes.ORDER_NOT_FOUND.ar);
     expect(await paymentsOf(order.orderId)).toEqual([]);
   });
 
@@ -187,8 +205,8 @@ describe('POST /payments/create-intent', () => {
     const before = p.temporal.orderPaid.length;
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
     expect([res.status, errorCode(res)]).toEqual([402, 'PAYMENT_INTENT_FAILED']);
-    expect(res.body.error.details).toEqual({ paymentId: expect.stringMatching(UUID), reason: 'card_declined' });
-    expect(await paymentRow(res.body.error.details.paymentId)).toMatchObject({
+    expect(errorOf(res).details).toEqual({ paymentId: match.stringMatching(UUID), reason: 'card_declined' });
+    expect(await paymentRow(errorOf<Refusal>(res).details.paymentId)).toMatchObject({
       status: 'failed',
       failure_reason: 'card_declined',
       paid_at: null,
@@ -232,7 +250,7 @@ describe('POST /payments/create-intent', () => {
     for (const r of answers.filter((a) => a.status !== 201))
       expect([r.status, errorCode(r)]).toEqual([402, 'PAYMENT_ORDER_INVALID_STATUS']);
     const rows = await paymentsOf(order.orderId);
-    expect(rows.filter((r) => r.status === 'completed').map((r) => r.id)).toEqual([ok[0]!.body.paymentId]);
+    expect(rows.filter((r) => r.status === 'completed').map((r) => r.id)).toEqual([ok[0].body.paymentId]);
     expect(rows.every((r) => r.status === 'completed' || r.status === 'failed')).toBe(true);
     expect(p.temporal.orderPaid.filter((s) => s.activationId === order.activationId)).toHaveLength(1);
   });
@@ -245,10 +263,10 @@ describe('POST /payments/wallet-token', () => {
     const res = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_apple_pay_ok', idempotencyKey: newKey() });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      paymentId: expect.stringMatching(UUID),
+      paymentId: match.stringMatching(UUID),
       status: 'completed',
-      clientSecret: expect.stringMatching(/^mock_pi_/),
-      gatewayTransactionId: expect.stringMatching(/^mock_pi_/),
+      clientSecret: match.stringMatching(/^mock_pi_/),
+      gatewayTransactionId: match.stringMatching(/^mock_pi_/),
     });
     expect(await paymentRow(res.body.paymentId)).toMatchObject({ method: 'wallet_token', status: 'completed' });
     expect(await orderStatus(order.orderId)).toBe('paid');
@@ -260,7 +278,7 @@ describe('POST /payments/wallet-token', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_fail', idempotencyKey: newKey() });
     expect([res.status, errorCode(res)]).toEqual([402, 'PAYMENT_WALLET_FAILED']);
-    expect(res.body.error.details).toEqual({ paymentId: expect.stringMatching(UUID), reason: 'wallet_token_declined' });
+    expect(errorOf(res).details).toEqual({ paymentId: match.stringMatching(UUID), reason: 'wallet_token_declined' });
     expect(await orderStatus(order.orderId)).toBe('pending_payment');
   });
 
@@ -276,7 +294,7 @@ describe('POST /payments/wallet-token', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_ok', idempotencyKey: newKey(), ...override });
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(errorOf<FieldIssue[]>(res).details.map((d) => d.path)).toContain(path);
   });
 
   it('answers ORDER_NOT_FOUND, PAYMENT_ORDER_INVALID_STATUS and AUTH_REQUIRED', async () => {
@@ -300,7 +318,7 @@ describe('POST /payments/wallet-token', () => {
     const first = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_one', idempotencyKey: key });
     const second = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_two', idempotencyKey: key });
     expect([second.status, errorCode(second)]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT']);
-    expect(second.body.error.details).toEqual({ existingPaymentId: first.body.paymentId });
+    expect(errorOf(second).details).toEqual({ existingPaymentId: first.body.paymentId });
   });
 });
 
@@ -312,9 +330,9 @@ describe('POST /payments/mobile-wallet', () => {
     const res = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: newKey() });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      paymentId: expect.stringMatching(UUID),
+      paymentId: match.stringMatching(UUID),
       status: 'processing',
-      gatewayTransactionId: expect.stringMatching(/^mock_mw_[0-9a-f]{32}$/),
+      gatewayTransactionId: match.stringMatching(/^mock_mw_[0-9a-f]{32}$/),
       redirectUrl: `${p.t.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/mock-wallet/redirect/${res.body.paymentId}`,
     });
     expect(await paymentRow(res.body.paymentId)).toMatchObject({
@@ -346,8 +364,8 @@ describe('POST /payments/mobile-wallet', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512340000', idempotencyKey: newKey() }, 'ar');
     expect([res.status, errorCode(res)]).toEqual([402, 'PAYMENT_MOBILE_WALLET_FAILED']);
-    expect(res.body.error.message).toBe(errorCodes.PAYMENT_MOBILE_WALLET_FAILED.ar);
-    expect(res.body.error.details).toEqual({ paymentId: expect.stringMatching(UUID), reason: 'mobile_wallet_rejected' });
+    expect(errorOf(res).message).toBe(errorCodes.PAYMENT_MOBILE_WALLET_FAILED.ar);
+    expect(errorOf(res).details).toEqual({ paymentId: match.stringMatching(UUID), reason: 'mobile_wallet_rejected' });
   });
 
   it.each([
@@ -361,7 +379,7 @@ describe('POST /payments/mobile-wallet', () => {
     const order = await pendingOrder(p, user.userId);
     const res = await mobile(user.auth, { orderId: order.orderId, mobileNumber, idempotencyKey: newKey() });
     expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(res.body.error.details[0].path).toBe('mobileNumber');
+    expect(errorOf<FieldIssue[]>(res).details[0].path).toBe('mobileNumber');
   });
 
   it('answers ORDER_NOT_FOUND, PAYMENT_ORDER_INVALID_STATUS, AUTH_REQUIRED and VALIDATION_ERROR on unknown fields', async () => {
@@ -384,7 +402,7 @@ describe('POST /payments/mobile-wallet', () => {
     const key = newKey();
     const first = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: key });
     const second = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0598765432', idempotencyKey: key });
-    expect([second.status, errorCode(second), second.body.error.details]).toEqual([
+    expect([second.status, errorCode(second), errorOf(second).details]).toEqual([
       402,
       'PAYMENT_IDEMPOTENCY_CONFLICT',
       { existingPaymentId: first.body.paymentId },
@@ -394,7 +412,9 @@ describe('POST /payments/mobile-wallet', () => {
 
 describe('the method table, enforced by the one policy on every route', () => {
   afterEach(() =>
-    resolveContext.mockReset().mockImplementation(jest.requireActual('../../src/payments/policy').resolveOrderPaymentContext),
+    resolveContext
+      .mockReset()
+      .mockImplementation(jest.requireActual<typeof policy>('../../src/payments/policy').resolveOrderPaymentContext),
   );
 
   const asStore = (mode: policy.StoreProviderPaymentMode) =>
@@ -470,7 +490,7 @@ describe('idempotency', () => {
     const body = { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() };
     const answers = await Promise.all(Array.from({ length: 20 }, () => intent(user.auth, body)));
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
-    const first = answers[0]!.body;
+    const first = answers[0].body;
     for (const r of answers) expect(r.body).toEqual(first);
     expect(first.status).toBe('completed');
     expect((await paymentsOf(order.orderId)).map((r) => r.id)).toEqual([first.paymentId]);
@@ -483,7 +503,7 @@ describe('idempotency', () => {
     const body = { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: newKey() };
     const answers = await Promise.all(Array.from({ length: 20 }, () => mobile(user.auth, body)));
     expect(new Set(answers.map((r) => `${r.status} ${r.body.paymentId} ${r.body.redirectUrl}`)).size).toBe(1);
-    const { paymentId } = answers[0]!.body;
+    const { paymentId } = answers[0].body;
     expect((await paymentsOf(order.orderId)).map((r) => r.id)).toEqual([paymentId]);
     expect(p.temporal.settlements.filter((id) => id === paymentId)).toHaveLength(1);
   });
@@ -499,11 +519,11 @@ describe('idempotency', () => {
     );
     const ok = answers.filter((r) => r.status === 201);
     expect(ok).toHaveLength(1);
-    const winner = ok[0]!.body.paymentId;
+    const winner = ok[0].body.paymentId;
     const conflicts = answers.filter((r) => r.status !== 201);
     expect(conflicts).toHaveLength(19);
     for (const r of conflicts) {
-      expect([r.status, errorCode(r), r.body.error.details]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT', { existingPaymentId: winner }]);
+      expect([r.status, errorCode(r), errorOf(r).details]).toEqual([402, 'PAYMENT_IDEMPOTENCY_CONFLICT', { existingPaymentId: winner }]);
     }
     const rows = await p.t.db.query('select id from payments where user_id = $1 and idempotency_key = $2', [user.userId, key]);
     expect(rows).toEqual([{ id: winner }]);
@@ -524,12 +544,12 @@ describe('idempotency', () => {
     const rows = await paymentsOf(order.orderId);
     expect(rows).toHaveLength(1);
     for (const r of answers) {
-      if (r.status === 201) expect(r.body.paymentId).toBe(rows[0]!.id);
+      if (r.status === 201) expect(r.body.paymentId).toBe(rows[0].id);
       else
-        expect([r.status, errorCode(r), r.body.error.details]).toEqual([
+        expect([r.status, errorCode(r), errorOf(r).details]).toEqual([
           402,
           'PAYMENT_IDEMPOTENCY_CONFLICT',
-          { existingPaymentId: rows[0]!.id },
+          { existingPaymentId: rows[0].id },
         ]);
     }
     expect(answers.filter((r) => r.status === 201).length).toBeGreaterThanOrEqual(1);
@@ -551,7 +571,7 @@ describe('idempotency', () => {
     const body = { orderId: order.orderId, walletToken: 'tok_fail_again', idempotencyKey: newKey() };
     const first = await wallet(user.auth, body);
     const again = await wallet(user.auth, body);
-    expect([again.status, errorCode(again), again.body.error.details]).toEqual([402, 'PAYMENT_WALLET_FAILED', first.body.error.details]);
+    expect([again.status, errorCode(again), errorOf(again).details]).toEqual([402, 'PAYMENT_WALLET_FAILED', errorOf(first).details]);
   });
 
   it('conflicts for the same key on another route, with details.existingPaymentId', async () => {
@@ -560,7 +580,7 @@ describe('idempotency', () => {
     const key = newKey();
     const first = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: key });
     const other = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: key });
-    expect([other.status, errorCode(other), other.body.error.details]).toEqual([
+    expect([other.status, errorCode(other), errorOf(other).details]).toEqual([
       402,
       'PAYMENT_IDEMPOTENCY_CONFLICT',
       { existingPaymentId: first.body.paymentId },
@@ -592,7 +612,7 @@ describe('idempotency', () => {
       [order.orderId, user.userId, key, fingerprintOf('create-intent', { orderId: order.orderId, method: 'card_scheme_1' })],
     );
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: key });
-    expect([res.status, res.body.paymentId, res.body.status]).toEqual([201, stuck!.id, 'completed']);
+    expect([res.status, res.body.paymentId, res.body.status]).toEqual([201, stuck.id, 'completed']);
     expect(await orderStatus(order.orderId)).toBe('paid');
   });
 });
@@ -602,7 +622,7 @@ describe('GET /payments/:id/receipt', () => {
     const user = await payer(p);
     const order = await pendingOrder(p, user.userId, { totalAmountSar: '149.50' });
     const paid = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
-    return { user, order, paymentId: paid.body.paymentId as string, res: await getReceipt(p, paid.body.paymentId, user.auth, lang) };
+    return { user, order, paymentId: paid.body.paymentId, res: await receipt(paid.body.paymentId, user.auth, lang) };
   }
 
   it.each(['en', 'ar'])('returns the receipt of a completed payment with both messages (Accept-Language %s)', async (lang) => {
@@ -630,7 +650,7 @@ describe('GET /payments/:id/receipt', () => {
     const order = await pendingOrder(p, user.userId, { totalAmountSar: '12.50' });
     await p.t.db.query(`update orders set currency = 'USD' where id = $1`, [order.orderId]);
     const paid = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
-    const res = await getReceipt(p, paid.body.paymentId, user.auth);
+    const res = await receipt(paid.body.paymentId, user.auth);
     expect(res.body).toMatchObject({ amountSar: 12.5, currency: 'USD' });
   });
 
@@ -640,8 +660,8 @@ describe('GET /payments/:id/receipt', () => {
       const user = await payer(p);
       const order = await pendingOrder(p, user.userId);
       const failed = await wallet(user.auth, { orderId: order.orderId, walletToken: 'tok_fail', idempotencyKey: newKey() });
-      const paymentId = failed.body.error.details.paymentId as string;
-      const res = await getReceipt(p, paymentId, user.auth, lang);
+      const paymentId = errorOf<Refusal>(failed).details.paymentId;
+      const res = await receipt(paymentId, user.auth, lang);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         receiptNumber: `FAILED-${paymentId.replace(/-/g, '').slice(0, 8).toUpperCase()}`,
@@ -664,9 +684,9 @@ describe('GET /payments/:id/receipt', () => {
     const user = await payer(p);
     const order = await pendingOrder(p, user.userId);
     const started = await mobile(user.auth, { orderId: order.orderId, mobileNumber: '0512345678', idempotencyKey: newKey() });
-    const res = await getReceipt(p, started.body.paymentId, user.auth);
+    const res = await receipt(started.body.paymentId, user.auth);
     expect(res.body).toMatchObject({
-      receiptNumber: `PENDING-${(started.body.paymentId as string).replace(/-/g, '').slice(0, 8).toUpperCase()}`,
+      receiptNumber: `PENDING-${started.body.paymentId.replace(/-/g, '').slice(0, 8).toUpperCase()}`,
       status: 'processing',
       method: 'mobile_wallet',
       paidAt: null,
@@ -679,8 +699,8 @@ describe('GET /payments/:id/receipt', () => {
     const { paymentId } = await completed();
     const other = await payer(p);
     for (const id of [paymentId, randomUUID(), 'not-a-uuid']) {
-      const res = await getReceipt(p, id, other.auth, 'ar');
-      expect([res.status, errorCode(res), res.body.error.message]).toEqual([404, 'NOT_FOUND', errorCodes.NOT_FOUND.ar]);
+      const res = await receipt(id, other.auth, 'ar');
+      expect([res.status, errorCode(res), errorOf(res).message]).toEqual([404, 'NOT_FOUND', errorCodes.NOT_FOUND.ar]);
     }
   });
 
@@ -692,14 +712,14 @@ describe('GET /payments/:id/receipt', () => {
   it('answers PAYMENT_RECEIPT_FAILED when a settled payment lacks its receipt number or payment date', async () => {
     const { user, paymentId } = await completed();
     await p.t.db.query('update payments set receipt_number = null where id = $1', [paymentId]);
-    const noNumber = await getReceipt(p, paymentId, user.auth, 'ar');
-    expect([noNumber.status, errorCode(noNumber), noNumber.body.error.message]).toEqual([
+    const noNumber = await receipt(paymentId, user.auth, 'ar');
+    expect([noNumber.status, errorCode(noNumber), errorOf(noNumber).message]).toEqual([
       402,
       'PAYMENT_RECEIPT_FAILED',
       errorCodes.PAYMENT_RECEIPT_FAILED.ar,
     ]);
     await p.t.db.query(`update payments set receipt_number = 'RCP-20260101-ABCDEF01', paid_at = null where id = $1`, [paymentId]);
-    expect(errorCode(await getReceipt(p, paymentId, user.auth))).toBe('PAYMENT_RECEIPT_FAILED');
+    expect(errorCode(await receipt(paymentId, user.auth))).toBe('PAYMENT_RECEIPT_FAILED');
   });
 });
 
@@ -707,7 +727,7 @@ describe('OpenAPI', () => {
   it('documents the four routes with every listed error status', () => {
     const doc = buildDocument(p.registry, 'http://localhost');
     const statuses = (path: string, method: 'get' | 'post') =>
-      Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path]![method]!.responses).sort();
+      Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path][method].responses).sort();
     expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
     expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
     expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
@@ -733,21 +753,23 @@ describe('with the card processor configured', () => {
   it("create-intent answers processing with the client secret, starts settlement, leaves the order unpaid; the processor got the order's amount and the session's user", async () => {
     const user = await payer(cp);
     const order = await pendingOrder(cp, user.userId, { totalAmountSar: '123.45' });
-    const res = await post(cp, '/payments/create-intent', user.auth, {
-      orderId: order.orderId,
-      method: 'card_scheme_1',
-      idempotencyKey: newKey(),
-    });
+    const res = typed<Payment>(
+      await post(cp, '/payments/create-intent', user.auth, {
+        orderId: order.orderId,
+        method: 'card_scheme_1',
+        idempotencyKey: newKey(),
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      paymentId: expect.stringMatching(UUID),
+      paymentId: match.stringMatching(UUID),
       status: 'processing',
       clientSecret: 'pi_test_123_secret_abc',
       gatewayTransactionId: 'pi_test_123',
     });
     expect(processor.seen).toHaveLength(1);
-    expect(processor.seen[0]!.headers['idempotency-key']).toBe(`payment-${res.body.paymentId}`);
-    expect(processor.seen[0]!.form).toMatchObject({
+    expect(processor.seen[0].headers['idempotency-key']).toBe(`payment-${res.body.paymentId}`);
+    expect(processor.seen[0].form).toMatchObject({
       amount: '12345',
       currency: 'sar',
       'metadata[payment_id]': res.body.paymentId,
@@ -769,7 +791,7 @@ describe('with the card processor configured', () => {
       walletToken: 'pm_card_declined',
       idempotencyKey: newKey(),
     });
-    expect([declined.status, errorCode(declined), declined.body.error.details.reason]).toEqual([
+    expect([declined.status, errorCode(declined), errorOf<Refusal>(declined).details.reason]).toEqual([
       402,
       'PAYMENT_WALLET_FAILED',
       'insufficient_funds',
@@ -779,7 +801,11 @@ describe('with the card processor configured', () => {
       walletToken: 'pm_server_error',
       idempotencyKey: newKey(),
     });
-    expect([down.status, errorCode(down), down.body.error.details.reason]).toEqual([402, 'PAYMENT_WALLET_FAILED', 'provider_unavailable']);
+    expect([down.status, errorCode(down), errorOf<Refusal>(down).details.reason]).toEqual([
+      402,
+      'PAYMENT_WALLET_FAILED',
+      'provider_unavailable',
+    ]);
   });
 
   it('mobile-wallet is not offered by the card processor: PAYMENT_MOBILE_WALLET_FAILED', async () => {

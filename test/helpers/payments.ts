@@ -27,18 +27,20 @@ export function fakePaymentTemporal() {
   const state = { failOrderPaid: false, failSettlement: false };
   const activationWorkflows: ActivationWorkflows = {
     async start() {},
-    async verifyIdentity() {
-      return { transId: 'trans-1', randomCode: '42', status: 'waiting' };
+    verifyIdentity() {
+      return Promise.resolve({ transId: 'trans-1', randomCode: '42', status: 'waiting' });
     },
-    async orderPaid(activationId, paymentId) {
-      if (state.failOrderPaid) throw new Error('Temporal unavailable');
+    orderPaid(activationId, paymentId) {
+      if (state.failOrderPaid) return Promise.reject(new Error('Temporal unavailable'));
       orderPaid.push({ activationId, paymentId });
+      return Promise.resolve();
     },
   };
   const paymentWorkflows: PaymentWorkflows = {
-    async startSettlement(paymentId) {
-      if (state.failSettlement) throw new Error('Temporal unavailable');
+    startSettlement(paymentId) {
+      if (state.failSettlement) return Promise.reject(new Error('Temporal unavailable'));
       settlements.push(paymentId);
+      return Promise.resolve();
     },
     async deliverEvent() {},
   };
