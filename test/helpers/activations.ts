@@ -30,15 +30,16 @@ export function fakeWorkflows() {
   const verified: Array<{ activationId: string; idNumber: string }> = [];
   const state = { failStart: false, refuseVerify: undefined as ErrorCode | undefined };
   const workflows: ActivationWorkflows = {
-    async start(a) {
-      if (state.failStart) throw new Error('Temporal unavailable');
+    start(a) {
+      if (state.failStart) return Promise.reject(new Error('Temporal unavailable'));
       started.push(a);
+      return Promise.resolve();
     },
-    async verifyIdentity(activationId, input) {
+    verifyIdentity(activationId, input) {
       // What the real client answers when the workflow refuses with a spec code (src/temporal/update.ts).
-      if (state.refuseVerify) throw new AppError(state.refuseVerify, { message: 'refused' });
+      if (state.refuseVerify) return Promise.reject(new AppError(state.refuseVerify, { message: 'refused' }));
       verified.push({ activationId, idNumber: input.idNumber });
-      return { transId: `trans-${verified.length}`, randomCode: '42', status: 'waiting' };
+      return Promise.resolve({ transId: `trans-${verified.length}`, randomCode: '42', status: 'waiting' });
     },
     async orderPaid() {},
   };

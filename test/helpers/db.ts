@@ -35,8 +35,10 @@ export async function createTestDatabase(poolMax = 20): Promise<TestDatabase> {
     orm,
     pool,
     name,
-    async query(sql, params) {
-      return (await pool.query(sql, params as unknown[])).rows;
+    async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
+      const { rows } = await pool.query<Record<string, unknown>>(sql, params);
+      // The caller names the row shape it selected (pg types rows loosely anyway).
+      return rows as T[];
     },
     async drop() {
       await orm.close();

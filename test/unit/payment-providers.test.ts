@@ -88,11 +88,11 @@ describe('card processor provider (official library against a local stand-in)', 
     expect(result).toEqual({ status: 'processing', gatewayTransactionId: 'pi_test_123', clientSecret: 'pi_test_123_secret_abc' });
     expect(processor.seen).toHaveLength(1);
     const [req] = processor.seen;
-    expect(req!.method).toBe('POST');
-    expect(req!.path).toBe('/v1/payment_intents');
-    expect(req!.headers['idempotency-key']).toBe('payment-11111111-2222-4333-8444-555555555555');
-    expect(req!.headers.authorization).toBe('Bearer sk_test_local');
-    expect(req!.form).toEqual({
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe('/v1/payment_intents');
+    expect(req.headers['idempotency-key']).toBe('payment-11111111-2222-4333-8444-555555555555');
+    expect(req.headers.authorization).toBe('Bearer sk_test_local');
+    expect(req.form).toEqual({
       amount: '12345',
       currency: 'sar',
       'metadata[payment_id]': input().paymentId,
@@ -104,14 +104,14 @@ describe('card processor provider (official library against a local stand-in)', 
 
   it('lets the processor choose the methods for generic_processor', async () => {
     await provider().createIntent(input({ method: 'generic_processor' }));
-    expect(processor.seen[0]!.form).toMatchObject({ 'automatic_payment_methods[enabled]': 'true' });
-    expect(processor.seen[0]!.form['allowed_payment_method_types[0]']).toBeUndefined();
+    expect(processor.seen[0].form).toMatchObject({ 'automatic_payment_methods[enabled]': 'true' });
+    expect(processor.seen[0].form['allowed_payment_method_types[0]']).toBeUndefined();
   });
 
   it('confirms a wallet token at once and still answers processing (success only comes by verified callback)', async () => {
     const result = await provider().payWithWalletToken({ ...input({ method: 'wallet_token' }), walletToken: 'pm_wallet_ok' });
     expect(result).toMatchObject({ status: 'processing', gatewayTransactionId: 'pi_test_123' });
-    expect(processor.seen[0]!.form).toMatchObject({
+    expect(processor.seen[0].form).toMatchObject({
       payment_method: 'pm_wallet_ok',
       confirm: 'true',
       'allowed_payment_method_types[0]': 'card',
