@@ -17,12 +17,18 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { z } from 'zod';
+import type { ActivationHistoryResponse, ActivationStatusResponse } from '../../src/activations/read-routes';
+import type { CreateActivationResponse, IdentityStatusResponse } from '../../src/activations/schemas';
+import type { SignInResponse } from '../../src/auth/schemas';
 import { demoIccid, runDemo } from '../../src/cli/demo';
+import type { PaymentResult } from '../../src/payments/schemas';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO, seedCatalog } from '../helpers/activations';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { match } from '../helpers/match';
 import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
@@ -53,8 +59,8 @@ function freePort(): Promise<number> {
 function start(script: string, environment: NodeJS.ProcessEnv, name: string): ChildProcess {
   const child = spawn(process.execPath, [path.join(DIST, script)], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
   child.on('exit', (code) => {
     children.delete(child);
     if (code && code !== 0) console.error(`${name} exited ${code}:\n${output.slice(-4000)}`);
@@ -110,22 +116,23 @@ afterAll(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-async function api(method: string, route: string, body?: unknown, token?: string) {
+/** A call as a mobile client makes it; `T` is the route's response type (nothing checks it at run time). */
+async function api<T = unknown>(method: string, route: string, body?: unknown, token?: string) {
   const res = await fetch(`${baseUrl}${route}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 function lastCode(to: string): string {
   const lines = readFileSync(messagesFile, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l));
-  const text: string = lines.reverse().find((m) => m.to === to).text;
-  return /\b(\d{6})\b/.exec(text)![1]!;
+    .map((l) => JSON.parse(l) as { to: string; text: string });
+  const text: string = lines.reverse().find((m) => m.to === to)!.text;
+  return /\b(\d{6})\b/.exec(text)![1];
 }
 
 async function listRuns(query: string): Promise<string[]> {
@@ -145,7 +152,7 @@ it('walks the demo from register to an activated SIM, paid through the mock prov
     [result.paymentId],
   );
   expect(payment).toEqual({ status: 'completed', order_status: 'paid' });
-  expect(result.receiptNumber).toEqual(expect.any(String));
+  expect(result.receiptNumber).toEqual(match.any(String));
 
   // Operators find the run in the Temporal UI by its business keys, the payment included.
   await eventually(async () => {
@@ -159,25 +166,40 @@ it('walks the demo from register to an activated SIM, paid through the mock prov
 it('ends activated exactly once when the worker dies between payment and handoff, and again during the handoff', async () => {
   const phone = '+966512345678';
   expect((await api('POST', '/auth/register', { phone, name: 'Fault Test', consents: CONSENTS })).status).toBe(201);
-  const token = (await api('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session.token as string;
-  const created = await api('POST', '/activations', { iccid: demoIccid(), packageId: DEMO.packages.starter }, token);
+  const token = (await api<z.infer<typeof SignInResponse>>('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session
+    .token as string;
+  const created = await api<z.infer<typeof CreateActivationResponse>>(
+    'POST',
+    '/activations',
+    { iccid: demoIccid(), packageId: DEMO.packages.starter },
+    token,
+  );
   expect(created.status).toBe(201);
   const { activationId, orderId } = created.body;
   const handle = env.client.workflow.getHandle(activationWorkflowId(activationId));
-  const status = async () => (await api('GET', `/activations/${activationId}/status`, undefined, token)).body.status;
+  const status = async () =>
+    (await api<z.infer<typeof ActivationStatusResponse>>('GET', `/activations/${activationId}/status`, undefined, token)).body.status;
 
   expect(
     (await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status,
   ).toBe(200);
   const pendingActivities = async () => ((await handle.describe()).raw.pendingActivities ?? []).map((a) => [a.activityType?.name, a.state]);
   await eventually(async () => {
-    expect((await api('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body.status).toBe('completed');
+    expect(
+      (await api<z.infer<typeof IdentityStatusResponse>>('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body
+        .status,
+    ).toBe('completed');
     expect(await pendingActivities()).toEqual([]); // the identity record's completion reached the server
   }, 30_000);
 
   // The worker dies; the payment is taken while no worker runs.
   await stop(worker, 'SIGKILL');
-  const paid = await api('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: randomUUID() }, token);
+  const paid = await api<z.infer<typeof PaymentResult>>(
+    'POST',
+    '/payments/create-intent',
+    { orderId, method: 'local_debit', idempotencyKey: randomUUID() },
+    token,
+  );
   expect(paid).toMatchObject({ status: 201, body: { status: 'completed' } });
   expect(await status()).toBe('pending');
 
@@ -205,18 +227,17 @@ it('ends activated exactly once when the worker dies between payment and handoff
   const completed = events.filter(
     (e) =>
       e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED &&
-      String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(handoffs[0]!.eventId),
+      String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(handoffs[0].eventId),
   );
   expect(completed).toHaveLength(1);
-  const startedAttempt = events.find(
-    (e) => String(e.eventId) === String(completed[0]!.activityTaskCompletedEventAttributes?.startedEventId),
-  )?.activityTaskStartedEventAttributes?.attempt;
+  const startedAttempt = events.find((e) => String(e.eventId) === String(completed[0].activityTaskCompletedEventAttributes?.startedEventId))
+    ?.activityTaskStartedEventAttributes?.attempt;
   expect(startedAttempt).toBeGreaterThanOrEqual(2);
   const rows = await db.query<{ status: string; activated_at: string | null }>(
     'select status, activated_at from activations where order_id = $1',
     [orderId],
   );
-  expect(rows).toEqual([{ status: 'activated', activated_at: expect.any(String) }]);
-  const history = await api('GET', '/activations/history', undefined, token);
-  expect(history.body.items.map((i: { status: string }) => i.status)).toEqual(['activated']);
+  expect(rows).toEqual([{ status: 'activated', activated_at: match.any(String) }]);
+  const history = await api<z.infer<typeof ActivationHistoryResponse>>('GET', '/activations/history', undefined, token);
+  expect(history.body.items.map((i) => i.status)).toEqual(['activated']);
 });
