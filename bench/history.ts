@@ -220,7 +220,7 @@ export async function rebuildAfterBulkLoad(dbs: PoolClient[], schema: BulkLoadSc
       }),
     );
   }
-  const after = await bulkLoadSchema(dbs[0]!);
+  const after = await bulkLoadSchema(dbs[0]);
   if (after.fingerprint !== schema.fingerprint) {
     throw new Error(`the schema differs after the bulk load:\nbefore:\n${schema.fingerprint}\nafter:\n${after.fingerprint}`);
   }
@@ -252,7 +252,7 @@ export async function counts(db: PoolClient, benchUserId: string): Promise<Table
             (select count(*) from orders) as orders`,
     [benchUserId],
   );
-  const row = rows[0]!;
+  const row = rows[0];
   return {
     activations: Number(row.activations),
     liveActivations: Number(row.liveActivations),
@@ -319,13 +319,13 @@ export async function explainHistory(
       await db.query(`set plan_cache_mode = ${mode}`);
       await db.query(`execute ${name}(${args})`); // warm the pages the plan touches
       const { rows } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, buffers, format json) execute ${name}(${args})`);
-      const raw = rows[0]!['QUERY PLAN'];
+      const raw = rows[0]['QUERY PLAN'];
       const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{
         Plan: PlanNode & { 'Actual Rows': number };
         'Execution Time': number;
         'Planning Time': number;
       }>;
-      const top = doc[0]!;
+      const top = doc[0];
       const access: string[] = [];
       walk(top.Plan, (n) => {
         if (n['Relation Name'] === 'activations' || n['Index Name']?.startsWith('activations_')) {

@@ -77,6 +77,7 @@ import { createServer as createHttpServer, type RequestListener, type Server as 
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import autocannon from 'autocannon';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool, PoolClient } from 'pg';
@@ -218,8 +219,8 @@ async function openDb(ctx: ServerContext): Promise<{ orm: MikroORM; pool: Awaite
 }
 
 const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
-  async bare() {
-    return { app: bareRoute(bareApp(), false) };
+  bare() {
+    return Promise.resolve({ app: bareRoute(bareApp(), false) });
   },
   async app(ctx) {
     const { orm, pool } = await openDb(ctx);
@@ -230,7 +231,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       pool,
       messages,
       logger: discardLogger(ctx.config),
-      temporalReady: async () => undefined,
+      temporalReady: () => Promise.resolve(),
     });
     return { app, fixtures: (baseUrl) => signUpFixtures(baseUrl, messages.messages), close: () => closeApp(app, orm) };
   },
@@ -250,7 +251,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       pool,
       messages: createMemoryMessageSender(),
       logger: discardLogger(ctx.config),
-      temporalReady: async () => undefined,
+      temporalReady: () => Promise.resolve(),
     });
     const timer = requestTimer(app, ['/activations/history', '/auth/session']);
     return {
@@ -296,7 +297,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       pool,
       messages: createMemoryMessageSender(),
       logger,
-      temporalReady: temporal.ready,
+      temporalReady: () => temporal.ready(),
       activationWorkflows: createActivationWorkflows(temporal.client, config),
       paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     });
@@ -308,10 +309,10 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       },
     };
   },
-  async 'bare+request-log'(ctx) {
+  'bare+request-log'(ctx) {
     const app = bareApp();
     app.use(requestLogger(discardLogger(ctx.config)));
-    return { app: bareRoute(app) };
+    return Promise.resolve({ app: bareRoute(app) });
   },
   async 'bare+rate-limit'(ctx) {
     const { orm, pool } = await openDb(ctx);
@@ -488,20 +489,6 @@ async function serve(kind: ServerKind): Promise<void> {
 // Load generation
 // ---------------------------------------------------------------------------
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number; max: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon ships no type declarations; only the fields above are used.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon: Autocannon = require('autocannon');
-
 interface Measurement {
   round: number;
   rps: number;
@@ -586,7 +573,7 @@ async function load(
   fx: Fixtures,
   connections: number,
   durationSeconds: number,
-): Promise<AutocannonResult> {
+): Promise<autocannon.Result> {
   return autocannon({
     url,
     method: scenario.method ?? 'GET',
@@ -760,7 +747,7 @@ function postgresCpuMeter(port: number): () => number | null {
         .split(' ')
         .map(Number);
       // Fields after the name: state, ppid, ... utime (14th field), stime, cutime, cstime.
-      return { ppid: f[1]!, own: f[11]! + f[12]!, reaped: f[13]! + f[14]! };
+      return { ppid: f[1], own: f[11] + f[12], reaped: f[13] + f[14] };
     } catch {
       return undefined;
     }
@@ -974,7 +961,7 @@ async function measureScenarios(
     const base = reports.find((b) => b.name === r.baseline);
     if (!base) continue;
     r.throughputRatio = r.median.rps / base.median.rps;
-    r.roundRatios = r.runs.map((m, i) => m.rps / base.runs[i]!.rps);
+    r.roundRatios = r.runs.map((m, i) => m.rps / base.runs[i].rps);
     if (r.minThroughputRatio !== undefined) {
       r.verdict = !r.invalid && !base.invalid && r.throughputRatio >= r.minThroughputRatio ? 'PASS' : 'FAIL';
     }
@@ -1005,14 +992,14 @@ function printTable(reports: ScenarioReport[]): void {
       budget,
     ]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>
     row
-      .map((cell, i) => (i >= 2 && i <= 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i >= 2 && i <= 6 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   console.log(`\nMedian of ${reports[0]?.runs.length ?? 0} alternating rounds:`);
-  console.log(line(rows[0]!));
+  console.log(line(rows[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
   console.log('  (CPU us/req: CPU time a process used during the measurement / requests served; steadier than req/s on a busy machine)');
@@ -1135,7 +1122,7 @@ async function historyBench(databaseUrl: string, fx: Fixtures, opts: Options, po
       dbs.push(client);
       await client.query(`set maintenance_work_mem = '256MB'`);
     }
-    const db = dbs[0]!;
+    const db = dbs[0];
     const server = await startServer('app+timing', databaseUrl, opts.cpuProf);
     const range = { benchUserId: fx.userId, smallRows: HISTORY_SMALL_ROWS, benchEvery: HISTORY_SMALL_ROWS / HISTORY_USER_ROWS };
 
@@ -1271,7 +1258,7 @@ async function historyPhase(
   if (
     second.items.length !== DEFAULT_PAGE_SIZE ||
     second.items.some((i) => seen.has(i.activationId)) ||
-    second.items[0]!.createdAt > first.items[first.items.length - 1]!.createdAt
+    second.items[0].createdAt > first.items[first.items.length - 1].createdAt
   ) {
     throw new Error('the second history page does not continue the first');
   }
@@ -1418,10 +1405,10 @@ function printHistoryReport(h: HistoryReport): void {
       fmt(b.client.p50, 2),
     ]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>
     row
-      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   console.log(
@@ -1429,7 +1416,7 @@ function printHistoryReport(h: HistoryReport): void {
 ${h.route} at ${fmt(small.activations, 0)} and ${fmt(big.activations, 0)} activations, the bench user's pages of ${h.pageSize}: ` +
       `server-side latency of ${fmt(h.requestsPerPage, 0)} sequential requests each (one connection, no queueing):`,
   );
-  console.log(line(rows[0]!));
+  console.log(line(rows[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
   console.log(`  (the control reads no activations: its ratio is how much the machine itself drifted between the phases)`);
@@ -1457,7 +1444,7 @@ function bucketOf(frame: { functionName: string; url: string }): string {
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const parts = url.slice(nm + '/node_modules/'.length).split('/');
-    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
   if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
   const dist = url.indexOf('/dist/');
@@ -1500,7 +1487,7 @@ if (process.argv[2] === '--serve') {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   main()
-    .catch(async (err) => {
+    .catch((err: unknown) => {
       console.error('bench: failed:', err instanceof Error ? (err.stack ?? err.message) : err);
       process.exitCode = 1;
     })

@@ -103,7 +103,7 @@ export interface BurstDeps {
   /** Adds to the bench's clean-up list (runs on success, error and signals). */
   onCleanup(name: string, fn: () => Promise<void>): void;
   /** Cumulative CPU microseconds of PostgreSQL, or null. */
-  postgresCpu(): number | null;
+  postgresCpu: () => number | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -179,9 +179,9 @@ export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
   try {
     const stack = await setUp(local, deps);
     console.log(
-      `  set-up ${fmt(seconds(t0), 1)} s: Temporal dev server ${fmt(stack.setup.temporal!, 1)} s, ` +
-        `worker ${fmt(stack.setup.worker!, 1)} s (bundles the workflows), API ${fmt(stack.setup.api!, 1)} s, ` +
-        `fixtures ${fmt(stack.setup.fixtures!, 1)} s, ${PAYMENTS} activation workflows started and answering ${fmt(stack.setup.activations!, 1)} s`,
+      `  set-up ${fmt(seconds(t0), 1)} s: Temporal dev server ${fmt(stack.setup.temporal, 1)} s, ` +
+        `worker ${fmt(stack.setup.worker, 1)} s (bundles the workflows), API ${fmt(stack.setup.api, 1)} s, ` +
+        `fixtures ${fmt(stack.setup.fixtures, 1)} s, ${PAYMENTS} activation workflows started and answering ${fmt(stack.setup.activations, 1)} s`,
     );
     const m = await measure(local, deps, stack);
     const verification = await verify(stack.db.pool, stack.temporal.client, stack.payments, m.ack, m.settled);
@@ -265,7 +265,8 @@ async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<
   const t = performance.now();
   const deliveries = planDeliveries(stack.payments, stack.secret, deps.connections);
   const http = httpClient(stack.api.port, deps.connections);
-  local.add('HTTP agent', async () => http.close());
+  // The executor turns a throw into a rejection, which the clean-up list reports and moves past.
+  local.add('HTTP agent', () => new Promise<void>((resolve) => resolve(http.close())));
   const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid, temporal: stack.temporal.proc.pid }, deps.postgresCpu);
   await warmUp(http, stack.secret, deps.connections, deps.warmupSeconds);
   const healthz = (when: string) =>
@@ -484,8 +485,8 @@ async function startWorkerChild(local: Cleanups, deps: BurstDeps, address: strin
  */
 async function workerChild(): Promise<void> {
   // Loaded here only: the parent never needs the worker SDK (native runtime, bundler).
-  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  const { buildActivityDeps, startWorker } = require('../worker/main') as typeof import('../worker/main');
+  const { DefaultLogger, Runtime } = await import('@temporalio/worker');
+  const { buildActivityDeps, startWorker } = await import('../worker/main.js');
   const send = (msg: WorkerMessage) => process.send?.(msg);
   let running: Awaited<ReturnType<typeof startWorker>> | undefined;
   let orm: MikroORM | undefined;
@@ -612,7 +613,7 @@ async function forEachConcurrently<T>(items: T[], concurrency: number, fn: (item
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
+      for (let i = next++; i < items.length; i = next++) await fn(items[i]);
     }),
   );
 }
@@ -677,7 +678,7 @@ function planDeliveries(payments: PaymentFixture[], secret: string, connections:
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
+    [items[i], items[j]] = [items[j], items[i]];
   }
   return items;
 }
@@ -761,7 +762,7 @@ async function runBatch<T>(
   ok: (answer: Answer) => boolean,
   describe: (item: T) => string,
 ): Promise<Batch> {
-  const ms: number[] = new Array(items.length);
+  const ms = new Array<number>(items.length);
   const failed: Array<{ status: number; body: string; what: string }> = [];
   const cpuBefore = meters.read();
   const start = performance.now();
@@ -770,9 +771,9 @@ async function runBatch<T>(
     Array.from({ length: Math.min(connections, items.length) }, async () => {
       for (let i = next++; i < items.length; i = next++) {
         const t = performance.now();
-        const answer = await send(items[i]!).catch((err: unknown) => ({ status: 0, body: String(err) }));
+        const answer = await send(items[i]).catch((err: unknown) => ({ status: 0, body: String(err) }));
         ms[i] = performance.now() - t;
-        if (!ok(answer)) failed.push({ status: answer.status, body: answer.body.slice(0, 300), what: describe(items[i]!) });
+        if (!ok(answer)) failed.push({ status: answer.status, body: answer.body.slice(0, 300), what: describe(items[i]) });
       }
     }),
   );
@@ -806,7 +807,7 @@ function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, p
         .slice(text.lastIndexOf(')') + 2)
         .split(' ')
         .map(Number);
-      return ((f[11]! + f[12]!) / ticksPerSecond) * 1e6; // utime + stime, all threads
+      return ((f[11] + f[12]) / ticksPerSecond) * 1e6; // utime + stime, all threads
     } catch {
       return null;
     }
@@ -825,7 +826,7 @@ function cpuMeters(pids: { api?: number; worker?: number; temporal?: number }, p
     read,
     since(before) {
       const now = read();
-      const ms = (k: keyof CpuMs) => (now[k] === null || before[k] === null ? null : (now[k]! - before[k]!) / 1000);
+      const ms = (k: keyof CpuMs) => (now[k] === null || before[k] === null ? null : (now[k] - before[k]) / 1000);
       return {
         api: ms('api'),
         worker: ms('worker'),
@@ -1006,7 +1007,7 @@ function runFailures(payments: PaymentFixture[], rows: PaymentRows, settled: Set
     const runs = settled.runs.get(paymentWorkflowId(p.paymentId)) ?? [];
     const events = rows.events.get(p.paymentId);
     const ok =
-      settled.stable && runs.length === 1 && runs[0]!.status === 'COMPLETED' && events?.receipts === 1 && events.runId === runs[0]!.runId;
+      settled.stable && runs.length === 1 && runs[0].status === 'COMPLETED' && events?.receipts === 1 && events.runId === runs[0].runId;
     return ok ? [] : [`${p.paymentId}: ${runs.length} runs (${runs.map((r) => r.status).join(', ')}), ${events?.receipts ?? 0} receipts`];
   });
 }
@@ -1070,19 +1071,19 @@ function printBatches(batches: Batch[], throughputRatio: number, p99Ratio: numbe
     ]);
   }
   rows.push(['webhook / mean healthz', '', `${fmt(throughputRatio * 100, 1)}%`, '', '', `x${fmt(p99Ratio, 1)}`, '', '', '']);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) =>
     row
-      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i >= 1 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
-  console.log(`\n${fmt(DELIVERIES, 0)} requests each at ${batches[0]!.connections} connections, same API process, same client:`);
-  console.log(line(rows[0]!));
+  console.log(`\n${fmt(DELIVERIES, 0)} requests each at ${batches[0].connections} connections, same API process, same client:`);
+  console.log(line(rows[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
   const cpu = (c: CpuMs) =>
     (['api', 'worker', 'temporal', 'postgres', 'loadGenerator'] as const)
-      .map((k) => `${k === 'loadGenerator' ? 'load generator' : k} ${c[k] === null ? 'n/a' : fmt(c[k]!, 0)}`)
+      .map((k) => `${k === 'loadGenerator' ? 'load generator' : k} ${c[k] === null ? 'n/a' : fmt(c[k], 0)}`)
       .join(', ');
   for (const b of batches) console.log(`  CPU ms during ${b.request}: ${cpu(b.cpuMs)}`);
   console.log('  (the worker settles while the burst runs; GET /healthz runs with it idle)');
