@@ -28,5 +28,5 @@ export function parseActivationCode(input: string): ActivationCode | null {
   const match = ACTIVATION_CODE.exec(input);
   if (!match) return null;
   const body = input.startsWith('LPA:') ? input.slice(4) : input;
-  return { smdpAddress: match[1]!, matchingId: match[2]!, raw: `LPA:${body}` };
+  return { smdpAddress: match[1], matchingId: match[2], raw: `LPA:${body}` };
 }

@@ -9,6 +9,7 @@ import { csv, json, Reply } from '../../src/http/route';
 import { z } from '../../src/openapi/registry';
 import { createRouteTestApp, type RouteTestApp } from '../helpers/api';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { typed } from '../helpers/responses';
 
 let t: TestApp;
 let routes: RouteTestApp;
@@ -215,8 +216,8 @@ describe('guards', () => {
     const admin = await companyMember('approved', 'admin');
     const member = await companyMember('approved', 'member');
     expect((await call('company-read', admin.token)).body).toEqual({ ok: true, caller: admin.userId, companyId: admin.companyId });
-    expect((await call('company-write', admin.token)).body.companyId).toBe(admin.companyId);
-    expect((await call('company-read', member.token)).body.companyId).toBe(member.companyId);
+    expect(typed<z.infer<typeof Echo>>(await call('company-write', admin.token)).body.companyId).toBe(admin.companyId);
+    expect(typed<z.infer<typeof Echo>>(await call('company-read', member.token)).body.companyId).toBe(member.companyId);
     const write = await call('company-write', member.token);
     expect([write.status, errorCode(write)]).toEqual([403, 'AUTH_FORBIDDEN']);
   });
@@ -229,7 +230,7 @@ describe('guards', () => {
       ['suspended', 'COMPANY_SUSPENDED'],
       ['rejected', 'COMPANY_REJECTED'],
     ]) {
-      const admin = await companyMember(status!, 'admin');
+      const admin = await companyMember(status, 'admin');
       for (const name of ['company-read', 'company-write']) {
         const res = await call(name, admin.token);
         expect([status, name, res.status, errorCode(res)]).toEqual([status, name, 403, code]);
@@ -246,12 +247,12 @@ describe('guards', () => {
     };
     const codes = (name: string, status: string) =>
       (
-        doc.paths[`/guarded/${name}`]!.get.responses[status]?.content['application/json'].schema as {
+        doc.paths[`/guarded/${name}`].get.responses[status]?.content['application/json'].schema as {
           properties: { error: { properties: { code: { enum: string[] } } } };
         }
       )?.properties.error.properties.code.enum;
-    expect(doc.paths['/guarded/public']!.get.security).toEqual([]);
-    expect(doc.paths['/guarded/session']!.get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
+    expect(doc.paths['/guarded/public'].get.security).toEqual([]);
+    expect(doc.paths['/guarded/session'].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
     expect(codes('public', '401')).toBeUndefined();
     expect(codes('compliance', '401')).toEqual(expect.arrayContaining(['AUTH_REQUIRED', 'FORBIDDEN']));
     expect(codes('staff-view', '403')).toEqual(['AUTH_FORBIDDEN']);
