@@ -24,13 +24,16 @@ rm -f "$FUZZ_DIR"/{junit.xml,events.ndjson,target.out,target.err,api.log,worker.
 if [ ! -x "$SCHEMATHESIS_BIN" ]; then log "schemathesis not found at $SCHEMATHESIS_BIN: run scripts/setup.sh"; exit 1; fi
 if [ ! -f dist/test/contract/fuzz-target.js ]; then log "dist/ is missing the fuzz target: run scripts/setup.sh"; exit 1; fi
 
-target_pid=""
+target_pid="" fuzzer_pid=""
 cleanup() {
   trap - INT TERM EXIT
-  if [ -n "$target_pid" ] && kill -0 "$target_pid" 2>/dev/null; then
-    kill -TERM "$target_pid" 2>/dev/null || true
-    wait "$target_pid" 2>/dev/null || true
-  fi
+  local pid
+  for pid in $fuzzer_pid $target_pid; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -59,8 +62,12 @@ log "fuzz target up in $((SECONDS - started)) s at $base_url; running schemathes
 
 seed_args=()
 if [ -n "${FUZZ_SEED:-}" ]; then seed_args=(--seed "$FUZZ_SEED"); fi
-status=0
+# In the background and waited for, so a signal to this script stops everything at once.
 "$SCHEMATHESIS_BIN" --config-file "$ROOT_DIR/test/contract/schemathesis.toml" run "$base_url/openapi.json" \
-  --url "$base_url" "${seed_args[@]}" --no-color "$@" || status=$?
+  --url "$base_url" "${seed_args[@]}" --no-color "$@" &
+fuzzer_pid=$!
+status=0
+wait "$fuzzer_pid" || status=$?
+fuzzer_pid=""
 log "fuzzing took $((SECONDS - started)) s in all (exit $status); reports in $FUZZ_DIR"
 exit "$status"

@@ -8,7 +8,7 @@
 // Environment: FUZZ_DIR (default .data/fuzz) for logs, messages and the auth file; FUZZ_PORT
 // (default: a free port); FUZZ_DATABASE_ADMIN_URL, TEST_DATABASE_ADMIN_URL or DATABASE_URL: a
 // server to create the throw-away database on (default: an embedded PostgreSQL of its own).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -87,7 +87,6 @@ async function openThrowAwayDatabase(dir: string): Promise<ThrowAwayDatabase> {
 
 interface TemporalDevServer {
   address: string;
-  process: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -112,7 +111,6 @@ async function startTemporal(logFile: string): Promise<TemporalDevServer> {
   process.once('exit', () => child.kill('SIGTERM'));
   return {
     address: `127.0.0.1:${port}`,
-    process: child,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -134,7 +132,7 @@ function fuzzConfig(baseUrl: string, port: number, taskQueue: string, dir: strin
     MESSAGES_FILE: path.join(dir, 'messages.jsonl'),
     MOCK_IDENTITY_DELAY_MS: '200',
     IDENTITY_POLL_INTERVAL_SECONDS: '1',
-    // Unpaid activations cancel themselves soon, so the SIM limit (10 live per citizen) frees up during a run.
+    // Unpaid or unverified activations cancel themselves soon, so the SIM limit (10 live per citizen) frees up during a run.
     ACTIVATION_CANCEL_AFTER_SECONDS: '20',
     PAYMENT_SETTLEMENT_LINGER_SECONDS: '1',
   });
@@ -166,27 +164,26 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
   mkdirSync(dir, { recursive: true });
   const stops = stopper();
   try {
-    const [database, temporal, port] = await Promise.all([
-      openThrowAwayDatabase(dir),
-      startTemporal(path.join(dir, 'temporal.log')),
-      freePort(),
-    ]);
-    stops.add('database', () => database.close());
-    stops.add('temporal', () => temporal.stop());
-    const port_ = opts.port ?? port;
-    const baseUrl = `http://127.0.0.1:${port_}`;
-    const config = fuzzConfig(baseUrl, port_, `fuzz-${randomBytes(4).toString('hex')}`, dir, temporal.address);
+    // Both start at once; whichever started is stopped even when the other failed.
+    const [database, temporal] = await Promise.allSettled([openThrowAwayDatabase(dir), startTemporal(path.join(dir, 'temporal.log'))]);
+    if (database.status === 'fulfilled') stops.add('database', () => database.value.close());
+    if (temporal.status === 'fulfilled') stops.add('temporal', () => temporal.value.stop());
+    if (database.status === 'rejected') throw database.reason;
+    if (temporal.status === 'rejected') throw temporal.reason;
+    const port = opts.port ?? (await freePort());
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const config = fuzzConfig(baseUrl, port, `fuzz-${randomBytes(4).toString('hex')}`, dir, temporal.value.address);
 
-    const orm: MikroORM = await openOrm(database.url, 20);
+    const orm: MikroORM = await openOrm(database.value.url, 20);
     stops.add('orm', () => orm.close());
     await migrate(orm);
     await orm.em.fork().transactional((em) => seedDemoCatalog(em));
     const pool: Pool = await nativePool(orm);
 
     const workerLog = pino({ name: 'worker', level: 'info' }, pino.destination({ dest: path.join(dir, 'worker.log'), sync: true }));
-    const nativeConnection = await connectWithRetry(temporal.address, { timeoutMs: 30_000, logger: workerLog });
+    const nativeConnection = await connectWithRetry(temporal.value.address, { timeoutMs: 30_000, logger: workerLog });
     stops.add('worker connection', () => nativeConnection.close());
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await Connection.connect({ address: temporal.value.address });
     stops.add('client connection', () => connection.close());
     const client = new TemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const worker: RunningWorker = await startWorker({
@@ -212,7 +209,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(port_, '127.0.0.1', () => resolve(s));
+      const s = app.listen(port, '127.0.0.1', () => resolve(s));
       s.once('error', reject);
     });
     stops.add(
