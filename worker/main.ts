@@ -161,7 +161,8 @@ export async function main(): Promise<void> {
   Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
 
   const aborter = new AbortController();
-  let running: RunningWorker | undefined;
+  // Set once the worker runs; the signal handler may fire before that.
+  const state: { running?: RunningWorker } = {};
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -171,7 +172,7 @@ export async function main(): Promise<void> {
     }
     logger.info({ signal }, 'shutting down');
     aborter.abort();
-    void running?.shutdown();
+    void state.running?.shutdown();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -179,7 +180,7 @@ export async function main(): Promise<void> {
   const timeout = Number(process.env.TEMPORAL_CONNECT_TIMEOUT_MS);
   const config = loadConfig();
   const db = await openDatabase(config, { migrate: false });
-  running = await startWorker({
+  const running = await startWorker({
     activityDeps: buildActivityDeps(config, db.orm),
     address: process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS,
     namespace: process.env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
@@ -188,6 +189,7 @@ export async function main(): Promise<void> {
     logger,
     signal: aborter.signal,
   });
+  state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
   try {
     await running.done;

@@ -350,7 +350,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
       })),
-      nextCursor: hasMore ? cursorOf(page[page.length - 1]!) : null,
+      nextCursor: hasMore ? cursorOf(page[page.length - 1]) : null,
       hasMore,
     };
   }
@@ -388,7 +388,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
     );
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { items: page.map(recordView), nextCursor: hasMore ? cursorOf(page[page.length - 1]!) : null, hasMore };
+    return { items: page.map(recordView), nextCursor: hasMore ? cursorOf(page[page.length - 1]) : null, hasMore };
   }
 
   function recordView(r: RecordRow): ActivationRecord {

@@ -61,7 +61,7 @@ export function healthRoutes(api: Api, deps: ReadinessDeps): void {
       errors: [],
     },
     async () => {
-      const [postgres, temporal] = await Promise.all([check(() => deps.pool.query('select 1')), check(deps.temporalReady)]);
+      const [postgres, temporal] = await Promise.all([check(() => deps.pool.query('select 1')), check(() => deps.temporalReady())]);
       const ready = postgres === 'ok' && temporal === 'ok';
       const body = { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { postgres, temporal } };
       return ready ? body : new Reply(503, body);

@@ -12,8 +12,9 @@ import type { RouteMeta } from './route';
  * INTERNAL_ERROR with nothing internal in the body.
  */
 export function createErrorHandler(logger?: Pick<Logger, 'error'>, contract?: ResponseContract): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    if (res.headersSent) return;
+  return (err, req, res, next) => {
+    // Too late for an envelope: Express's own handler closes the connection.
+    if (res.headersSent) return next(err);
     let appError = toAppError(err);
     // The app logger redacts personal data and credentials wherever they appear in the error.
     if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');

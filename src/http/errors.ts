@@ -1,3 +1,4 @@
+import Negotiator from 'negotiator';
 import { errorCodes, type ErrorCode } from './error-codes';
 
 export type Language = 'en' | 'ar';
@@ -37,10 +38,6 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(errorCodes, code);
 }
 
-// negotiator (Express's own Accept-Language parser, via `accepts`) ships no types; this is the part used here.
-const Negotiator = require('negotiator') as new (req: { headers: { 'accept-language'?: string } }) => {
-  language(available: readonly string[]): string | undefined;
-};
 const LANGUAGES: readonly Language[] = ['en', 'ar'];
 
 /**

@@ -7,7 +7,8 @@ import { contentDisposition, CSV_CONTENT_TYPE, toCsv, TRUNCATED_HEADER, type Csv
 import { errorCodes, type ErrorCode } from './error-codes';
 import { AppError, validationError } from './errors';
 import { PathId } from './fields';
-import { guardDescription, guardErrors, type Guard, type GuardContext, type GuardMiddleware } from './guards';
+import type { Principal } from '../auth/sessions';
+import { guardDescription, guardErrors, type CompanyContext, type Guard, type GuardContext, type GuardMiddleware } from './guards';
 import { issuesOf } from './validate';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -199,7 +200,7 @@ export function createApi(opts: ApiOptions) {
     chain.push(validator(spec));
     chain.push((req, res, next) => {
       // The one place parsed input meets its type: validator() and the guard filled res.locals from these same schemas.
-      const { principal, company } = res.locals;
+      const { principal, company } = res.locals as { principal?: Principal; company?: CompanyContext };
       const input = { ...(res.locals.input as object), req, res, ...(principal && { principal }), ...(company && { company }) };
       Promise.resolve(handler(input as unknown as HandlerInput<G, P, Q, B, H>))
         .then((out) => send(spec.response, meta, res, out))
@@ -216,7 +217,7 @@ export function createApi(opts: ApiOptions) {
       case 'binary':
         res.status(response.status).type(response.contentType);
         checkHeaders(meta, res);
-        res.send(out as Buffer);
+        res.send(out);
         return;
       case 'csv': {
         const table = out as CsvReply<string>;
@@ -290,8 +291,8 @@ function validator(spec: { params?: unknown; query?: unknown; body?: unknown; he
     };
     const issues = [];
     for (const part of parts) {
-      const source = part === 'headers' ? namedHeaders(spec.headers as z.ZodObject, req) : (req[part] ?? {});
-      const result = (spec[part] as z.ZodType).safeParse(source);
+      const source: unknown = part === 'headers' ? namedHeaders(spec.headers as z.ZodObject, req) : ((req[part] as unknown) ?? {});
+      const result = (spec[part] as z.ZodType<unknown>).safeParse(source);
       if (result.success) input[part] = result.data;
       else issues.push(...issuesOf(result.error));
     }

@@ -24,8 +24,7 @@ export interface CardProcessorAck {
   ignored?: true;
 }
 
-const HANDLED = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled'] as const;
-type HandledType = (typeof HANDLED)[number];
+type HandledType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.canceled';
 
 /** The envelope every processor event has (the public event object). */
 const EventEnvelope = z.object({

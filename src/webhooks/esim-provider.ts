@@ -80,12 +80,12 @@ export interface StoreOrderReconciliation {
  */
 export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderReconciliation {
   return {
-    async enqueue(callback) {
+    enqueue(callback) {
       logger.info(
         { orderId: callback.orderId, providerName: callback.providerName, status: callback.status },
         'store order reconciliation is not built yet: callback kept as a receipt',
       );
-      return 'unknown_order';
+      return Promise.resolve('unknown_order' as const);
     },
   };
 }

@@ -68,7 +68,7 @@ async function activate(activationId: string, simType: 'physical' | 'esim', idNu
   return handle.result();
 }
 
-const row = async (id: string) => (await t.db.query<Record<string, unknown>>('select * from activations where id = $1', [id]))[0]!;
+const row = async (id: string) => (await t.db.query<Record<string, unknown>>('select * from activations where id = $1', [id]))[0];
 
 describe('activation workflow with the real activities', () => {
   it('issues an eSIM: the operator payload and ICCID replace the stored code, the profile appears, a QR e-mail goes out', async () => {

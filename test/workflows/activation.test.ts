@@ -14,6 +14,9 @@ import {
 } from '../../workflows/activation-contract';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 
+/** Runs fn as a promise: its value resolves, its throw rejects. */
+const settle = <T>(fn: () => T): Promise<T> => new Promise((resolve) => resolve(fn()));
+
 jest.setTimeout(60_000);
 
 const TIMERS = { cancelAfterMs: 24 * 3600_000, identityPollIntervalMs: 5_000, identityRequestTtlMs: 300_000 };
@@ -38,36 +41,31 @@ function fakes(
   let transactions = 0;
   let activations = 0;
   const activities: Partial<Activities> = {
-    async initiateIdentity({ idNumber }) {
-      transactions += 1;
-      log.push(`initiate:${idNumber}`);
-      return { transId: `t${transactions}:${idNumber}`, randomCode: '42' };
-    },
-    async pollIdentity({ transId }) {
-      const n = (polls.get(transId) ?? 0) + 1;
-      polls.set(transId, n);
-      return opts.identity ? opts.identity(transId, n) : n >= 2 ? 'completed' : 'waiting';
-    },
-    async recordIdentityStatus({ identityStatus }) {
-      log.push(`identity:${identityStatus}`);
-    },
-    async recordActivationStatus({ status, failedReason }) {
-      log.push(`status:${status}${failedReason ? `:${failedReason}` : ''}`);
-    },
-    async activateSim() {
-      activations += 1;
-      opts.activateSim?.(activations);
-      log.push('operator:activateSim');
-    },
-    async issueEsim() {
-      log.push('operator:issueEsim');
-    },
-    async sendEsimQrEmail() {
-      log.push('email:qr');
-    },
-    async isOrderPaid() {
-      return opts.orderPaidInDatabase?.() ?? false;
-    },
+    // Fakes keep the activities' promise contract: a throw inside rejects.
+    initiateIdentity: ({ idNumber }) =>
+      settle(() => {
+        transactions += 1;
+        log.push(`initiate:${idNumber}`);
+        return { transId: `t${transactions}:${idNumber}`, randomCode: '42' };
+      }),
+    pollIdentity: ({ transId }) =>
+      settle(() => {
+        const n = (polls.get(transId) ?? 0) + 1;
+        polls.set(transId, n);
+        return opts.identity ? opts.identity(transId, n) : n >= 2 ? 'completed' : 'waiting';
+      }),
+    recordIdentityStatus: ({ identityStatus }) => settle(() => void log.push(`identity:${identityStatus}`)),
+    recordActivationStatus: ({ status, failedReason }) =>
+      settle(() => void log.push(`status:${status}${failedReason ? `:${failedReason}` : ''}`)),
+    activateSim: () =>
+      settle(() => {
+        activations += 1;
+        opts.activateSim?.(activations);
+        log.push('operator:activateSim');
+      }),
+    issueEsim: () => settle(() => void log.push('operator:issueEsim')),
+    sendEsimQrEmail: () => settle(() => void log.push('email:qr')),
+    isOrderPaid: () => settle(() => opts.orderPaidInDatabase?.() ?? false),
   };
   return { activities, log };
 }

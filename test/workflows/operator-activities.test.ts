@@ -27,7 +27,7 @@ function slowOperator(delayMs: number): OperatorPlugin {
   return {
     slug: 'mock',
     supportsEsim: true,
-    validateSerial: async () => ({ valid: true }),
+    validateSerial: () => Promise.resolve({ valid: true }),
     activateSim: async () => {
       await wait();
     },
@@ -53,14 +53,15 @@ const row = async (id: string) =>
       'select status, iccid, esim_profile from activations where id = $1',
       [id],
     )
-  )[0]!;
+  )[0];
 
 it('heartbeats while the operator call runs, so a lost worker is noticed within the heartbeat timeout', async () => {
   const { activationId } = await insertActivation(t, { userId, iccid: iccid(), status: 'in_progress' });
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 300 });
   let beats = 0;
   env.on('heartbeat', () => (beats += 1));
-  await env.run(activities(slowOperator(700)).activateSim, { activationId });
+  const acts = activities(slowOperator(700));
+  await env.run((input: { activationId: string }) => acts.activateSim(input), { activationId });
   expect(beats).toBeGreaterThanOrEqual(2);
   expect((await row(activationId)).status).toBe('activated');
 });
@@ -68,7 +69,10 @@ it('heartbeats while the operator call runs, so a lost worker is noticed within 
 it('keeps the submitted code as the serial when the operator assigns no profile ICCID', async () => {
   const submitted = esimCode();
   const { activationId } = await insertActivation(t, { userId, iccid: submitted, simType: 'esim', status: 'in_progress' });
-  await new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000 }).run(activities(slowOperator(0)).issueEsim, { activationId });
+  const acts = activities(slowOperator(0));
+  await new MockActivityEnvironment({ heartbeatTimeoutMs: 10_000 }).run((input: { activationId: string }) => acts.issueEsim(input), {
+    activationId,
+  });
   expect(await row(activationId)).toEqual({
     status: 'activated',
     iccid: submitted,
