@@ -1,5 +1,5 @@
 import { ACTIVATION_STATUSES, IDENTITY_STATUSES, ORDER_STATUSES, SIM_TYPES } from '../entities';
-import { PathId, Uuid } from '../http/fields';
+import { Instant, PathId, Uuid } from '../http/fields';
 import { guard } from '../http/guards';
 import { CursorParam, Limit } from '../http/pagination';
 import { binary, json, type Api } from '../http/route';
@@ -9,7 +9,6 @@ import type { ActivationReads } from './read-service';
 // --- Request schemas -------------------------------------------------------------------------
 
 const StatusFilter = z.enum(ACTIVATION_STATUSES).optional();
-const Instant = z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 date-time' });
 
 export const HistoryQuery = z.object({ cursor: CursorParam, limit: Limit, status: StatusFilter }).openapi('ActivationHistoryQuery');
 

@@ -11,11 +11,15 @@ import { z } from '../openapi/registry';
  *   removes (a generic `\S` differs between regex engines).
  * - Formats the server checks with its own rule (e-mail) are published as that
  *   rule's pattern rather than a `format` other tools interpret differently.
+ * - Free text never holds U+0000: PostgreSQL text cannot store it.
  */
 
 const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
-/** Contains a character that trim() keeps. */
-export const NOT_BLANK = `[^${TRIMMED}]`;
+/** No NUL anywhere. */
+export const NO_NUL = '^[^\\u0000]*$';
+/** No NUL, and a character that trim() keeps. */
+export const NOT_BLANK = `^[^\\u0000]*[^${TRIMMED}\\u0000][^\\u0000]*$`;
+const noNul = new RegExp(NO_NUL);
 const notBlank = new RegExp(NOT_BLANK);
 
 export const charCount = (s: string) => [...s].length;
@@ -27,7 +31,13 @@ export function chars(min: number, max: number, message = lengthMessage(min, max
   return z
     .string()
     .refine((s) => charCount(s) >= min && charCount(s) <= max, message)
-    .openapi({ minLength: min, maxLength: max });
+    .refine((s) => noNul.test(s), 'Must not contain NUL characters')
+    .openapi({ minLength: min, maxLength: max, pattern: NO_NUL });
+}
+
+/** A non-empty opaque string of any length (provider tokens): no NUL. */
+export function nonEmpty(message: string) {
+  return z.string().min(1, message).regex(noNul, 'Must not contain NUL characters').openapi({ minLength: 1, pattern: NO_NUL });
 }
 
 /** Text a person typed (names): min..max characters, not blank, stored trimmed. */
@@ -35,7 +45,7 @@ export function text(min: number, max: number, what = 'Text') {
   return z
     .string()
     .refine((s) => charCount(s) <= max, `${what} must be at most ${max} characters`)
-    .refine((s) => charCount(s) >= min && notBlank.test(s), `${what} is required`)
+    .refine((s) => charCount(s) >= min && notBlank.test(s), `${what} is required (and must not contain NUL characters)`)
     .transform((s) => s.trim())
     .openapi({ minLength: Math.max(min, 1), maxLength: max, pattern: NOT_BLANK });
 }
@@ -69,6 +79,29 @@ export const Email = z
   .regex(new RegExp(EMAIL), 'Invalid e-mail address')
   .transform((v) => v.toLowerCase())
   .openapi({ maxLength: 254, pattern: EMAIL, example: 'sara@example.com' });
+
+const HEX = '[0-9a-fA-F]';
+export const UUID_SOURCE = `${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}`;
+
+/** Years 1000-9999: PostgreSQL, V8 and toISOString all agree on four-digit years there. */
+const YEAR = '[1-9][0-9]{3}';
+/** Gregorian leap years in 1000-9999: divisible by 4 but not by 100, or by 400 (1200, 1600, 2000, 2400, ...). */
+const LEAP_YEAR = '(?:[1-9][0-9](?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00)';
+/** Every real month-day except 29 February, which LEAP_YEAR adds. */
+const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
+/** A real calendar date, 1000-01-01 to 9999-12-31. */
+export const DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+/** T00:00:00 to T23:59:59, optionally 1-6 fraction digits (the server issues ms, or µs when a row has them). */
+export const TIME_OF_DAY = 'T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,6})?';
+/**
+ * An instant with `Z` or an offset up to ±14:00 (the widest in use; PostgreSQL refuses beyond ±15:59).
+ * Kept as text and compared by PostgreSQL, so nothing is lost or shifted out of range on the way.
+ */
+export const INSTANT_PATTERN = `^${DATE}${TIME_OF_DAY}(?:Z|[+-](?:0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)$`;
+export const Instant = z
+  .string()
+  .regex(new RegExp(INSTANT_PATTERN), 'Must be an ISO 8601 date-time (YYYY-MM-DDTHH:MM:SS[.ffffff] and Z or ±HH:MM)')
+  .openapi({ format: 'date-time', example: '2026-05-01T00:00:00.000Z' });
 
 /** Any 8-4-4-4-12 hex UUID (JSON Schema's `uuid` format), not only RFC 9562 versions. */
 export const Uuid = z.guid({ message: 'Must be a UUID' }).openapi({ format: 'uuid' });

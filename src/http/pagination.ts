@@ -1,4 +1,5 @@
 import { validationError } from './errors';
+import { DATE, TIME_OF_DAY, UUID_SOURCE } from './fields';
 import { z } from '../openapi/registry';
 
 /**
@@ -37,17 +38,8 @@ export const Limit = digits(1, MAX_LIMIT, limitMessage)
   .optional()
   .openapi({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
 
-const HEX = '[0-9a-fA-F]';
-const UUID_SOURCE = `${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}`;
-/** Years 1000-9999: PostgreSQL, V8 and toISOString all agree on four-digit years there. */
-const YEAR = '[1-9]\\d{3}';
-/** Gregorian leap years in 1000-9999: divisible by 4 but not by 100, or by 400 (1200, 1600, 2000, 2400, ...). */
-const LEAP_YEAR = '(?:[1-9]\\d(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00)';
-/** Every real month-day except 29 February, which LEAP_YEAR adds. */
-const MONTH_DAY = '(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)';
-const DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
-/** 00:00:00 to 23:59:59, optionally 1-6 fraction digits (the server issues ms, or µs when the row has them); UTC only. */
-const TIME = 'T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,6})?Z';
+/** UTC only. */
+const TIME = `${TIME_OF_DAY}Z`;
 
 /**
  * `<createdAt>|<id>`, exactly the strings the server accepts: a string matches this pattern if and

@@ -1,5 +1,5 @@
 import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../entities';
-import { chars, PathId, Uuid } from '../http/fields';
+import { chars, nonEmpty, PathId, Uuid } from '../http/fields';
 import { z } from '../openapi/registry';
 
 /** The four methods of POST /payments/create-intent (wallet token and mobile wallet have their own routes). */
@@ -19,7 +19,7 @@ export const CreateIntentBody = z
 export const WalletTokenBody = z
   .strictObject({
     orderId: OrderId,
-    walletToken: z.string().min(1, 'walletToken must not be empty').openapi({ description: 'Token from the device wallet sheet' }),
+    walletToken: nonEmpty('walletToken must not be empty').openapi({ description: 'Token from the device wallet sheet' }),
     idempotencyKey: IdempotencyKey,
   })
   .openapi('WalletTokenPaymentRequest');

@@ -2,6 +2,7 @@ import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { AppError } from '../http/errors';
+import { chars } from '../http/fields';
 import { z } from '../openapi/registry';
 
 // --- The callback body (the spec leaves it open; this is our definition) -----------------------
@@ -28,10 +29,7 @@ export const EsimProviderCallback = z
       .enum(['delayed', 'identity_check'])
       .optional()
       .openapi({ description: 'Why the completion was asynchronous: delayed issuance, or an identity check that finished.' }),
-    eventId: z
-      .string()
-      .min(1)
-      .max(255)
+    eventId: chars(1, 255)
       .optional()
       .openapi({ description: "The provider's delivery id, kept on the receipt for support; not used for de-duplication." }),
     signature: z.string().max(2048).optional().openapi({

@@ -172,6 +172,14 @@ describe('POST /payments/create-intent', () => {
     expect(await paymentsOf(order.orderId)).toEqual([]);
   });
 
+  it('refuses a NUL character in the idempotency key (PostgreSQL text cannot hold it) with VALIDATION_ERROR, nothing written', async () => {
+    const user = await payer(p);
+    const order = await pendingOrder(p, user.userId);
+    const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: 'K\u0000abcdefg' });
+    expect([res.status, errorCode(res), errorOf<FieldIssue[]>(res).details[0].path]).toEqual([400, 'VALIDATION_ERROR', 'idempotencyKey']);
+    expect(await paymentsOf(order.orderId)).toEqual([]);
+  });
+
   it("answers ORDER_NOT_FOUND for an unknown order and for another user's order (localized)", async () => {
     const [owner, other] = [await payer(p), await payer(p)];
     const order = await pendingOrder(p, owner.userId);
