@@ -10,9 +10,14 @@ cd "$ROOT_DIR"
 mkdir -p .data
 results=.data/jest-results.json
 rm -f "$results"
-log "running tests"
 status=0
+lint=passed
+# The whole suite lints too; a run narrowed to some files (arguments for Jest) does not.
+if [ "$#" -eq 0 ]; then bash "$ROOT_DIR/scripts/lint.sh" || { status=1; lint=failed; }; fi
+log "running tests"
 npx --no-install jest --ci --json --outputFile="$results" "$@" || status=$?
+[ "$lint" = passed ] || log "lint failed (see above): npm run lint"
+
 if [ -f "$results" ]; then
   node -e '
     const r = require(process.argv[1]);

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# ESLint with typescript-eslint's type-checked rules (eslint.config.mjs), then Prettier's check.
+# `npm test` runs it; `npm run lint` alone. Exits non-zero when either finds something.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT_DIR"
+status=0
+log "lint: ESLint (type-checked rules)"
+npx --no-install eslint --cache --cache-location .data/eslintcache . || status=1
+log "lint: Prettier check"
+npx --no-install prettier --check --log-level warn . || status=1
+exit "$status"
