@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'express';
-import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import type { ComponentsObject, OpenAPIObject } from 'openapi3-ts/oas31';
 import type { RouteMeta } from './route';
 
 export interface ContractViolation {
@@ -37,7 +37,8 @@ export function createResponseContract(document: () => OpenAPIObject, onViolatio
     if (schema) {
       ajv ??= newAjv();
       // Refs point at `#/components/...`: compile each schema inside a copy of the components.
-      fn = ajv.compile({ ...schema, components: document().components });
+      const components = document().components ?? {};
+      fn = ajv.compile({ ...closed(schema, components), components: closed(components, components) });
     }
     validators.set(key, fn);
     return fn;
@@ -77,6 +78,43 @@ export function createResponseContract(document: () => OpenAPIObject, onViolatio
 }
 
 export type ResponseContract = ReturnType<typeof createResponseContract>;
+
+type Schema = Record<string, unknown>;
+
+/**
+ * The same schemas with every object closed (no properties beyond the declared ones), for checking
+ * only: an answer carrying a field the document does not list (a leaked column, a renamed field)
+ * is a violation, while the published document stays open to additions. An `allOf` of objects (how
+ * an extended schema is published) is merged into one object first, since closing its parts would
+ * refuse each other's properties.
+ */
+function closed<T>(node: T, components: ComponentsObject): T {
+  if (Array.isArray(node)) return node.map((n: unknown) => closed(n, components)) as T;
+  if (typeof node !== 'object' || node === null) return node;
+  const merged = mergeObjects(node as Schema, components);
+  const copy: Schema = Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, closed(v, components)]));
+  if (copy.type === 'object' && copy.properties !== undefined && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  return copy as T;
+}
+
+function mergeObjects(node: Schema, components: ComponentsObject): Schema {
+  if (!Array.isArray(node.allOf)) return node;
+  const parts = (node.allOf as Schema[]).map((part) => resolve(part, components));
+  if (!parts.every((p) => p.type === 'object' && p.properties !== undefined && !Array.isArray(p.allOf))) return node;
+  const rest = { ...node };
+  delete rest.allOf;
+  return {
+    ...rest,
+    type: 'object',
+    properties: Object.assign({}, ...parts.map((p) => p.properties as Schema)) as Schema,
+    required: [...new Set(parts.flatMap((p) => (p.required as string[] | undefined) ?? []))],
+  };
+}
+
+function resolve(part: Schema, components: ComponentsObject): Schema {
+  const ref = typeof part.$ref === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(part.$ref) : null;
+  return ref ? mergeObjects((components.schemas?.[ref[1]] ?? {}) as Schema, components) : part;
+}
 
 function newAjv(): Ajv2020 {
   // strict: false — OpenAPI keywords (example, discriminator, components) are not JSON Schema.

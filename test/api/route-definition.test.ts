@@ -70,12 +70,13 @@ beforeAll(async () => {
           tag: 'Test',
           guard: guard.public,
           summary: 'answers that break their declaration',
-          params: z.object({ kind: z.enum(['body', 'status', 'code', 'fine']) }),
+          params: z.object({ kind: z.enum(['body', 'extra', 'status', 'code', 'fine']) }),
           response: json(z.object({ count: z.number().int() })),
           errors: ['NOT_FOUND'],
         },
         ({ params }) => {
           if (params.kind === 'body') return { count: 'three' as unknown as number };
+          if (params.kind === 'extra') return { count: 1, phoneHash: 'leaked' } as { count: number };
           if (params.kind === 'status') return new Reply(202, { count: 1 });
           if (params.kind === 'code') throw new Error('unexpected');
           return { count: 3 };
@@ -299,6 +300,15 @@ describe('answers are checked against the document', () => {
       { route: 'GET /drift/{kind}', status: 200, problems: [expect.stringContaining('/count must be integer')] },
     ]);
     expect(logLines.some((l) => l.includes('answer breaks the API contract'))).toBe(true);
+  });
+
+  it('a field the document does not list is a violation (a leaked column never reaches the client)', async () => {
+    const before = routes.violations.length;
+    const res = await request(app()).get('/drift/extra');
+    expect([res.status, JSON.stringify(res.body).includes('leaked')]).toEqual([500, false]);
+    expect(routes.violations.slice(before)).toEqual([
+      { route: 'GET /drift/{kind}', status: 200, problems: ['body must NOT have additional properties'] },
+    ]);
   });
 
   it('a status the route does not declare is a violation too', async () => {

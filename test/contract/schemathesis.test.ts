@@ -66,4 +66,20 @@ it('schemathesis finds no failures and no errors against the real app', async ()
         `reproduce with \`npm run fuzz\` (seed in test/contract/schemathesis.toml)\n\n${problems || output.slice(-6000)}`,
     );
   }
+  // A run whose identities never got past the guards would pass while testing almost nothing:
+  // the signed-in user, the super_admin and the stateful chains must each have been answered.
+  const answered = (method: string, pathPattern: RegExp, status: number) =>
+    readFileSync(path.join(FUZZ_DIR, 'api.log'), 'utf8')
+      .split('\n')
+      .some((line) => {
+        const m = /"method":"([A-Z]+)","path":"([^"]*)"\},"res":\{"statusCode":(\d+)/.exec(line);
+        return m !== null && m[1] === method && pathPattern.test(m[2]) && Number(m[3]) === status;
+      });
+  expect({
+    session: answered('GET', /^\/auth\/session$/, 200),
+    records: answered('GET', /^\/activations\/records$/, 200),
+    activationCreated: answered('POST', /^\/activations$/, 201),
+    activationStatus: answered('GET', /^\/activations\/[0-9a-f-]{36}\/status$/, 200),
+    receipt: answered('GET', /^\/payments\/[0-9a-f-]{36}\/receipt$/, 200),
+  }).toEqual({ session: true, records: true, activationCreated: true, activationStatus: true, receipt: true });
 });

@@ -50,6 +50,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const close = async () => {
     await (app.locals.stop as () => Promise<void>)();
     await db.drop();
+    // Every answer of the file was checked against the document; one that broke it fails the file here,
+    // even when no assertion looked at that answer.
+    const violations = logLines.filter((line) => line.includes('answer breaks the API contract'));
+    if (violations.length > 0) throw new Error(`answers broke the API contract:\n${violations.join('\n')}`);
   };
   return { app, db, clock, config, messages: sender.messages, logLines, close };
 }
