@@ -135,6 +135,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestLogger(deps.logger));
+  app.use(api.options);
   // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.
   app.use(api.router);
   // Whatever is left (docs, development pages, unknown paths and methods) is inside the global limit.

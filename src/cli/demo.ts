@@ -29,6 +29,7 @@ import type {
 import type { RegisterResponse, SignInResponse } from '../auth/schemas';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
+import { activationWorkflowId } from '../../workflows/activation-contract';
 import { withLuhnDigit } from '../operators/mock';
 import type { PaymentResult, Receipt } from '../payments/schemas';
 
@@ -198,7 +199,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
 
   log(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)}s: activation ${activationId} is activated.`);
   if (opts.temporalUiUrl) {
-    log(`The workflow run: ${opts.temporalUiUrl}/namespaces/default/workflows/activation:${activationId}`);
+    log(`The workflow run: ${opts.temporalUiUrl}/namespaces/default/workflows/${activationWorkflowId(activationId)}`);
     log(`or search the UI for  ActivationId = "${activationId}"  or  PaymentId = "${payment.paymentId}"`);
   }
   return { userId, activationId, orderId, paymentId: payment.paymentId, receiptNumber: receipt.receiptNumber, status: final.status };

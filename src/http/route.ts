@@ -259,7 +259,18 @@ export function createApi(opts: ApiOptions) {
     next(new AppError('METHOD_NOT_ALLOWED'));
   };
 
-  return { router, define, methodNotAllowed, registry: opts.registry };
+  /**
+   * Before the router: OPTIONS on a known path answers 204 with the same `Allow`, instead of
+   * Express's automatic text answer; on an unknown path it falls through to NOT_FOUND.
+   */
+  const options: RequestHandler = (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const allowed = methodsOf(opts.registry, req.path);
+    if (allowed.length === 0) return next();
+    res.set('Allow', allowed.join(', ')).status(204).end();
+  };
+
+  return { router, define, options, methodNotAllowed, registry: opts.registry };
 }
 
 export type Api = ReturnType<typeof createApi>;
@@ -468,7 +479,7 @@ export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
     for (const d of registry.definitions) {
       if (d.type !== 'route') continue;
       const methods = byPath.get(d.route.path) ?? new Set<string>();
-      methods.add(d.route.method.toUpperCase());
+      methods.add(d.route.method.toUpperCase()).add('OPTIONS');
       if (d.route.method === 'get') methods.add('HEAD');
       byPath.set(d.route.path, methods);
     }

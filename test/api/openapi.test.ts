@@ -5,7 +5,7 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
 
 interface Doc {
   openapi: string;
@@ -109,4 +109,26 @@ it('header examples are legal header values (visible ASCII only)', () => {
     const text = typeof example === 'string' || typeof example === 'number' || typeof example === 'boolean' ? String(example) : null;
     if (example !== undefined) expect([p.name, text !== null && /^[\x20-\x7e]*$/.test(text)]).toEqual([p.name, true]);
   }
+});
+
+it('on the real app, a method a path does not have answers 405 with Allow (TRACE /operators), an unknown path 404', async () => {
+  const trace = await request(t.app).trace('/operators');
+  expect([trace.status, trace.headers.allow, (trace.body as { error: { code: string } }).error.code]).toEqual([
+    405,
+    'GET, HEAD, OPTIONS',
+    'METHOD_NOT_ALLOWED',
+  ]);
+  const put = await request(t.app).put('/activations/3b1c2f7e-0000-4000-8000-000000000000/status');
+  expect([put.status, put.headers.allow]).toEqual([405, 'GET, HEAD, OPTIONS']);
+  expect((await request(t.app).get('/nope')).status).toBe(404);
+});
+
+it('refuses a body-less PUT /auth/me, which the document requires a body for', async () => {
+  const { token } = await signUp(t);
+  const res = await request(t.app).put('/auth/me').set(bearer(token));
+  expect([res.status, (res.body as { error: { code: string } }).error.code]).toEqual([400, 'VALIDATION_ERROR']);
+  const doc = (await request(t.app).get('/openapi.json')).body as {
+    paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>;
+  };
+  expect(doc.paths['/auth/me'].put.requestBody?.required).toBe(true);
 });

@@ -339,9 +339,9 @@ describe('answers are checked against the document', () => {
 describe('methods and paths', () => {
   it('a method the path does not have answers 405 with Allow and the envelope, in both languages', async () => {
     for (const [method, path, allow] of [
-      ['post', '/guarded/public', 'GET, HEAD'],
-      ['delete', '/things/abc', 'POST'],
-      ['put', '/drift/body', 'GET, HEAD'],
+      ['post', '/guarded/public', 'GET, HEAD, OPTIONS'],
+      ['delete', '/things/abc', 'OPTIONS, POST'],
+      ['put', '/drift/body', 'GET, HEAD, OPTIONS'],
     ] as const) {
       const res = await request(app())[method](path);
       expect([method, path, res.status, res.headers.allow, errorCode(res)]).toEqual([method, path, 405, allow, 'METHOD_NOT_ALLOWED']);
@@ -349,6 +349,12 @@ describe('methods and paths', () => {
     const ar = await request(app()).patch('/guarded/public').set('Accept-Language', 'ar');
     expect(ar.status).toBe(405);
     expect((ar.body as { error: { message: string } }).error.message).toMatch(/[\u0600-\u06FF]/);
+  });
+
+  it('OPTIONS answers 204 with the same Allow; on an unknown path it is NOT_FOUND', async () => {
+    const res = await request(app()).options('/things/abc');
+    expect([res.status, res.headers.allow, res.text]).toEqual([204, 'OPTIONS, POST', '']);
+    expect([(await request(app()).options('/nothing')).status]).toEqual([404]);
   });
 
   it('an unknown path stays NOT_FOUND', async () => {

@@ -44,6 +44,7 @@ export function createRouteTestApp(
   opts.register(api);
   const app = express();
   app.use(requestLogger(opts.logger));
+  app.use(api.options);
   app.use(api.router);
   app.use(rateLimit);
   app.use(openApiRoutes(document));
