@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express from 'express';
 import request from 'supertest';
 import { auditRequestContext, writeAudit } from '../../src/audit/writer';
+import { insertUser as insertUserRow } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 let db: TestDatabase;
@@ -10,11 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-async function insertUser(name: string): Promise<string> {
-  const id = randomUUID();
-  await db.query(`insert into users (id, name, app_role, created_at, updated_at) values ($1, $2, 'super_admin', now(), now())`, [id, name]);
-  return id;
-}
+const insertUser = (name: string) => insertUserRow(db, name, 'super_admin');
 
 interface AuditRow {
   id: string;

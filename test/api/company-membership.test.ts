@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { findMembership, membershipFromPool } from '../../src/companies/membership';
+import { insertCompany as insertCompanyRow, insertUser as insertUserRow, joinCompany } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 let db: TestDatabase;
@@ -8,32 +9,9 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-async function insertUser(name: string): Promise<string> {
-  const id = randomUUID();
-  await db.query(`insert into users (id, name, app_role, created_at, updated_at) values ($1, $2, 'b2b_admin', now(), now())`, [id, name]);
-  return id;
-}
-
-let crSeq = 1000000000;
-async function insertCompany(status: string, crNumber = String(crSeq++)): Promise<string> {
-  const id = randomUUID();
-  await db.query(
-    `insert into companies (id, cr_number, name, contact_name, contact_email_encrypted, contact_email_hash,
-                            contact_phone_encrypted, contact_phone_hash, status, created_at, updated_at)
-     values ($1, $2, 'Acme', 'Sara', 'v1.a.b.c', repeat('a', 64), 'v1.d.e.f', repeat('b', 64), $3, now(), now())`,
-    [id, crNumber, status],
-  );
-  return id;
-}
-
-async function join(companyId: string, userId: string, role: string): Promise<void> {
-  await db.query(`insert into company_users (id, company_id, user_id, role, created_at) values ($1, $2, $3, $4, now())`, [
-    randomUUID(),
-    companyId,
-    userId,
-    role,
-  ]);
-}
+const insertUser = (name: string) => insertUserRow(db, name, 'b2b_admin');
+const insertCompany = (status: string, crNumber?: string) => insertCompanyRow(db, status, crNumber);
+const join = (companyId: string, userId: string, role: string) => joinCompany(db, companyId, userId, role);
 
 describe('findMembership', () => {
   it.each([

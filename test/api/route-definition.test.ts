@@ -1,14 +1,15 @@
 // The route definition itself (src/http/route.ts, guards.ts, contract.ts), on a small app of
 // test routes built exactly as src/app.ts builds the API, on the real database.
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createSessionService } from '../../src/auth/sessions';
 import { guard, type Guard } from '../../src/http/guards';
 import { createLogger } from '../../src/http/logger';
 import { csv, json, Reply } from '../../src/http/route';
 import { z } from '../../src/openapi/registry';
+import type { CompanyRole, CompanyStatus } from '../../src/entities';
 import { createRouteTestApp, type RouteTestApp } from '../helpers/api';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { insertCompany, joinCompany } from '../helpers/companies';
 import { typed } from '../helpers/responses';
 
 let t: TestApp;
@@ -115,21 +116,10 @@ async function userWith(role: string, areas: { view?: string[]; manage?: string[
   return user;
 }
 
-async function companyMember(status: string, role: 'admin' | 'member') {
+async function companyMember(status: CompanyStatus, role: CompanyRole) {
   const user = await userWith('b2b_admin');
-  const companyId = randomUUID();
-  await t.db.query(
-    `insert into companies (id, cr_number, name, contact_name, contact_email_encrypted, contact_email_hash,
-                            contact_phone_encrypted, contact_phone_hash, status, created_at, updated_at)
-     values ($1, $2, 'Acme', 'Sara', 'v1.a.b.c', repeat('a', 64), 'v1.d.e.f', repeat('b', 64), $3, now(), now())`,
-    [companyId, String(Math.floor(Math.random() * 1e10)).padStart(10, '0'), status],
-  );
-  await t.db.query(`insert into company_users (id, company_id, user_id, role, created_at) values ($1, $2, $3, $4, now())`, [
-    randomUUID(),
-    companyId,
-    user.userId,
-    role,
-  ]);
+  const companyId = await insertCompany(t.db, status);
+  await joinCompany(t.db, companyId, user.userId, role);
   return { ...user, companyId };
 }
 
@@ -230,7 +220,7 @@ describe('guards', () => {
       ['pending', 'COMPANY_NOT_APPROVED'],
       ['suspended', 'COMPANY_SUSPENDED'],
       ['rejected', 'COMPANY_REJECTED'],
-    ]) {
+    ] as const) {
       const admin = await companyMember(status, 'admin');
       for (const name of ['company-read', 'company-write']) {
         const res = await call(name, admin.token);
