@@ -2,8 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ActivationStatus, IdentityStatus, IdentityType } from '../entities';
 import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
+import { isUuid } from '../http/fields';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface IdentityDeps {
   orm: MikroORM;
@@ -19,7 +19,7 @@ interface OwnedActivation {
 /** Identity verification of an activation: started through the workflow, read from Postgres. */
 export function createActivationIdentity(deps: IdentityDeps) {
   async function owned(userId: string, activationId: string): Promise<OwnedActivation> {
-    if (!UUID.test(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
+    if (!isUuid(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
     const [row] = await deps.orm.em
       .fork()
       .execute<OwnedActivation[]>(

@@ -7,6 +7,7 @@ import { parseCursor } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { parseActivationCode } from '../operators/esim-code';
 import type { OperatorRegistry } from '../operators/plugin';
+import { isUuid } from '../http/fields';
 
 /**
  * Read side of activations: the owner's status and history, the super_admin
@@ -162,8 +163,6 @@ export interface RecordsQuery extends HistoryQuery {
   includeDeleted?: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string): boolean => UUID.test(value);
 
 /** `cursor_at` is the µs-precision ISO text selected by the queries; trailing zeros beyond ms are dropped. */
 function cursorOf(row: { cursor_at: string; id: string }): string {

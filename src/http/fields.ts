@@ -103,6 +103,10 @@ export const Instant = z
   .regex(new RegExp(INSTANT_PATTERN), 'Must be an ISO 8601 date-time (YYYY-MM-DDTHH:MM:SS[.ffffff] and Z or ±HH:MM)')
   .openapi({ format: 'date-time', example: '2026-05-01T00:00:00.000Z' });
 
+const UUID = new RegExp(`^${UUID_SOURCE}$`);
+/** Any 8-4-4-4-12 hex UUID: ids from paths and provider metadata are checked before they reach SQL. */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
 /** Any 8-4-4-4-12 hex UUID (JSON Schema's `uuid` format), not only RFC 9562 versions. */
 export const Uuid = z.guid({ message: 'Must be a UUID' }).openapi({ format: 'uuid' });
 

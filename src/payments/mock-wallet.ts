@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../http/errors';
 import type { PaymentWorkflows } from '../temporal/payments';
+import { isUuid } from '../http/fields';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Development only (PAYMENT_PROVIDER=mock, NODE_ENV not production): the page a
@@ -15,7 +15,7 @@ export function mockWalletRoutes(deps: { orm: MikroORM; paymentWorkflows: Paymen
   const router = Router();
   router.get('/mock-wallet/redirect/:paymentId', async (req, res) => {
     const { paymentId } = req.params;
-    if (!UUID.test(paymentId)) throw new AppError('NOT_FOUND');
+    if (!isUuid(paymentId)) throw new AppError('NOT_FOUND');
     const [payment] = await deps.orm.em
       .fork()
       .execute<{ status: string }[]>(`select status from payments where id = ? and provider = 'mock' and method = 'mobile_wallet'`, [

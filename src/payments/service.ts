@@ -11,6 +11,7 @@ import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
 import type { IntentMethod } from './schemas';
 import { completePayment, failPayment } from './settle';
+import { isUuid } from '../http/fields';
 
 export type PaymentRoute = 'create-intent' | 'wallet-token' | 'mobile-wallet';
 
@@ -125,7 +126,6 @@ export interface Receipt {
   messageAr: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLL_MS = 25;
 
 /**
@@ -333,7 +333,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   async function receipt(userId: string, paymentId: string): Promise<Receipt> {
-    if (!UUID.test(paymentId)) throw new AppError('NOT_FOUND');
+    if (!isUuid(paymentId)) throw new AppError('NOT_FOUND');
     const [row] = await orm.em
       .fork()
       .execute<PaymentRow[]>(`select ${COLUMNS} from payments where id = ? and user_id = ?`, [paymentId, userId]);

@@ -6,6 +6,7 @@ import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
 import type { PaymentWorkflows, ProcessorEvent } from '../temporal/payments';
+import { isUuid } from '../http/fields';
 
 export interface CardProcessorWebhookDeps {
   orm: MikroORM;
@@ -54,7 +55,6 @@ const SucceededIntent = IntentRef.extend({
   currency: z.string(),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */
 function signedAt(header: string): number | null {
@@ -112,7 +112,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     const em = deps.orm.em.fork();
     const columns = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
     const byMetadata = metadata?.payment_id;
-    if (byMetadata && UUID.test(byMetadata)) {
+    if (byMetadata && isUuid(byMetadata)) {
       const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [
         byMetadata,
       ]);
