@@ -4,7 +4,6 @@ import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
 import { isUuid } from '../http/fields';
 
-
 export interface IdentityDeps {
   orm: MikroORM;
   workflows: ActivationWorkflows;

@@ -163,7 +163,6 @@ export interface RecordsQuery extends HistoryQuery {
   includeDeleted?: boolean;
 }
 
-
 /** `cursor_at` is the µs-precision ISO text selected by the queries; trailing zeros beyond ms are dropped. */
 function cursorOf(row: { cursor_at: string; id: string }): string {
   return `${row.cursor_at.replace(/(\.\d{3})000Z$/, '$1Z')}|${row.id}`;

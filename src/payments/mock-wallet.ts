@@ -4,7 +4,6 @@ import { AppError } from '../http/errors';
 import type { PaymentWorkflows } from '../temporal/payments';
 import { isUuid } from '../http/fields';
 
-
 /**
  * Development only (PAYMENT_PROVIDER=mock, NODE_ENV not production): the page a
  * mock mobile-wallet redirect URL opens. Opening it stands for the person

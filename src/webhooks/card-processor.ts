@@ -55,7 +55,6 @@ const SucceededIntent = IntentRef.extend({
   currency: z.string(),
 });
 
-
 /** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */
 function signedAt(header: string): number | null {
   let t: number | null = null;
