@@ -71,7 +71,46 @@ const schema = z
       .positive()
       .default(15 * 60),
     MESSAGES_FILE: z.string().default('.data/messages.jsonl'),
-    MESSAGE_PROVIDER: z.enum(['file']).default('file'),
+    // --- Providers: each has a development stand-in (file, mock) and a real adapter. Production
+    // refuses every stand-in (see the production checks below). ---
+    /** E-mail: `file` appends to MESSAGES_FILE (development); `smtp` sends through SMTP_*. */
+    EMAIL_PROVIDER: z.enum(['file', 'smtp']).default('file'),
+    SMTP_HOST: z.string().min(1).optional(),
+    SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+    /** true: TLS from the start (port 465); false: STARTTLS when the server offers it. */
+    SMTP_SECURE: bool.default(false),
+    SMTP_USER: z.string().min(1).optional(),
+    SMTP_PASSWORD: z.string().min(1).optional(),
+    SMTP_FROM: z.string().min(3).default('activation-sys <no-reply@localhost>'),
+    SMTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** SMS: `file` appends to MESSAGES_FILE (development); `http` posts to SMS_HTTP_URL. */
+    SMS_PROVIDER: z.enum(['file', 'http']).default('file'),
+    SMS_HTTP_URL: z.url().optional(),
+    SMS_HTTP_TOKEN: z.string().min(1).optional(),
+    SMS_SENDER_ID: z.string().min(1).default('ActivSys'),
+    SMS_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    SMS_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /** National identity verification: `mock` (development) or `http` (IDENTITY_HTTP_URL). */
+    IDENTITY_PROVIDER: z.enum(['mock', 'http']).default('mock'),
+    IDENTITY_HTTP_URL: z.url().optional(),
+    IDENTITY_HTTP_TOKEN: z.string().min(1).optional(),
+    IDENTITY_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    IDENTITY_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /**
+     * Telecom operators: `mock` (the mock plugins, development) or `http`, one HTTP plugin per
+     * entry of OPERATOR_HTTP_ENDPOINTS (`slug=https://base,slug2=https://base2`).
+     */
+    OPERATOR_PROVIDER: z.enum(['mock', 'http']).default('mock'),
+    OPERATOR_HTTP_ENDPOINTS: z.string().min(1).optional(),
+    OPERATOR_HTTP_TOKEN: z.string().min(1).optional(),
+    OPERATOR_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * Payload codec keys for Temporal (AES-256-GCM): `keyId:base64-of-32-bytes`, comma-separated;
+     * the first encrypts, every one decrypts (rotation). Unset: a development key.
+     */
+    TEMPORAL_PAYLOAD_KEYS: z.string().min(1).optional(),
+    /** Origins allowed to call the codec endpoint from a browser (the Temporal UI), comma-separated. */
+    TEMPORAL_CODEC_CORS_ORIGINS: z.string().default('http://127.0.0.1:8233,http://localhost:8233'),
     TRUST_PROXY: z.string().default('loopback'),
     FEATURE_ESIM: bool.default(true),
     /**
