@@ -3,8 +3,9 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { IdentifierTaken, proveIdentifier } from './identifiers';
 import type { OtpService } from './otp';
-import type { IssuedSession, Principal, SessionService } from './sessions';
+import type { IssuedSession, Principal, PrincipalUser, SessionService } from './sessions';
 import { findUserByIdentifier, profileView, sessionView, signInView, type Identifiers } from './users';
 
 export interface AccountDeps {
@@ -27,21 +28,23 @@ export function createAccountService(deps: AccountDeps) {
   async function register(input: Identifiers & { name: string; consents: ConsentInput[] }): Promise<{ userId: string }> {
     const userId = randomUUID();
     const issued = await orm.em.fork().transactional(async (em) => {
+      // Only proven identifiers are taken; an unproven claim of another account never blocks.
       if (input.phone && (await findUserByIdentifier(em, cipher, { phone: input.phone }))) throw new AppError('AUTH_PHONE_EXISTS');
       if (input.email && (await findUserByIdentifier(em, cipher, { email: input.email }))) throw new AppError('AUTH_EMAIL_EXISTS');
       await otp.countRequest(em, [input.phone, input.email]);
       const now = clock();
+      // Every identifier starts as a claim; its own code proves it (verify-otp).
       em.create(User, {
         id: userId,
         name: input.name,
-        phoneEncrypted: input.phone ? cipher.encrypt(input.phone) : null,
-        phoneHash: input.phone ? cipher.lookupHash(input.phone) : null,
-        emailEncrypted: input.email ? cipher.encrypt(input.email) : null,
-        emailHash: input.email ? cipher.lookupHash(input.email) : null,
+        pendingPhoneEncrypted: input.phone ? cipher.encrypt(input.phone) : null,
+        pendingPhoneHash: input.phone ? cipher.lookupHash(input.phone) : null,
+        pendingEmailEncrypted: input.email ? cipher.encrypt(input.email) : null,
+        pendingEmailHash: input.email ? cipher.lookupHash(input.email) : null,
         createdAt: now,
         updatedAt: now,
       });
-      await em.flush().catch(rethrowDuplicateIdentifier);
+      await em.flush();
       await recordConsents(em, userId, input.consents);
       return otp.createChallenge(em, { purpose: 'register', userId, phone: input.phone, email: input.email });
     });
@@ -49,7 +52,10 @@ export function createAccountService(deps: AccountDeps) {
     return { userId };
   }
 
-  /** Unknown identifiers answer AUTH_INVALID_OTP like a wrong code, after counting the request like any other. */
+  /**
+   * Unknown identifiers answer AUTH_INVALID_OTP like a wrong code, after counting the request like any other.
+   * Only proven identifiers are known here: an unproven claim never leads to a sign-in.
+   */
   async function login(input: Identifiers): Promise<void> {
     const issued = await orm.em.fork().transactional(async (em) => {
       await otp.countRequest(em, [input.phone, input.email]);
@@ -61,16 +67,20 @@ export function createAccountService(deps: AccountDeps) {
     await otp.send(issued);
   }
 
+  /** The code proves the one identifier it was sent to; the session is for the account that holds or claimed it. */
   async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType) {
-    const em = orm.em.fork();
-    const userId = await otp.verify(em, { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
-    const user = await em.findOne(User, { id: userId });
-    if (!user) throw new AppError('AUTH_INVALID_OTP');
-    if (!user.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
-    if (!user.verifiedAt) {
-      user.verifiedAt = clock();
-      await em.flush();
-    }
+    const proof = await otp.verify(orm.em.fork(), { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
+    const user = await orm.em.fork().transactional(async (em) => {
+      const row = await em.findOne(User, { id: proof.userId });
+      if (!row) throw new AppError('AUTH_INVALID_OTP');
+      if (!row.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+      const proven = await proveIdentifier(em, cipher, proof, 'sign-in').catch((err: unknown) => {
+        // Someone else proved it first: this code no longer reaches an account.
+        throw err instanceof IdentifierTaken ? new AppError('AUTH_INVALID_OTP') : err;
+      });
+      proven.verifiedAt ??= clock();
+      return proven;
+    });
     const session = await sessions.issue(user.id, clientType);
     return { user: signInView(user, cipher), session };
   }
@@ -101,7 +111,7 @@ export function createAccountService(deps: AccountDeps) {
 
   // A cached session hands the same user row to every request until a change evicts it, so its
   // view (two decryptions) is computed once per row object, not once per GET /auth/session.
-  const views = new WeakMap<UserRow, ReturnType<typeof sessionView>>();
+  const views = new WeakMap<PrincipalUser, ReturnType<typeof sessionView>>();
   function session(principal: Principal) {
     let user = views.get(principal.user);
     if (!user) views.set(principal.user, (user = sessionView(principal.user, cipher)));
@@ -146,14 +156,6 @@ export function createAccountService(deps: AccountDeps) {
       (!ids.phone || user.phoneHash === cipher.lookupHash(ids.phone)) && (!ids.email || user.emailHash === cipher.lookupHash(ids.email))
     );
   }
-}
-
-/** A parallel registration can win the unique index between our check and our insert. */
-function rethrowDuplicateIdentifier(err: unknown): never {
-  if (err instanceof UniqueConstraintViolationException) {
-    throw new AppError(String(err.message).includes('email_hash') ? 'AUTH_EMAIL_EXISTS' : 'AUTH_PHONE_EXISTS');
-  }
-  throw err;
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;

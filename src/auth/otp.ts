@@ -6,6 +6,9 @@ import { AppError } from '../http/errors';
 import { safeEqual, type PersonalDataCipher } from '../lib/crypto';
 import type { MessageSender } from '../providers/messages';
 
+/** Purposes whose codes belong to the signed-in user who asked (the others sign someone in). */
+const USER_BOUND: readonly OtpPurpose[] = ['change_phone'];
+
 export type OtpConfig = Pick<Config, 'OTP_TTL_SECONDS' | 'OTP_MAX_ATTEMPTS' | 'OTP_MAX_REQUESTS' | 'OTP_WINDOW_SECONDS'>;
 
 export interface OtpDeps {
@@ -22,9 +25,13 @@ export interface ChallengeTarget {
   email?: string;
 }
 
+/** One code for one identifier: a code is only ever sent to one phone or one e-mail. */
 export interface IssuedCode {
   code: string;
-  target: ChallengeTarget;
+  purpose: OtpPurpose;
+  userId: string;
+  kind: 'phone' | 'email';
+  to: string;
 }
 
 /** Where a verification looks: the identifiers and purposes it accepts, optionally bound to one user. */
@@ -33,6 +40,20 @@ export interface ChallengeQuery {
   phone?: string;
   email?: string;
   userId?: string;
+}
+
+/** What a verified code proves: this user's challenge reached this identifier. */
+export interface VerifiedCode {
+  userId: string;
+  kind: 'phone' | 'email';
+  /** The identifier as the request gave it. */
+  value: string;
+}
+
+interface OpenChallenge {
+  id: string;
+  user_id: string;
+  expires_at: Date;
 }
 
 /**
@@ -65,25 +86,34 @@ export function createOtpService(deps: OtpDeps) {
   }
 
   /**
-   * Creates a challenge inside the caller's transaction; send the code after
-   * commit. A new code supersedes the open codes of the same identifiers and
-   * purpose family, so only the newest one works. Phone-change codes are bound
-   * to their user, so only that user's own open codes are superseded: another
-   * user asking for the same number must not void them.
+   * Creates the challenges inside the caller's transaction: one per identifier, each with its own
+   * code, so verifying a code proves exactly the identifier it was sent to (a code sent to both a
+   * phone and an e-mail would prove neither in particular). Send the codes after commit. A new
+   * code supersedes the open codes of the same identifier and purpose family, so only the newest
+   * one works. Phone- and e-mail-change codes are bound to their user, so only that user's own
+   * open codes are superseded: another user asking for the same identifier must not void them.
    */
-  async function createChallenge(em: EntityManager, target: ChallengeTarget): Promise<IssuedCode> {
+  async function createChallenge(em: EntityManager, target: ChallengeTarget): Promise<IssuedCode[]> {
+    const { purpose, userId } = target;
+    const issued: IssuedCode[] = [];
+    if (target.phone) issued.push(await createOne(em, { purpose, userId, kind: 'phone', to: target.phone }));
+    if (target.email) issued.push(await createOne(em, { purpose, userId, kind: 'email', to: target.email }));
+    return issued;
+  }
+
+  async function createOne(em: EntityManager, target: Omit<IssuedCode, 'code'>): Promise<IssuedCode> {
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const now = clock();
-    const perUser = target.purpose === 'change_phone';
-    const family = perUser ? ['change_phone'] : ['register', 'login'];
-    const hashes = [target.phone, target.email].filter((v): v is string => !!v).map((v) => cipher.lookupHash(v));
+    const perUser = USER_BOUND.includes(target.purpose);
+    const family = perUser ? [target.purpose] : ['register', 'login'];
+    const column = `${target.kind}_hash`;
+    const hash = cipher.lookupHash(target.to);
     await em.execute(
       `update otp_challenges set consumed_at = ?
-        where consumed_at is null and purpose in (${family.map(() => '?').join(', ')})
-          and (phone_hash in (${hashes.map(() => '?').join(', ')}) or email_hash in (${hashes.map(() => '?').join(', ')}))
+        where consumed_at is null and purpose in (${family.map(() => '?').join(', ')}) and ${column} = ?
           ${perUser ? 'and user_id = ?' : ''}`,
-      [now, ...family, ...hashes, ...hashes, ...(perUser ? [target.userId] : [])],
+      [now, ...family, hash, ...(perUser ? [target.userId] : [])],
     );
     await em.execute(
       `insert into otp_challenges (id, purpose, user_id, phone_hash, email_hash, code_hash, attempts, expires_at, created_at)
@@ -92,66 +122,77 @@ export function createOtpService(deps: OtpDeps) {
         id,
         target.purpose,
         target.userId,
-        target.phone ? cipher.lookupHash(target.phone) : null,
-        target.email ? cipher.lookupHash(target.email) : null,
+        target.kind === 'phone' ? hash : null,
+        target.kind === 'email' ? hash : null,
         codeHash(id, code),
         new Date(now.getTime() + config.OTP_TTL_SECONDS * 1000),
         now,
       ],
     );
-    return { code, target };
+    return { ...target, code };
   }
 
-  /** Sends the code over every channel the challenge names. */
-  async function send({ code, target }: IssuedCode): Promise<void> {
-    const purpose = `otp.${target.purpose}`;
-    const text = `Your activation-sys code is ${code}. It expires in ${Math.round(config.OTP_TTL_SECONDS / 60)} minutes.`;
-    if (target.phone) await deps.messages.send({ channel: 'sms', to: target.phone, purpose, text });
-    if (target.email) await deps.messages.send({ channel: 'email', to: target.email, purpose, text });
+  /** Sends each code to its one identifier. */
+  async function send(issued: IssuedCode[]): Promise<void> {
+    for (const { code, purpose, kind, to } of issued) {
+      const text = `Your activation-sys code is ${code}. It expires in ${Math.round(config.OTP_TTL_SECONDS / 60)} minutes.`;
+      const content = { kind: 'otp', code, ttlSeconds: config.OTP_TTL_SECONDS } as const;
+      await deps.messages.send({ channel: kind === 'phone' ? 'sms' : 'email', to, purpose: `otp.${purpose}`, text, content });
+    }
   }
 
   /**
-   * Checks a code against the newest open challenge that matches the query and
-   * consumes it. Each call spends one attempt atomically; past the maximum, or
-   * past the lifetime, the answer is AUTH_EXPIRED_OTP. Returns the challenge's user id.
+   * Checks a code against the newest open challenge of each identifier the query gives (each
+   * identifier has its own code) and consumes the one it matches. Each call spends one attempt on
+   * each of those challenges atomically; past the maximum, or past the lifetime, a challenge reads
+   * AUTH_EXPIRED_OTP. Returns whose challenge it was and which identifier the code proved.
    * Call it outside a transaction: a wrong code must still spend its attempt.
    */
-  async function verify(em: EntityManager, query: ChallengeQuery, code: string): Promise<string> {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    if (query.phone) {
-      clauses.push('phone_hash = ?');
-      params.push(cipher.lookupHash(query.phone));
+  async function verify(em: EntityManager, query: ChallengeQuery, code: string): Promise<VerifiedCode> {
+    const candidates: Array<{ kind: VerifiedCode['kind']; value: string; challenge: OpenChallenge }> = [];
+    for (const kind of ['phone', 'email'] as const) {
+      const value = query[kind];
+      if (!value) continue;
+      const challenge = await newestOpen(em, query, `${kind}_hash`, cipher.lookupHash(value));
+      if (challenge) candidates.push({ kind, value, challenge });
     }
-    if (query.email) {
-      clauses.push('email_hash = ?');
-      params.push(cipher.lookupHash(query.email));
+    if (candidates.length === 0) throw new AppError('AUTH_INVALID_OTP');
+    let allSpent = true;
+    for (const { kind, value, challenge } of candidates) {
+      const outcome = await attempt(em, challenge, code);
+      if (outcome === 'match') return { userId: challenge.user_id, kind, value };
+      if (outcome === 'wrong') allSpent = false;
     }
-    const [challenge] = await em.execute<{ id: string; user_id: string; expires_at: Date }[]>(
+    throw new AppError(allSpent ? 'AUTH_EXPIRED_OTP' : 'AUTH_INVALID_OTP');
+  }
+
+  async function newestOpen(em: EntityManager, query: ChallengeQuery, column: string, hash: string): Promise<OpenChallenge | undefined> {
+    const [challenge] = await em.execute<OpenChallenge[]>(
       `select id, user_id, expires_at from otp_challenges
-        where (${clauses.join(' or ')}) and consumed_at is null and purpose in (${query.purposes.map(() => '?').join(', ')})
+        where ${column} = ? and consumed_at is null and purpose in (${query.purposes.map(() => '?').join(', ')})
         ${query.userId ? 'and user_id = ?' : ''}
         order by created_at desc, id desc limit 1`,
-      [...params, ...query.purposes, ...(query.userId ? [query.userId] : [])],
+      [hash, ...query.purposes, ...(query.userId ? [query.userId] : [])],
     );
-    if (!challenge) throw new AppError('AUTH_INVALID_OTP');
-    const now = clock();
-    if (new Date(challenge.expires_at).getTime() <= now.getTime()) throw new AppError('AUTH_EXPIRED_OTP');
+    return challenge;
+  }
 
+  /** Spends one attempt on a challenge: the code matches (and is consumed), is wrong, or the challenge is spent. */
+  async function attempt(em: EntityManager, challenge: OpenChallenge, code: string): Promise<'match' | 'wrong' | 'spent'> {
+    const now = clock();
+    if (new Date(challenge.expires_at).getTime() <= now.getTime()) return 'spent';
     const [spent] = await em.execute<{ code_hash: string; consumed_at: Date | null }[]>(
       'update otp_challenges set attempts = attempts + 1 where id = ? and attempts < ? returning code_hash, consumed_at',
       [challenge.id, config.OTP_MAX_ATTEMPTS],
     );
-    if (!spent) throw new AppError('AUTH_EXPIRED_OTP');
+    if (!spent) return 'spent';
     // Consumed by a parallel request since we read it: the code is spent.
-    if (spent.consumed_at || !safeEqual(spent.code_hash, codeHash(challenge.id, code))) throw new AppError('AUTH_INVALID_OTP');
-
+    if (spent.consumed_at || !safeEqual(spent.code_hash, codeHash(challenge.id, code))) return 'wrong';
     const consumed = await em.execute<{ id: string }[]>(
       'update otp_challenges set consumed_at = ? where id = ? and consumed_at is null returning id',
       [now, challenge.id],
     );
-    if (consumed.length === 0) throw new AppError('AUTH_INVALID_OTP');
-    return challenge.user_id;
+    return consumed.length === 0 ? 'wrong' : 'match';
   }
 
   return { countRequest, createChallenge, send, verify };

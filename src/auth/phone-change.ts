@@ -1,7 +1,8 @@
-import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { User } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { IdentifierTaken, proveIdentifier } from './identifiers';
 import type { OtpService } from './otp';
 import { profileView } from './users';
 
@@ -31,22 +32,21 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
     await otp.send(issued);
   }
 
+  /** The code proves the new number; it replaces the old one (and settles a registration's unproven claim). */
   async function verify(userId: string, newPhone: string, code: string) {
-    await otp.verify(orm.em.fork(), { purposes: ['change_phone'], phone: newPhone, userId }, code);
+    const proof = await otp.verify(orm.em.fork(), { purposes: ['change_phone'], phone: newPhone, userId }, code);
     try {
       const user = await orm.em.fork().transactional(async (em) => {
         const owner = await em.findOne(User, { phoneHash: cipher.lookupHash(newPhone) });
         if (owner && owner.id !== userId) throw new AppError('AUTH_PHONE_EXISTS');
-        const row = await em.findOneOrFail(User, { id: userId });
-        row.phoneEncrypted = cipher.encrypt(newPhone);
-        row.phoneHash = cipher.lookupHash(newPhone);
+        const row = await proveIdentifier(em, cipher, proof, 'change');
         row.updatedAt = clock();
         return row;
       });
       return profileView(user, cipher);
     } catch (err) {
       if (err instanceof AppError) throw err;
-      if (err instanceof UniqueConstraintViolationException) throw new AppError('AUTH_PHONE_EXISTS');
+      if (err instanceof IdentifierTaken) throw new AppError('AUTH_PHONE_EXISTS');
       throw new AppError('AUTH_PHONE_UPDATE_FAILED');
     }
   }

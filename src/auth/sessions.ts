@@ -26,13 +26,16 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
+/** The caller's user row as the session check reads it: its proven identifiers, never its unproven claims. */
+export type PrincipalUser = Omit<UserRow, 'pendingPhoneEncrypted' | 'pendingPhoneHash' | 'pendingEmailEncrypted' | 'pendingEmailHash'>;
+
 /** What an authenticated request knows about its caller. */
 export interface Principal {
   sessionId: string;
   clientType: ClientType;
   expiresAt: Date;
   token: string;
-  user: UserRow;
+  user: PrincipalUser;
 }
 
 const ALGORITHM = 'HS256';

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { User, type UserRow } from '../entities';
+import type { PrincipalUser } from './sessions';
 
-/** The user as sign-in answers it (verify-otp, magic-link). */
-export function signInView(user: UserRow, cipher: PersonalDataCipher) {
+/** The user as sign-in answers it (verify-otp, magic-link): proven identifiers only. */
+export function signInView(user: PrincipalUser, cipher: PersonalDataCipher) {
   return {
     id: user.id,
     phone: user.phoneEncrypted ? cipher.decrypt(user.phoneEncrypted) : null,
@@ -15,12 +16,12 @@ export function signInView(user: UserRow, cipher: PersonalDataCipher) {
 }
 
 /** Profile, phone-change and /auth/me answers add isActive and createdAt. */
-export function profileView(user: UserRow, cipher: PersonalDataCipher) {
+export function profileView(user: PrincipalUser, cipher: PersonalDataCipher) {
   return { ...signInView(user, cipher), isActive: user.isActive, createdAt: user.createdAt.toISOString() };
 }
 
 /** GET /auth/session adds the portal areas: only `admin` users carry them. */
-export function sessionView(user: UserRow, cipher: PersonalDataCipher) {
+export function sessionView(user: PrincipalUser, cipher: PersonalDataCipher) {
   const isAdmin = user.appRole === 'admin';
   return {
     ...profileView(user, cipher),

@@ -8,6 +8,12 @@ export type IdentityType = (typeof IDENTITY_TYPES)[number];
 /**
  * A person who can sign in. Phone and e-mail are stored encrypted; the `*Hash`
  * columns are keyed hashes that carry uniqueness and lookups.
+ *
+ * `phone*` and `email*` hold proven identifiers only (an OTP sent to them was
+ * verified, or staff created the account): they are unique and they sign in.
+ * What a registration claims but has not proven yet waits in `pending*`: not
+ * unique, never a sign-in, never shown; its own code moves it over, and whoever
+ * proves an identifier first releases every other account's claim on it.
  */
 export const User = defineEntity({
   name: 'User',
@@ -18,6 +24,10 @@ export const User = defineEntity({
     phoneHash: p.string().length(64).nullable().unique(),
     emailEncrypted: p.text().nullable(),
     emailHash: p.string().length(64).nullable().unique(),
+    pendingPhoneEncrypted: p.text().nullable(),
+    pendingPhoneHash: p.string().length(64).nullable().index(),
+    pendingEmailEncrypted: p.text().nullable(),
+    pendingEmailHash: p.string().length(64).nullable().index(),
     name: p.string().length(255),
     appRole: p.enum(APP_ROLES).default('end_user'),
     identityType: p.enum(IDENTITY_TYPES).default('citizen'),

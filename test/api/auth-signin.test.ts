@@ -19,18 +19,30 @@ afterAll(() => t.close());
 
 const register = (body: object) => request(t.app).post('/auth/register').send(body);
 
+/** A registered phone account whose phone is proven (its registration code verified), so it can log in. */
+async function registerProven(phone: string, name: string) {
+  await register({ phone, name, consents: CONSENTS }).expect(201);
+  await request(t.app)
+    .post('/auth/verify-otp')
+    .set(MOBILE)
+    .send({ phone, otp: lastCode(t, phone) })
+    .expect(200);
+}
+
 describe('POST /auth/register', () => {
-  it('creates the user, stores personal data encrypted and sends one OTP over both channels', async () => {
+  it('creates the user, stores personal data encrypted and sends each identifier its own OTP', async () => {
     const phone = newPhone();
     const email = 'Dual.User@Example.com';
     const res = typed<Registered>(await register({ phone, email, name: 'Dual', consents: CONSENTS }));
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ userId: match.any(String), message: match.any(String) });
 
-    const [row] = await t.db.query<Record<string, string>>('select * from users where id = $1', [res.body.userId]);
-    expect(row.phone_encrypted).not.toContain(phone.slice(4));
-    expect(row.email_encrypted).not.toContain('example');
-    expect(row.phone_hash).toMatch(/^[0-9a-f]{64}$/);
+    // Nothing is proven yet: both identifiers wait as claims, encrypted, looked up by keyed hash.
+    const [row] = await t.db.query<Record<string, string | null>>('select * from users where id = $1', [res.body.userId]);
+    expect(row.pending_phone_encrypted).not.toContain(phone.slice(4));
+    expect(row.pending_email_encrypted).not.toContain('example');
+    expect(row.pending_phone_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect([row.phone_hash, row.email_hash]).toEqual([null, null]);
     const consents = await t.db.query('select type from consents where user_id = $1 order by type', [res.body.userId]);
     expect(consents.map((c) => c.type)).toEqual(['data_processing', 'privacy_policy', 'terms_of_service']);
 
@@ -38,14 +50,19 @@ describe('POST /auth/register', () => {
     const mail = t.messages.filter((m) => m.to === 'dual.user@example.com');
     expect(sms).toHaveLength(1);
     expect(mail).toHaveLength(1);
-    expect(lastCode(t, phone)).toBe(lastCode(t, 'dual.user@example.com'));
-    const [challenge] = await t.db.query<{ code_hash: string }>('select code_hash from otp_challenges where user_id = $1', [
-      res.body.userId,
+    const challenges = await t.db.query<{ code_hash: string; phone_hash: string | null; email_hash: string | null }>(
+      'select code_hash, phone_hash, email_hash from otp_challenges where user_id = $1',
+      [res.body.userId],
+    );
+    // One challenge per identifier, each for exactly one of them.
+    expect(challenges.map((c) => [c.phone_hash !== null, c.email_hash !== null]).sort()).toEqual([
+      [false, true],
+      [true, false],
     ]);
-    expect(challenge.code_hash).not.toContain(lastCode(t, phone));
+    for (const c of challenges) expect(c.code_hash).not.toContain(lastCode(t, phone));
   });
 
-  it('completes with either identifier used', async () => {
+  it('completes with either identifier used; the other one stays unproven until its own code', async () => {
     const phone = newPhone();
     const email = `either-${Date.now()}@example.com`;
     await register({ phone, email, name: 'Either', consents: CONSENTS }).expect(201);
@@ -56,7 +73,14 @@ describe('POST /auth/register', () => {
         .send({ email, otp: lastCode(t, email) }),
     );
     expect(res.status).toBe(200);
-    expect(res.body.user).toEqual({ id: match.any(String), phone, email, name: 'Either', appRole: 'end_user', identityType: 'citizen' });
+    expect(res.body.user).toEqual({
+      id: match.any(String),
+      phone: null,
+      email,
+      name: 'Either',
+      appRole: 'end_user',
+      identityType: 'citizen',
+    });
   });
 
   it('answers AUTH_NO_CREDENTIAL without phone or email', async () => {
@@ -80,21 +104,29 @@ describe('POST /auth/register', () => {
     expect(await t.db.query('select 1 from users where name = $1', ['C'])).toHaveLength(0);
   });
 
-  it('answers AUTH_PHONE_EXISTS and AUTH_EMAIL_EXISTS with 401', async () => {
+  it('answers AUTH_PHONE_EXISTS and AUTH_EMAIL_EXISTS with 401 for proven identifiers', async () => {
     const phone = newPhone();
     const email = `taken-${Date.now()}@example.com`;
     await register({ phone, email, name: 'First', consents: CONSENTS }).expect(201);
+    await request(t.app)
+      .post('/auth/verify-otp')
+      .send({ phone, otp: lastCode(t, phone) })
+      .expect(200);
+    await request(t.app)
+      .post('/auth/verify-otp')
+      .send({ email, otp: lastCode(t, email) })
+      .expect(200);
     const byPhone = await register({ phone, name: 'Second', consents: CONSENTS });
     expect([byPhone.status, errorCode(byPhone)]).toEqual([401, 'AUTH_PHONE_EXISTS']);
     const byEmail = await register({ email: email.toUpperCase(), name: 'Second', consents: CONSENTS });
     expect([byEmail.status, errorCode(byEmail)]).toEqual([401, 'AUTH_EMAIL_EXISTS']);
   });
 
-  it('allows exactly one of many parallel registrations of one phone', async () => {
+  it('refuses every one of many parallel registrations of a proven phone', async () => {
     const phone = newPhone();
+    await registerProven(phone, 'Race');
     const results = await Promise.all(Array.from({ length: 6 }, () => register({ phone, name: 'Race', consents: CONSENTS })));
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => errorCode(r) === 'AUTH_PHONE_EXISTS')).toHaveLength(5);
+    expect(results.map(errorCode)).toEqual(Array.from({ length: 6 }, () => 'AUTH_PHONE_EXISTS'));
   });
 
   it.each([
@@ -123,7 +155,7 @@ describe('POST /auth/register', () => {
 describe('POST /auth/login and POST /auth/verify-otp', () => {
   it('signs a registered user in by OTP; mobile gets the token in the body and no cookie', async () => {
     const phone = newPhone();
-    await register({ phone, name: 'Mobile', consents: CONSENTS }).expect(201);
+    await registerProven(phone, 'Mobile');
     const login = await request(t.app).post('/auth/login').send({ phone });
     expect(login.status).toBe(200);
     expect(login.body).toEqual({ message: match.any(String) });
@@ -256,7 +288,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
 
   it('allows 3 OTP requests per identifier per 15 minutes, counting register and login together', async () => {
     const phone = newPhone();
-    await register({ phone, name: 'Limit', consents: CONSENTS }).expect(201);
+    await registerProven(phone, 'Limit');
     await request(t.app).post('/auth/login').send({ phone }).expect(200);
     await request(t.app).post('/auth/login').send({ phone }).expect(200);
     const fourth = await request(t.app).post('/auth/login').send({ phone });
@@ -267,7 +299,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
 
   it('holds the 3-request limit under parallel requests', async () => {
     const phone = newPhone();
-    await register({ phone, name: 'LimitParallel', consents: CONSENTS }).expect(201);
+    await registerProven(phone, 'LimitParallel');
     t.clock.advance(15 * 60_000 + 1000);
     const results = await Promise.all(Array.from({ length: 8 }, () => request(t.app).post('/auth/login').send({ phone })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
@@ -300,7 +332,8 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
 
   it('only accepts the newest code', async () => {
     const phone = newPhone();
-    await register({ phone, name: 'Newest', consents: CONSENTS }).expect(201);
+    await registerProven(phone, 'Newest');
+    await request(t.app).post('/auth/login').send({ phone }).expect(200);
     const first = lastCode(t, phone);
     t.clock.advance(1000);
     await request(t.app).post('/auth/login').send({ phone }).expect(200);
@@ -362,6 +395,10 @@ describe('success messages follow Accept-Language', () => {
     if (lang !== undefined) reg.set('Accept-Language', lang);
     const registered = await reg.send({ phone, name: 'Lang', consents: CONSENTS });
     expect([registered.status, registered.body]).toEqual([201, { userId: match.any(String), message: expected }]);
+    await request(t.app)
+      .post('/auth/verify-otp')
+      .send({ phone, otp: lastCode(t, phone) })
+      .expect(200);
 
     const login = request(t.app).post('/auth/login');
     if (lang !== undefined) login.set('Accept-Language', lang);

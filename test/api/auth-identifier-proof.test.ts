@@ -1,0 +1,166 @@
+import request from 'supertest';
+import type { z } from 'zod';
+import type { ProfileUser, RegisterResponse, SignInResponse } from '../../src/auth/schemas';
+import { bearer, CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
+import { typed } from '../helpers/responses';
+
+// Each identifier is proven by its own code: an identifier nobody has proven never blocks a
+// registration, never signs anyone in, and never rides along on the proof of another one.
+type Registered = z.infer<typeof RegisterResponse>;
+type SignedIn = z.infer<typeof SignInResponse>;
+type Profile = z.infer<typeof ProfileUser>;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+let mailCounter = 0;
+const newEmail = (label: string) => `${label}-${process.pid}-${(mailCounter += 1)}@example.com`;
+
+const register = (body: object) =>
+  request(t.app)
+    .post('/auth/register')
+    .send({ name: 'Person', consents: CONSENTS, ...body });
+const verify = (body: object) => request(t.app).post('/auth/verify-otp').set(MOBILE).send(body);
+const login = (body: object) => request(t.app).post('/auth/login').send(body);
+const sentTo = (to: string) => t.messages.filter((m) => m.to === to);
+
+/** The attacker's move: the victim's phone next to the attacker's own e-mail, verified by e-mail. */
+async function preHijack(victimPhone: string) {
+  const attackerEmail = newEmail('attacker');
+  const reg = typed<Registered>(await register({ phone: victimPhone, email: attackerEmail, name: 'Attacker' }));
+  expect(reg.status).toBe(201);
+  const signedIn = typed<SignedIn>(await verify({ email: attackerEmail, otp: lastCode(t, attackerEmail) }));
+  expect(signedIn.status).toBe(200);
+  return { attackerId: reg.body.userId, attackerEmail, attackerToken: signedIn.body.session.token!, signedIn: signedIn.body };
+}
+
+describe('pre-hijack: an identifier proven by someone else never rides along', () => {
+  it('the attacker who verified by e-mail does not own the victim phone; the victim registers and signs in with it', async () => {
+    const victimPhone = newPhone();
+    const { attackerId, attackerEmail, signedIn } = await preHijack(victimPhone);
+    // The phone was never proven: it is not on the attacker's account.
+    expect(signedIn.user).toMatchObject({ id: attackerId, phone: null, email: attackerEmail });
+
+    // The victim registers with their own phone: not blocked by the attacker's unproven claim.
+    const victim = typed<Registered>(await register({ phone: victimPhone, name: 'Victim' }));
+    expect(victim.status).toBe(201);
+    expect(victim.body.userId).not.toBe(attackerId);
+    const victimIn = typed<SignedIn>(await verify({ phone: victimPhone, otp: lastCode(t, victimPhone) }));
+    expect(victimIn.status).toBe(200);
+    expect(victimIn.body.user).toMatchObject({ id: victim.body.userId, phone: victimPhone, email: null, name: 'Victim' });
+
+    // Later sign-ins with that phone reach the victim's account, never the attacker's.
+    await login({ phone: victimPhone }).expect(200);
+    const again = typed<SignedIn>(await verify({ phone: victimPhone, otp: lastCode(t, victimPhone) }));
+    expect(again.body.user.id).toBe(victim.body.userId);
+
+    // The proof released the attacker's claim on the number.
+    const [attacker] = await t.db.query<{ phone_hash: string | null; pending_phone_hash: string | null }>(
+      'select phone_hash, pending_phone_hash from users where id = $1',
+      [attackerId],
+    );
+    expect(attacker).toEqual({ phone_hash: null, pending_phone_hash: null });
+  });
+
+  it('a code sent to the e-mail cannot prove the phone: each identifier gets its own code', async () => {
+    const phone = newPhone();
+    const email = newEmail('dual');
+    await register({ phone, email }).expect(201);
+    const phoneCode = lastCode(t, phone);
+    const mailCode = lastCode(t, email);
+    expect(sentTo(phone)).toHaveLength(1);
+    expect(sentTo(email)).toHaveLength(1);
+    if (phoneCode !== mailCode) {
+      expect(errorCode(await verify({ phone, otp: mailCode }))).toBe('AUTH_INVALID_OTP');
+    }
+    // Each code proves its own identifier; both together make a dual-credential account.
+    const byPhone = typed<SignedIn>(await verify({ phone, otp: phoneCode }));
+    expect(byPhone.body.user).toMatchObject({ phone, email: null });
+    const byMail = typed<SignedIn>(await verify({ email, otp: mailCode }));
+    expect(byMail.body.user).toMatchObject({ id: byPhone.body.user.id, phone, email });
+  });
+
+  it('signing in by an unproven identifier sends nothing and signs nobody in', async () => {
+    const victimPhone = newPhone();
+    await preHijack(victimPhone);
+    const before = sentTo(victimPhone).length;
+    const res = await login({ phone: victimPhone });
+    expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_INVALID_OTP']);
+    expect(sentTo(victimPhone)).toHaveLength(before);
+  });
+
+  it('the phone stays unproven until its own code: the owner proves it later through change-phone', async () => {
+    const phone = newPhone();
+    const email = newEmail('later');
+    await register({ phone, email }).expect(201);
+    const signedIn = typed<SignedIn>(await verify({ email, otp: lastCode(t, email) }));
+    const token = signedIn.body.session.token!;
+    t.clock.advance(301_000); // the registration code of the phone has expired
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: phone }).expect(200);
+    const proven = await request(t.app)
+      .post('/auth/verify-change-phone')
+      .set(bearer(token))
+      .send({ newPhone: phone, otp: lastCode(t, phone) });
+    expect(proven.status).toBe(200);
+    expect(typed<Profile>(await request(t.app).get('/auth/me').set(bearer(token))).body).toMatchObject({ phone, email });
+  });
+
+  it('AUTH_PHONE_EXISTS and AUTH_EMAIL_EXISTS only for proven identifiers', async () => {
+    const phone = newPhone();
+    const email = newEmail('proven');
+    await register({ phone, email }).expect(201);
+    // Nothing proven yet: a second registration with the same identifiers is not refused.
+    const unfinished = await register({ phone, email, name: 'Again' });
+    expect(unfinished.status).toBe(201);
+    await verify({ phone, otp: lastCode(t, phone) }).expect(200);
+    await verify({ email, otp: lastCode(t, email) }).expect(200);
+    const byPhone = await register({ phone });
+    expect([byPhone.status, errorCode(byPhone)]).toEqual([401, 'AUTH_PHONE_EXISTS']);
+    const byMail = await register({ email });
+    expect([byMail.status, errorCode(byMail)]).toEqual([401, 'AUTH_EMAIL_EXISTS']);
+  });
+
+  it('an unfinished registration is replaced: the newest one proves the number, the empty leftover is removed', async () => {
+    const phone = newPhone();
+    const first = typed<Registered>(await register({ phone, name: 'First try' }));
+    t.clock.advance(301_000);
+    // Its code expired and the number was never proven: login knows no such account.
+    expect(errorCode(await login({ phone }))).toBe('AUTH_INVALID_OTP');
+    const second = typed<Registered>(await register({ phone, name: 'Second try' }));
+    const res = typed<SignedIn>(await verify({ phone, otp: lastCode(t, phone) }));
+    expect(res.body.user).toMatchObject({ id: second.body.userId, phone, name: 'Second try' });
+    expect(await t.db.query('select id from users where id = $1', [first.body.userId])).toHaveLength(0);
+  });
+});
+
+describe('two accounts proving one number at once', () => {
+  it('one keeps it (the unique index decides); the other gets AUTH_PHONE_EXISTS or AUTH_INVALID_OTP', async () => {
+    const phone = newPhone();
+    const owner = newEmail('changer');
+    await register({ email: owner }).expect(201);
+    const signedIn = typed<SignedIn>(await verify({ email: owner, otp: lastCode(t, owner) }));
+    const token = signedIn.body.session.token!;
+    // A phone-change code belongs to its user: a registration of the same number does not void it.
+    await request(t.app).post('/auth/change-phone').set(bearer(token)).send({ newPhone: phone }).expect(200);
+    const changeCode = lastCode(t, phone);
+    const registered = typed<Registered>(await register({ phone, name: 'Registrant' }));
+    const registerCode = lastCode(t, phone);
+
+    const [change, signIn] = await Promise.all([
+      request(t.app).post('/auth/verify-change-phone').set(bearer(token)).send({ newPhone: phone, otp: changeCode }),
+      verify({ phone, otp: registerCode }),
+    ]);
+    const winners = [change.status, signIn.status].filter((s) => s === 200);
+    expect(winners).toHaveLength(1);
+    if (change.status !== 200) expect([change.status, errorCode(change)]).toEqual([409, 'AUTH_PHONE_EXISTS']);
+    if (signIn.status !== 200) expect([signIn.status, errorCode(signIn)]).toEqual([401, 'AUTH_INVALID_OTP']);
+    const holders = await t.db.query<{ id: string }>('select id from users where phone_hash is not null and id in ($1, $2)', [
+      signedIn.body.user.id,
+      registered.body.userId,
+    ]);
+    expect(holders).toHaveLength(1);
+  });
+});
