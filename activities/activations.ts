@@ -204,6 +204,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         to: cipher.decrypt(row.email_encrypted),
         purpose: 'esim.qr',
         text: `Your eSIM is ready. Scan the QR code in the app (${row.esim_profile.qrUrl}) or enter ${row.esim_profile.activationCodeRaw}`,
+        content: { kind: 'esim_ready', activationCode: row.esim_profile.activationCodeRaw },
       });
     },
   };

@@ -6,7 +6,7 @@ import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { createLogger } from './http/logger';
-import { createFileMessageSender } from './providers/messages';
+import { createProviders } from './providers';
 import { createActivationWorkflows } from './temporal/activations';
 import { connectTemporal } from './temporal/connection';
 import { createPaymentWorkflows } from './temporal/payments';
@@ -14,6 +14,7 @@ import { createPaymentWorkflows } from './temporal/payments';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  const providers = createProviders(config, logger);
   const db = await openDatabase(config, { migrate: true });
   const temporal = connectTemporal(config);
   const app = createApp({
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
     logger,
     orm: db.orm,
     pool: db.pool,
-    messages: createFileMessageSender(config.MESSAGES_FILE),
+    messages: providers.messages,
+    operators: providers.operators,
     temporalReady: () => temporal.ready(),
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),

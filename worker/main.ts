@@ -11,12 +11,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities, type ActivityDeps } from '../activities';
 import { loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
-import { createMockIdentityProvider } from '../src/identity/provider';
 import { createPersonalDataCipher } from '../src/lib/crypto';
-import { mockOperators } from '../src/operators/mock';
 import { createPaymentProvider } from '../src/payments/providers';
-import { OperatorRegistry } from '../src/operators/plugin';
-import { createFileMessageSender } from '../src/providers/messages';
+import { createLogger } from '../src/http/logger';
+import { createProviders } from '../src/providers';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -128,14 +126,18 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   return { worker, connection, done, shutdown };
 }
 
-/** The real dependencies of the activities: Postgres, operator plugins, identity provider, messages. */
-export function buildActivityDeps(config: Config, orm: MikroORM): ActivityDeps {
+/**
+ * The real dependencies of the activities: Postgres, and the operator plugins, identity provider and
+ * message sender chosen by configuration (src/providers). Without a logger: the redacting one.
+ */
+export function buildActivityDeps(config: Config, orm: MikroORM, logger: pino.Logger = createLogger(config.LOG_LEVEL)): ActivityDeps {
+  const { operators, identity, messages } = createProviders(config, logger);
   return {
     orm,
-    operators: new OperatorRegistry(mockOperators({ handoffDelayMs: config.MOCK_OPERATOR_DELAY_MS })),
-    identity: createMockIdentityProvider({ delayMs: config.MOCK_IDENTITY_DELAY_MS }),
+    operators,
+    identity,
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
-    messages: createFileMessageSender(config.MESSAGES_FILE),
+    messages,
     paymentProvider: createPaymentProvider(config),
   };
 }

@@ -9,6 +9,14 @@ export class IdentityInitiationError extends Error {
   }
 }
 
+/** The provider could not be reached or answered nonsense (retryable: the activity retries it). */
+export class IdentityProviderUnavailable extends Error {
+  constructor(message = 'identity provider unavailable') {
+    super(message);
+    this.name = 'IdentityProviderUnavailable';
+  }
+}
+
 export interface IdentityInitiation {
   transId: string;
   /** The code the person confirms in the national identity app. */

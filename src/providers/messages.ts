@@ -1,15 +1,43 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { Language } from '../http/errors';
 
 export type Channel = 'sms' | 'email';
+
+/**
+ * What a message says, as data: the real senders render it in the recipient's language, or in
+ * English and Arabic together when the caller does not know the language (src/providers/templates.ts).
+ */
+export type MessageContent = { kind: 'otp'; code: string; ttlSeconds: number } | { kind: 'esim_ready'; activationCode: string };
 
 export interface OutgoingMessage {
   channel: Channel;
   to: string;
   /** What the message is for, e.g. `otp.login`, `otp.change_phone`. */
   purpose: string;
-  /** The body; for OTPs it holds the code, for invitations the link. */
+  /** The body in English; for OTPs it holds the code, for invitations the link. The development file shows it. */
   text: string;
+  /** The same message as data, for the real senders' bilingual rendering; without it they send `text`. */
+  content?: MessageContent;
+  /** The recipient's language when the caller knows it; unset: both languages. */
+  language?: Language;
+}
+
+/**
+ * A message was not delivered (refused, provider down, timed out). The message names the channel
+ * and the failure only, never the recipient or the provider's answer text: it reaches logs and
+ * Temporal history.
+ */
+export class MessageDeliveryError extends Error {
+  constructor(
+    readonly channel: Channel,
+    detail: string,
+    /** True when sending the same message again cannot succeed (a refused recipient, a 4xx). */
+    readonly permanent: boolean,
+  ) {
+    super(`${channel === 'sms' ? 'SMS' : 'e-mail'} not sent: ${detail}`);
+    this.name = 'MessageDeliveryError';
+  }
 }
 
 /** Outgoing SMS and e-mail. Real providers implement the same interface. */
@@ -26,7 +54,9 @@ export function createFileMessageSender(file: string, clock: () => Date = () => 
   return {
     async send(message) {
       await ready;
-      const line = JSON.stringify({ at: clock().toISOString(), ...message });
+      // Exactly the documented line: `{ at, channel, to, purpose, text }`.
+      const { channel, to, purpose, text } = message;
+      const line = JSON.stringify({ at: clock().toISOString(), channel, to, purpose, text });
       await appendFile(file, `${line}\n`, { mode: 0o600 });
     },
   };
@@ -42,4 +72,9 @@ export function createMemoryMessageSender(): MessageSender & { messages: Outgoin
       return Promise.resolve();
     },
   };
+}
+
+/** Routes each channel to its sender (e.g. SMS over HTTP, e-mail over SMTP, or the file for either). */
+export function createChannelSender(senders: Record<Channel, MessageSender>): MessageSender {
+  return { send: (message) => senders[message.channel].send(message) };
 }

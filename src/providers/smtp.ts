@@ -1,0 +1,84 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import { MessageDeliveryError, type MessageSender } from './messages';
+import { renderEmail } from './templates';
+
+export interface SmtpOptions {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS whenever the server offers it. */
+  secure: boolean;
+  user?: string;
+  password?: string;
+  /** `Name <address>`: the From header and the envelope sender. */
+  from: string;
+  /** Bounds the connection, the greeting, every wait on the socket, and the whole send. */
+  timeoutMs: number;
+  logger?: Pick<Logger, 'info'>;
+}
+
+interface SmtpFailure {
+  code?: unknown;
+  responseCode?: unknown;
+  permanent?: unknown;
+  name?: unknown;
+}
+
+/**
+ * What went wrong, without the server's reply text or the addresses: nodemailer's own message
+ * quotes the refused recipient ("... rejected: 550 <someone@example.com>"), and this one is logged
+ * and stored in Temporal history.
+ */
+function deliveryError(err: unknown): MessageDeliveryError {
+  const failure: SmtpFailure = typeof err === 'object' && err !== null ? err : {};
+  const code = typeof failure.code === 'string' ? failure.code : 'EUNKNOWN';
+  const reply = typeof failure.responseCode === 'number' ? ` ${failure.responseCode}` : '';
+  const timedOut = code === 'ETIMEDOUT' || code === 'EABORT' || failure.name === 'AbortError';
+  const permanent = failure.permanent === true || (typeof failure.responseCode === 'number' && failure.responseCode >= 500);
+  return new MessageDeliveryError('email', timedOut ? `SMTP timed out (${code})` : `SMTP ${code}${reply}`, permanent);
+}
+
+/**
+ * E-mail through an SMTP server with nodemailer. One connection per message (no pool: nothing
+ * idles between OTPs, and a broken connection never outlives its message). The subject is UTF-8
+ * (RFC 2047 encoded words for Arabic), the body plain text in the recipient's language or both.
+ * No retries here: the OTP route answers the failure at once and the person may ask again; the
+ * eSIM e-mail activity is retried by Temporal. Nodemailer's logger stays off, so neither the
+ * password nor the message reaches a log.
+ */
+export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
+  const transport = nodemailer.createTransport({
+    host: options.host,
+    port: options.port,
+    secure: options.secure,
+    auth: options.user ? { user: options.user, pass: options.password ?? '' } : undefined,
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+    logger: false,
+    debug: false,
+    // Messages are built from our own text: never read files or URLs named in one.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    async send(message) {
+      if (message.channel !== 'email') throw new MessageDeliveryError(message.channel, 'the SMTP sender only sends e-mail', true);
+      const { subject, text } = renderEmail(message);
+      let info: { messageId?: string };
+      try {
+        info = await transport.sendMail({
+          from: options.from,
+          to: message.to,
+          subject,
+          text,
+          headers: { 'Content-Language': message.language ?? 'en, ar' },
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+      } catch (err) {
+        throw deliveryError(err);
+      }
+      options.logger?.info({ channel: 'email', purpose: message.purpose, messageId: info.messageId }, 'e-mail accepted by the SMTP server');
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Language } from '../http/errors';
+import type { MessageContent, OutgoingMessage } from './messages';
+
+/**
+ * Subjects and bodies of the messages the real senders deliver. A message goes out in the
+ * recipient's language when the caller names it, otherwise in English and Arabic together
+ * (English first; each language a block of its own, so each reads in its own direction).
+ * A message without `content` (a purpose this file does not know) is sent as the caller's text.
+ */
+type Bilingual = Record<Language, string>;
+
+const BRAND = 'activation-sys';
+
+const SUBJECTS: Record<string, Bilingual> = {
+  'otp.register': { en: `Confirm your ${BRAND} account`, ar: `تأكيد حسابك في ${BRAND}` },
+  'otp.login': { en: `Your ${BRAND} sign-in code`, ar: `رمز الدخول إلى ${BRAND}` },
+  'otp.change_phone': { en: 'Confirm your new phone number', ar: 'تأكيد رقم هاتفك الجديد' },
+  'esim.qr': { en: 'Your eSIM is ready', ar: 'شريحتك الإلكترونية (eSIM) جاهزة' },
+};
+const OTP_SUBJECT: Bilingual = { en: `Your ${BRAND} verification code`, ar: `رمز التحقق من ${BRAND}` };
+const GENERIC_SUBJECT: Bilingual = { en: `A message from ${BRAND}`, ar: `رسالة من ${BRAND}` };
+
+/** English and Arabic counted nouns ("1 minute", "دقيقتان", "5 دقائق", "15 دقيقة"). */
+const minutesIn: Record<Language, (n: number) => string> = {
+  en: (n) => (n === 1 ? '1 minute' : `${n} minutes`),
+  ar: (n) => {
+    if (n === 1) return 'دقيقة واحدة';
+    if (n === 2) return 'دقيقتين';
+    if (n >= 3 && n <= 10) return `${n} دقائق`;
+    return `${n} دقيقة`;
+  },
+};
+
+const minutesOf = (seconds: number) => Math.max(1, Math.round(seconds / 60));
+
+function emailBody(content: MessageContent, lang: Language): string {
+  if (content.kind === 'otp') {
+    const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
+    return lang === 'en'
+      ? `Your ${BRAND} code is ${content.code}. It expires in ${minutes}.\n\nNever share this code with anyone. If you did not ask for it, ignore this message.`
+      : `رمز التحقق الخاص بك في ${BRAND} هو ${content.code}. تنتهي صلاحيته خلال ${minutes}.\n\nلا تشارك هذا الرمز مع أي شخص. إذا لم تطلبه، تجاهل هذه الرسالة.`;
+  }
+  return lang === 'en'
+    ? `Your eSIM is ready.\n\nScan its QR code in the ${BRAND} app, or add it on your phone by hand with this activation code:\n\n${content.activationCode}`
+    : `شريحتك الإلكترونية (eSIM) جاهزة.\n\nامسح رمز QR الخاص بها في تطبيق ${BRAND}، أو أضفها يدويًا في هاتفك برمز التفعيل التالي:\n\n${content.activationCode}`;
+}
+
+function smsBody(content: MessageContent, lang: Language): string {
+  if (content.kind === 'otp') {
+    const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
+    return lang === 'en'
+      ? `Your ${BRAND} code is ${content.code}. It expires in ${minutes}. Never share it.`
+      : `رمز ${BRAND} الخاص بك هو ${content.code}، صالح لمدة ${minutes}. لا تشاركه مع أحد.`;
+  }
+  return lang === 'en' ? `Your eSIM is ready: ${content.activationCode}` : `شريحتك الإلكترونية جاهزة: ${content.activationCode}`;
+}
+
+const languagesOf = (message: OutgoingMessage): Language[] => (message.language ? [message.language] : ['en', 'ar']);
+
+function subjectOf(message: OutgoingMessage): Bilingual {
+  const known = SUBJECTS[message.purpose];
+  if (known) return known;
+  return message.content?.kind === 'otp' || message.purpose.startsWith('otp.') ? OTP_SUBJECT : GENERIC_SUBJECT;
+}
+
+export const EMAIL_SEPARATOR = '\n\n----------------------------------------\n\n';
+
+/** Subject (one line, both languages unless one is named) and plain-text body of an e-mail. */
+export function renderEmail(message: OutgoingMessage): { subject: string; text: string } {
+  const languages = languagesOf(message);
+  const subjects = subjectOf(message);
+  const { content } = message;
+  return {
+    subject: languages.map((lang) => subjects[lang]).join(' | '),
+    text: content ? languages.map((lang) => emailBody(content, lang)).join(EMAIL_SEPARATOR) : message.text,
+  };
+}
+
+/** The text of an SMS: short, both languages on separate lines unless one is named. */
+export function renderSms(message: OutgoingMessage): string {
+  const { content } = message;
+  if (!content) return message.text;
+  return languagesOf(message)
+    .map((lang) => smsBody(content, lang))
+    .join('\n');
+}
