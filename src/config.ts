@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustProxy } from './http/trust-proxy';
 
 /**
  * Configuration comes from the environment only, validated once at start.
@@ -39,6 +40,8 @@ const schema = z
     TEMPORAL_TASK_QUEUE: z.string().default('activation-sys'),
     /** Set false where the namespace lacks our custom search attributes. */
     TEMPORAL_SEARCH_ATTRIBUTES: bool.default(true),
+    /** How long the worker keeps retrying its first connection (the server may still be starting). */
+    TEMPORAL_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').default(DEV_SECRET),
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
@@ -111,7 +114,16 @@ const schema = z
     TEMPORAL_PAYLOAD_KEYS: z.string().min(1).optional(),
     /** Origins allowed to call the codec endpoint from a browser (the Temporal UI), comma-separated. */
     TEMPORAL_CODEC_CORS_ORIGINS: z.string().default('http://127.0.0.1:8233,http://localhost:8233'),
-    TRUST_PROXY: z.string().default('loopback'),
+    /** Express's `trust proxy`: true, false, a hop count, or loopback/linklocal/uniquelocal/IPs/CIDRs, comma-separated. */
+    TRUST_PROXY: z
+      .string()
+      .transform((text, ctx) => {
+        const parsed = parseTrustProxy(text);
+        if ('value' in parsed) return parsed.value;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      })
+      .prefault('loopback'),
     FEATURE_ESIM: bool.default(true),
     /**
      * Check every answer against the OpenAPI document (status, body schema, required headers) and
@@ -170,21 +182,6 @@ const schema = z
     if (Buffer.from(env.DATA_ENCRYPTION_KEY, 'base64').length !== 32) {
       ctx.addIssue({ code: 'custom', path: ['DATA_ENCRYPTION_KEY'], message: 'must be base64 of exactly 32 bytes' });
     }
-    if (env.PAYMENT_PROVIDER === 'card_processor' && !env.CARD_PROCESSOR_API_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['CARD_PROCESSOR_API_KEY'], message: 'must be set when PAYMENT_PROVIDER=card_processor' });
-    }
-    if (env.NODE_ENV !== 'production') return;
-    const devValues: Array<[keyof typeof env, string]> = [
-      ['JWT_SECRET', DEV_SECRET],
-      ['DATA_HASH_KEY', DEV_SECRET],
-      ['DATA_ENCRYPTION_KEY', DEV_DATA_KEY],
-      ['CARD_PROCESSOR_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET],
-      ['ESIM_PROVIDER_PUBLIC_KEY', DEV_ESIM_PROVIDER_PUBLIC_KEY],
-    ];
-    for (const [key, dev] of devValues) {
-      if (env[key] === dev) ctx.addIssue({ code: 'custom', path: [key], message: 'must be set in production' });
-    }
-    if (!env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'must be set in production' });
   });
 
 export type Config = z.infer<typeof schema>;
@@ -196,10 +193,97 @@ export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `KEY=` (as in .env.example copied to .env) means unset: the default, or "must be set in production".
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')));
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== '')) as RawEnv;
+  const parsed = schema.safeParse(raw);
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const lines = [...new Set([...issues, ...refusals(raw).map(([key, message]) => `  ${key}: ${message}`)])];
+  if (!parsed.success || lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
+}
+
+// --- Refusals: stand-ins, development defaults, providers without their settings. ---
+// Checked on the raw environment, each setting read on its own, so one error lists every problem
+// even when another field is invalid (zod skips object refinements then).
+
+type RawEnv = Record<string, string>;
+
+/** Development stand-ins production refuses, and what each would do there. */
+const STAND_INS: Array<[ProviderKey, string, string]> = [
+  ['PAYMENT_PROVIDER', 'mock', 'it completes payments without taking money; use card_processor'],
+  ['EMAIL_PROVIDER', 'file', 'it writes e-mails (sign-in links) to a local file; use smtp'],
+  ['SMS_PROVIDER', 'file', 'it writes SMS (one-time codes) to a local file; use http'],
+  ['IDENTITY_PROVIDER', 'mock', 'it verifies any id number; use http'],
+  ['OPERATOR_PROVIDER', 'mock', 'its operators activate nothing; use http'],
+];
+type ProviderKey = 'PAYMENT_PROVIDER' | 'EMAIL_PROVIDER' | 'SMS_PROVIDER' | 'IDENTITY_PROVIDER' | 'OPERATOR_PROVIDER';
+
+/** What a real provider cannot work without, whatever NODE_ENV says. */
+const PROVIDER_NEEDS: Array<[ProviderKey, string, keyof Config]> = [
+  ['PAYMENT_PROVIDER', 'card_processor', 'CARD_PROCESSOR_API_KEY'],
+  ['EMAIL_PROVIDER', 'smtp', 'SMTP_HOST'],
+  ['SMS_PROVIDER', 'http', 'SMS_HTTP_URL'],
+  ['IDENTITY_PROVIDER', 'http', 'IDENTITY_HTTP_URL'],
+  ['OPERATOR_PROVIDER', 'http', 'OPERATOR_HTTP_ENDPOINTS'],
+];
+
+/** Secrets whose development default is public (it is in this file): production must set its own. */
+const DEV_SECRETS: Array<[keyof Config, string]> = [
+  ['JWT_SECRET', DEV_SECRET],
+  ['DATA_HASH_KEY', DEV_SECRET],
+  ['DATA_ENCRYPTION_KEY', DEV_DATA_KEY],
+  ['CARD_PROCESSOR_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET],
+  ['ESIM_PROVIDER_PUBLIC_KEY', DEV_ESIM_PROVIDER_PUBLIC_KEY],
+];
+
+/** Settings whose default only makes sense on a developer's machine, and why production must say. */
+const DEV_DEFAULTS: Array<[keyof Config, string]> = [
+  ['DATABASE_URL', 'must be set in production'],
+  ['TEMPORAL_PAYLOAD_KEYS', 'must be set in production (unset, workflow payloads are encrypted with a development key)'],
+  ['PUBLIC_BASE_URL', 'must be set in production (the default is http://localhost:3000)'],
+  ['ESIM_PROVIDER_MERCHANT_ID', 'must be set in production (the default is dev-merchant)'],
+];
+
+/** One setting as the schema reads it (its default when unset), or undefined when invalid (the schema names it). */
+function setting<K extends keyof Config>(raw: RawEnv, key: K): Config[K] | undefined {
+  const result = schema.shape[key].safeParse(raw[key]);
+  return result.success ? (result.data as Config[K]) : undefined;
+}
+
+function refusals(raw: RawEnv): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const [provider, value, needed] of PROVIDER_NEEDS) {
+    if (setting(raw, provider) === value && raw[needed] === undefined) found.push([needed, `must be set when ${provider}=${value}`]);
+  }
+  // The webhook is how card payments settle: with the public development secret anyone could forge one.
+  if (setting(raw, 'PAYMENT_PROVIDER') === 'card_processor' && isDevSecret(raw, 'CARD_PROCESSOR_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET)) {
+    found.push(['CARD_PROCESSOR_WEBHOOK_SECRET', 'must be set when PAYMENT_PROVIDER=card_processor (the development secret is public)']);
+  }
+  if (setting(raw, 'EMAIL_PROVIDER') === 'smtp' && setting(raw, 'SMTP_USER') !== undefined && raw.SMTP_PASSWORD === undefined) {
+    found.push(['SMTP_PASSWORD', 'must be set when SMTP_USER is']);
+  }
+  if (setting(raw, 'NODE_ENV') === 'production') found.push(...productionRefusals(raw));
+  // One line per setting: the first reason found is the most specific.
+  return [...new Map(found.reverse()).entries()].reverse();
+}
+
+function productionRefusals(raw: RawEnv): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const [key, standIn, why] of STAND_INS) {
+    if (setting(raw, key) === standIn) found.push([key, `${standIn} is refused in production: ${why}`]);
+  }
+  for (const [key, dev] of DEV_SECRETS) {
+    if (isDevSecret(raw, key, dev)) found.push([key, 'must be set in production']);
+  }
+  for (const [key, message] of DEV_DEFAULTS) {
+    if (raw[key] === undefined) found.push([key, message]);
+  }
+  if (setting(raw, 'EMAIL_PROVIDER') === 'smtp' && raw.SMTP_FROM === undefined) {
+    found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
+  }
+  return found;
+}
+
+/** Unset, or set to the public development value. */
+function isDevSecret(raw: RawEnv, key: keyof Config, dev: string): boolean {
+  return raw[key] === undefined || setting(raw, key) === dev;
 }

@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import request from 'supertest';
 import type { z } from 'zod';
 import type { CreateActivationResponse } from '../../src/activations/schemas';
@@ -6,6 +5,7 @@ import type { MobileWalletResult } from '../../src/payments/schemas';
 import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
 import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { productionEnv } from '../helpers/production-env';
 import { typed } from '../helpers/responses';
 
 const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
@@ -22,18 +22,9 @@ let production: TestApp;
 beforeAll(async () => {
   const activationWorkflows = fakeWorkflows().workflows;
   t = await createTestApp({ deps: { activationWorkflows, paymentWorkflows } });
+  // A complete production configuration: production refuses the mock provider itself, and the page is not served either.
   production = await createTestApp({
-    env: {
-      NODE_ENV: 'production',
-      JWT_SECRET: 'p'.repeat(40),
-      DATA_HASH_KEY: 'h'.repeat(40),
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      DATABASE_URL: 'postgres://unused',
-      CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'x'.repeat(32),
-      ESIM_PROVIDER_PUBLIC_KEY: generateKeyPairSync('rsa', { modulusLength: 2048 })
-        .publicKey.export({ type: 'spki', format: 'pem' })
-        .toString(),
-    },
+    env: productionEnv(),
     deps: { paymentWorkflows },
   });
   await seedCatalog(t.db);

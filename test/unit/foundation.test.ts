@@ -7,6 +7,7 @@ import { createPersonalDataCipher, safeEqual } from '../../src/lib/crypto';
 import { errorCodes } from '../../src/http/error-codes';
 import { successMessages } from '../../src/http/messages';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { productionEnv } from '../helpers/production-env';
 
 describe('configuration', () => {
   it('has development defaults', () => {
@@ -20,17 +21,8 @@ describe('configuration', () => {
     );
   });
 
-  it('accepts production with every secret set', () => {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      JWT_SECRET: 'p'.repeat(40),
-      DATA_HASH_KEY: 'h'.repeat(40),
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-      DATABASE_URL: 'postgres://x@db/y',
-      CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'w'.repeat(32),
-      ESIM_PROVIDER_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nprod\\n-----END PUBLIC KEY-----',
-    });
-    expect(config.NODE_ENV).toBe('production');
+  it('accepts production with every secret set and real providers', () => {
+    expect(loadConfig(productionEnv()).NODE_ENV).toBe('production');
   });
 
   it('reads an empty value as unset (KEY= in a .env file)', () => {

@@ -159,7 +159,12 @@ describe('provider selection by configuration', () => {
 
   it('selects the card processor, which requires its API key', () => {
     expect(() => loadConfig({ NODE_ENV: 'test', PAYMENT_PROVIDER: 'card_processor' })).toThrow(/CARD_PROCESSOR_API_KEY/);
-    const config = loadConfig({ NODE_ENV: 'test', PAYMENT_PROVIDER: 'card_processor', CARD_PROCESSOR_API_KEY: 'sk_test_x' });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      PAYMENT_PROVIDER: 'card_processor',
+      CARD_PROCESSOR_API_KEY: 'sk_test_x',
+      CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'w'.repeat(32),
+    });
     expect(createPaymentProvider(config).name).toBe('card_processor');
   });
 });

@@ -1,0 +1,158 @@
+import { ConfigError, loadConfig } from '../../src/config';
+import { productionEnv } from '../helpers/production-env';
+
+/** The error loadConfig throws for `env`, or a failure when it loads. */
+function refusal(env: Record<string, string | undefined>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the configuration loaded');
+}
+
+/** The settings named in a ConfigError, one per line. */
+function named(message: string): string[] {
+  return [...message.matchAll(/^ {2}([A-Z][A-Z0-9_]*): /gm)].map((m) => m[1]);
+}
+
+const without = (key: string): Record<string, string> => {
+  const env = productionEnv();
+  delete env[key];
+  return env;
+};
+
+describe('production configuration', () => {
+  it('loads a full production configuration', () => {
+    const config = loadConfig(productionEnv());
+    expect(config).toMatchObject({
+      NODE_ENV: 'production',
+      PAYMENT_PROVIDER: 'card_processor',
+      EMAIL_PROVIDER: 'smtp',
+      SMS_PROVIDER: 'http',
+      IDENTITY_PROVIDER: 'http',
+      OPERATOR_PROVIDER: 'http',
+    });
+  });
+
+  it.each([
+    ['PAYMENT_PROVIDER', 'mock', /PAYMENT_PROVIDER: mock is refused in production: it completes payments without taking money/],
+    ['EMAIL_PROVIDER', 'file', /EMAIL_PROVIDER: file is refused in production/],
+    ['SMS_PROVIDER', 'file', /SMS_PROVIDER: file is refused in production/],
+    ['IDENTITY_PROVIDER', 'mock', /IDENTITY_PROVIDER: mock is refused in production/],
+    ['OPERATOR_PROVIDER', 'mock', /OPERATOR_PROVIDER: mock is refused in production/],
+  ])('refuses the stand-in %s=%s, naming it', (key, value, message) => {
+    const text = refusal({ ...productionEnv(), [key]: value });
+    expect(text).toMatch(message);
+    expect(named(text)).toEqual([key]);
+  });
+
+  it.each(['JWT_SECRET', 'DATA_HASH_KEY', 'DATA_ENCRYPTION_KEY', 'CARD_PROCESSOR_WEBHOOK_SECRET', 'ESIM_PROVIDER_PUBLIC_KEY'])(
+    'refuses the development default of %s, unset or pasted',
+    (key) => {
+      expect(named(refusal(without(key)))).toEqual([key]);
+      // The development value spelled out is refused as well: it is public.
+      const development = loadConfig({})[key as keyof ReturnType<typeof loadConfig>];
+      expect(named(refusal({ ...productionEnv(), [key]: String(development) }))).toEqual([key]);
+    },
+  );
+
+  it.each([
+    [
+      'TEMPORAL_PAYLOAD_KEYS',
+      /TEMPORAL_PAYLOAD_KEYS: must be set in production \(unset, workflow payloads are encrypted with a development key\)/,
+    ],
+    ['DATABASE_URL', /DATABASE_URL: must be set in production/],
+    ['PUBLIC_BASE_URL', /PUBLIC_BASE_URL: must be set in production/],
+    ['ESIM_PROVIDER_MERCHANT_ID', /ESIM_PROVIDER_MERCHANT_ID: must be set in production/],
+    ['SMTP_FROM', /SMTP_FROM: must be set in production/],
+  ])('refuses %s left to its development default', (key, message) => {
+    const text = refusal(without(key));
+    expect(text).toMatch(message);
+    expect(named(text)).toEqual([key]);
+  });
+
+  it.each([
+    ['SMTP_HOST', 'EMAIL_PROVIDER=smtp'],
+    ['SMS_HTTP_URL', 'SMS_PROVIDER=http'],
+    ['IDENTITY_HTTP_URL', 'IDENTITY_PROVIDER=http'],
+    ['OPERATOR_HTTP_ENDPOINTS', 'OPERATOR_PROVIDER=http'],
+    ['CARD_PROCESSOR_API_KEY', 'PAYMENT_PROVIDER=card_processor'],
+  ])('refuses a real provider without %s', (key, provider) => {
+    const text = refusal(without(key));
+    expect(text).toContain(`${key}: must be set when ${provider}`);
+    expect(named(text)).toEqual([key]);
+  });
+
+  it('reads KEY= as unset, as in a .env file', () => {
+    expect(named(refusal({ ...productionEnv(), TEMPORAL_PAYLOAD_KEYS: '', SMTP_HOST: '' }))).toEqual([
+      'SMTP_HOST',
+      'TEMPORAL_PAYLOAD_KEYS',
+    ]);
+  });
+
+  it('lists every problem in one error, invalid values included', () => {
+    const text = refusal({ NODE_ENV: 'production', PORT: 'eighty', TRUST_PROXY: 'nonsense' });
+    expect(text.split('\n')[0]).toBe('Invalid configuration:');
+    expect(named(text).sort()).toEqual(
+      [
+        'PORT',
+        'TRUST_PROXY',
+        'PAYMENT_PROVIDER',
+        'EMAIL_PROVIDER',
+        'SMS_PROVIDER',
+        'IDENTITY_PROVIDER',
+        'OPERATOR_PROVIDER',
+        'JWT_SECRET',
+        'DATA_HASH_KEY',
+        'DATA_ENCRYPTION_KEY',
+        'CARD_PROCESSOR_WEBHOOK_SECRET',
+        'ESIM_PROVIDER_PUBLIC_KEY',
+        'DATABASE_URL',
+        'TEMPORAL_PAYLOAD_KEYS',
+        'PUBLIC_BASE_URL',
+        'ESIM_PROVIDER_MERCHANT_ID',
+      ].sort(),
+    );
+  });
+
+  it('leaves development alone: stand-ins and defaults load', () => {
+    expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ PAYMENT_PROVIDER: 'mock', IDENTITY_PROVIDER: 'mock' });
+    expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ EMAIL_PROVIDER: 'file', SMS_PROVIDER: 'file' });
+  });
+});
+
+describe('real providers need their settings, whatever NODE_ENV says', () => {
+  it.each(['development', 'test'])('%s: the card processor needs its own webhook secret', (nodeEnv) => {
+    const text = refusal({ NODE_ENV: nodeEnv, PAYMENT_PROVIDER: 'card_processor', CARD_PROCESSOR_API_KEY: 'sk_test_x' });
+    expect(text).toContain(
+      'CARD_PROCESSOR_WEBHOOK_SECRET: must be set when PAYMENT_PROVIDER=card_processor (the development secret is public)',
+    );
+    expect(named(text)).toEqual(['CARD_PROCESSOR_WEBHOOK_SECRET']);
+    const pasted = refusal({
+      NODE_ENV: nodeEnv,
+      PAYMENT_PROVIDER: 'card_processor',
+      CARD_PROCESSOR_API_KEY: 'sk_test_x',
+      CARD_PROCESSOR_WEBHOOK_SECRET: loadConfig({}).CARD_PROCESSOR_WEBHOOK_SECRET,
+    });
+    expect(named(pasted)).toEqual(['CARD_PROCESSOR_WEBHOOK_SECRET']);
+    const set = { CARD_PROCESSOR_API_KEY: 'sk_test_x', CARD_PROCESSOR_WEBHOOK_SECRET: 'whsec_' + 'z'.repeat(32) };
+    expect(loadConfig({ NODE_ENV: nodeEnv, PAYMENT_PROVIDER: 'card_processor', ...set }).PAYMENT_PROVIDER).toBe('card_processor');
+  });
+
+  it.each([
+    ['EMAIL_PROVIDER', 'smtp', 'SMTP_HOST'],
+    ['SMS_PROVIDER', 'http', 'SMS_HTTP_URL'],
+    ['IDENTITY_PROVIDER', 'http', 'IDENTITY_HTTP_URL'],
+    ['OPERATOR_PROVIDER', 'http', 'OPERATOR_HTTP_ENDPOINTS'],
+  ])('development: %s=%s needs %s', (provider, value, needed) => {
+    expect(named(refusal({ NODE_ENV: 'development', [provider]: value }))).toEqual([needed]);
+  });
+
+  it('an SMTP user needs a password', () => {
+    const env = { EMAIL_PROVIDER: 'smtp', SMTP_HOST: '127.0.0.1', SMTP_USER: 'mailer' };
+    expect(named(refusal(env))).toEqual(['SMTP_PASSWORD']);
+    expect(loadConfig({ ...env, SMTP_PASSWORD: 'x' }).SMTP_USER).toBe('mailer');
+  });
+});
