@@ -3,31 +3,82 @@ import type { RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 
 /**
- * Paths that never reach a log line: credentials, codes, tokens, cookies and
- * personal data, wherever they appear in a logged object.
+ * Keys whose values never reach a log line, at any depth (`err.raw.payment_method.billing_details.email`,
+ * `b.c.email`, an array of them). Keys are compared lower-cased without `_` and `-` (`client_secret`,
+ * `clientSecret` and `Set-Cookie` all match): message fields by name, personal data by how the name
+ * ends (`email`, `receipt_email`, `newPhone`), credentials by any name containing the word.
  */
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  '*.token',
-  '*.otp',
-  '*.password',
-  '*.secret',
-  '*.clientSecret',
-  '*.phone',
-  '*.newPhone',
-  '*.email',
-  '*.mobileNumber',
-  '*.idNumber',
-  '*.link',
-  '*.walletToken',
-  '*.to',
-  '*.text',
-];
+export const REDACTED_KEYS = ['otp', 'link', 'to', 'text'];
+export const REDACTED_KEY_ENDINGS = ['email', 'phone', 'phoneNumber', 'mobileNumber', 'msisdn', 'idNumber'];
+export const REDACTED_KEY_PARTS = ['token', 'password', 'secret', 'authorization', 'cookie', 'apiKey', 'privateKey'];
 
+const CENSOR = '[redacted]';
+/** Deeper than any object we log; beyond it a value is replaced rather than walked. */
+const MAX_DEPTH = 16;
+const normalize = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+const censoredKeys = new Set(REDACTED_KEYS.map(normalize));
+const censoredEndings = REDACTED_KEY_ENDINGS.map(normalize);
+const censoredParts = REDACTED_KEY_PARTS.map(normalize);
+
+function isCensored(key: string): boolean {
+  const name = normalize(key);
+  return censoredKeys.has(name) || censoredEndings.some((end) => name.endsWith(end)) || censoredParts.some((part) => name.includes(part));
+}
+
+/**
+ * A copy of `value` with every censored key's value replaced, walked the way JSON.stringify would
+ * see it. Errors become `{ type, message, stack, ...own fields, cause }` (so an error's `raw`, as
+ * card-processor errors carry, is walked too); binary data (a Temporal payload's bytes, which may
+ * hold encoded personal data) is logged as its length only.
+ */
+export function redact(value: unknown, depth = 0, ancestors = new Set<object>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
+  if (ancestors.has(value)) return '[circular]';
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  ancestors.add(value);
+  try {
+    if (value instanceof Error) return redactFields(errorFields(value), depth, ancestors);
+    if (Array.isArray(value)) return value.map((item: unknown) => redact(item, depth + 1, ancestors));
+    const json = (value as { toJSON?: unknown }).toJSON;
+    if (typeof json === 'function') return redact(json.call(value), depth + 1, ancestors);
+    return redactFields(value as Record<string, unknown>, depth, ancestors);
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+function redactFields(fields: Record<string, unknown>, depth: number, ancestors: Set<object>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    copy[key] = field !== undefined && field !== null && isCensored(key) ? CENSOR : redact(field, depth + 1, ancestors);
+  }
+  return copy;
+}
+
+function errorFields(err: Error): Record<string, unknown> {
+  const fields: Record<string, unknown> = { type: err.constructor.name || err.name, message: err.message, stack: err.stack };
+  Object.assign(fields, err);
+  if (err.cause !== undefined) fields.cause = err.cause;
+  if (err instanceof AggregateError) fields.errors = err.errors;
+  return fields;
+}
+
+/**
+ * The app's logger: every logged object goes through `redact` (pino's own `redact` paths reach
+ * one level per wildcard only). Errors are shaped by `redact` too, so pino's error serializer
+ * is replaced by the identity. The per-request line does not come through here (requestLogger).
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'activation-sys' } }, destination);
+  return pino(
+    {
+      level,
+      base: { service: 'activation-sys' },
+      formatters: { log: (fields) => redactFields(fields, 0, new Set()) },
+      serializers: { err: (err: unknown) => err },
+    },
+    destination,
+  );
 }
 
 /** Query strings can carry tokens or contact data: log the path only. */
@@ -49,7 +100,7 @@ const REQUEST_ID = /^[\w-]{8,64}$/;
 /**
  * One JSON line per request, `{ req: { id, method, path }, res: { statusCode }, responseTime }`,
  * with a request id reused from X-Request-Id when sane and echoed back. The line holds only
- * those fields, so it is written by a sibling logger without the wildcard redaction; anything
+ * those fields, so it is written by a sibling logger without the redaction walk; anything
  * else goes through the app's redacting logger (also `req.log`).
  *
  * Written here rather than with pino-http: that library builds a child logger per request
