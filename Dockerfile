@@ -1,8 +1,11 @@
-# API and worker image (docker compose). Node 24 LTS.
+# API and worker image (docker compose). Node 24 LTS. Production mode; every secret comes from
+# the environment at run time (compose: .env), none is built in (.dockerignore leaves .env out).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Not `npm ci`: the lockfile cannot list other platforms' optional packages (see scripts/setup.sh);
+# `npm install --no-save` still installs exactly the locked versions.
+RUN npm install --no-save --no-fund --no-audit --loglevel=error
 COPY . .
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev
 

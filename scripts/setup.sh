@@ -74,6 +74,23 @@ ensure_schemathesis() {
   echo "$want" > "$stamp"
 }
 
+# Debian's docker-compose (v1) validates docker-compose.yml without a Docker engine
+# (test/unit/compose.test.ts runs `docker-compose config`). From apt, once; the package lists
+# are refreshed only when the package is not known yet. Without apt the test fails saying so.
+ensure_docker_compose() {
+  if command -v docker-compose >/dev/null 2>&1; then return; fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    log "docker-compose is missing and apt-get is not available: test/unit/compose.test.ts will fail"
+    return
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  log "installing docker-compose from Debian's apt (once)"
+  if ! apt-cache show docker-compose >/dev/null 2>&1; then $sudo apt-get update -qq || true; fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends docker-compose >/dev/null ||
+    log "installing docker-compose failed: test/unit/compose.test.ts will fail"
+}
+
 # Embedded Postgres runs its binaries as the `postgres` user when we are root, so
 # that user must be able to traverse down to node_modules and .data.
 ensure_postgres_reachable() {
@@ -91,6 +108,7 @@ ensure_build
 ensure_temporal_cli
 ensure_test_server
 ensure_schemathesis
+ensure_docker_compose
 # A loopback-only launcher for the Java test server, then its class-data-sharing
 # archive (fast start-up). Build before warm: the jar is part of the archive key.
 bash scripts/temporal-test-server-build.sh
