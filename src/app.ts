@@ -9,6 +9,7 @@ import { activationReadRoutes, operatorRoutes } from './activations/read-routes'
 import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { createAccountService } from './auth/account';
+import { createEmailChangeService } from './auth/email-change';
 import { createMagicLinkService, type MagicLinkLookups } from './auth/magic-link';
 import { createOtpService } from './auth/otp';
 import { createPhoneChangeService } from './auth/phone-change';
@@ -80,7 +81,8 @@ export function createApp(deps: AppDeps): Express {
     onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
   });
   const sessions = createSessionService({ orm, pool, clock, config, cache });
-  const accounts = createAccountService({ orm, cipher, clock, otp, sessions });
+  const emailChange = createEmailChangeService({ orm, cipher, clock, otp });
+  const accounts = createAccountService({ orm, cipher, clock, otp, sessions, emailChange });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
     orm,
@@ -125,7 +127,7 @@ export function createApp(deps: AppDeps): Express {
 
   healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
   webhookRoutes(api, { orm, logger: deps.logger, paymentWorkflows, config });
-  authRoutes(api, { accounts, phoneChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
+  authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
   operatorRoutes(api, { reads });

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { IdentifierTaken, proveIdentifier } from './identifiers';
-import type { OtpService } from './otp';
+import type { EmailChangeService } from './email-change';
+import type { IssuedCode, OtpService } from './otp';
 import type { IssuedSession, Principal, PrincipalUser, SessionService } from './sessions';
 import { findUserByIdentifier, profileView, sessionView, signInView, type Identifiers } from './users';
 
@@ -14,6 +15,7 @@ export interface AccountDeps {
   clock: () => Date;
   otp: OtpService;
   sessions: SessionService;
+  emailChange: Pick<EmailChangeService, 'request'>;
 }
 
 export interface ConsentInput {
@@ -23,7 +25,7 @@ export interface ConsentInput {
 
 /** Sign-up, sign-in by OTP, consents and the profile. */
 export function createAccountService(deps: AccountDeps) {
-  const { orm, cipher, clock, otp, sessions } = deps;
+  const { orm, cipher, clock, otp, sessions, emailChange } = deps;
 
   async function register(input: Identifiers & { name: string; consents: ConsentInput[] }): Promise<{ userId: string }> {
     const userId = randomUUID();
@@ -126,26 +128,28 @@ export function createAccountService(deps: AccountDeps) {
     return profileView(user, cipher);
   }
 
-  /** Only name and e-mail change here; null removes the e-mail unless it is the last credential. */
+  /**
+   * Only name and e-mail change here. A new e-mail is not taken on the caller's word: a code goes
+   * to it and POST /auth/verify-change-email makes it the e-mail (email-change.ts); until then the
+   * account keeps its e-mail. Null removes the e-mail (and any unproven claim) unless it is the
+   * last proven credential.
+   */
   async function updateMe(userId: string, input: { name?: string; email?: string | null }) {
-    const em = orm.em.fork();
-    const user = await em.findOneOrFail(User, { id: userId });
-    if (input.name !== undefined) user.name = input.name;
-    if (input.email === null) {
-      if (!user.phoneHash) throw validationError([{ path: 'email', message: 'An account needs a phone or an e-mail' }]);
-      user.emailEncrypted = null;
-      user.emailHash = null;
-    } else if (input.email !== undefined) {
-      user.emailEncrypted = cipher.encrypt(input.email);
-      user.emailHash = cipher.lookupHash(input.email);
-    }
-    user.updatedAt = clock();
-    await em.flush().catch((err) => {
-      if (err instanceof UniqueConstraintViolationException) {
-        throw validationError([{ path: 'email', message: 'This e-mail is already registered' }]);
+    const { user, codes } = await orm.em.fork().transactional(async (em) => {
+      const row = await em.findOneOrFail(User, { id: userId });
+      let issued: IssuedCode[] = [];
+      if (input.name !== undefined) row.name = input.name;
+      if (input.email === null) {
+        if (!row.phoneHash) throw validationError([{ path: 'email', message: 'An account needs a phone or an e-mail' }]);
+        row.emailEncrypted = row.emailHash = null;
+        row.pendingEmailEncrypted = row.pendingEmailHash = null;
+      } else if (input.email !== undefined) {
+        issued = await emailChange.request(em, userId, input.email);
       }
-      throw err;
+      row.updatedAt = clock();
+      return { user: row, codes: issued };
     });
+    await otp.send(codes);
     return profileView(user, cipher);
   }
 

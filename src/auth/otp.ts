@@ -7,7 +7,7 @@ import { safeEqual, type PersonalDataCipher } from '../lib/crypto';
 import type { MessageSender } from '../providers/messages';
 
 /** Purposes whose codes belong to the signed-in user who asked (the others sign someone in). */
-const USER_BOUND: readonly OtpPurpose[] = ['change_phone'];
+const USER_BOUND: readonly OtpPurpose[] = ['change_phone', 'change_email'];
 
 export type OtpConfig = Pick<Config, 'OTP_TTL_SECONDS' | 'OTP_MAX_ATTEMPTS' | 'OTP_MAX_REQUESTS' | 'OTP_WINDOW_SECONDS'>;
 

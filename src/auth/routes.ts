@@ -4,6 +4,7 @@ import { guard } from '../http/guards';
 import { successMessage, type SuccessMessage } from '../http/messages';
 import { json, type Api } from '../http/route';
 import type { AccountService } from './account';
+import type { EmailChangeService } from './email-change';
 import { CLIENT_TYPE_HEADER, clientTypeOf } from './client-type';
 import type { MagicLinkService } from './magic-link';
 import { clearSessionCookie, sessionCookieHeader, setSessionCookie } from './middleware';
@@ -14,6 +15,7 @@ import type { IssuedSession, SessionService } from './sessions';
 export interface AuthRouteDeps {
   accounts: AccountService;
   phoneChange: PhoneChangeService;
+  emailChange: EmailChangeService;
   magicLinks: MagicLinkService;
   sessions: SessionService;
   webSessionSeconds: number;
@@ -204,11 +206,13 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.session,
       summary: 'Change name or e-mail (null removes it)',
       description:
-        'Only name and email are accepted (any other field is a VALIDATION_ERROR). An e-mail registered to another account, ' +
-        'or removing the e-mail of an account without a phone, is a VALIDATION_ERROR on `email`.',
+        'Only name and email are accepted (any other field is a VALIDATION_ERROR). The name changes at once. A new e-mail must prove ' +
+        'itself: a code is sent to it (counted in the 3-per-15-minutes OTP limit of that address) and the account keeps its e-mail ' +
+        'until POST /auth/verify-change-email confirms the code; the answer shows the e-mail still in force. An e-mail registered to ' +
+        'another account, or removing the e-mail of an account without a phone, is a VALIDATION_ERROR on `email`.',
       body: s.UpdateMeBody,
       response: json(s.ProfileUser),
-      errors: [],
+      errors: ['AUTH_RATE_LIMIT_EXCEEDED'],
     },
     ({ body, principal }) => accounts.updateMe(principal.user.id, body),
   );
@@ -248,6 +252,27 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
     async ({ body, principal, req }) => {
       const user = await deps.phoneChange.verify(principal.user.id, body.newPhone, body.otp);
       return { data: user, message: say(req, 'PHONE_UPDATED') };
+    },
+  );
+
+  api.define(
+    {
+      method: 'post',
+      path: '/auth/verify-change-email',
+      tag,
+      guard: guard.session,
+      summary: 'Confirm a new e-mail with its code',
+      description:
+        'Completes PUT /auth/me with a new e-mail, as verify-change-phone completes change-phone. The code is bound to the ' +
+        '`change_email` purpose, the signed-in user and the address, so sign-in codes cannot complete it. No new session is ' +
+        'created. An address another account proved meanwhile is a VALIDATION_ERROR on `newEmail`.',
+      body: s.VerifyChangeEmailBody,
+      response: json(s.VerifyChangeEmailResponse),
+      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP'],
+    },
+    async ({ body, principal, req }) => {
+      const user = await deps.emailChange.verify(principal.user.id, body.newEmail, body.otp);
+      return { data: user, message: say(req, 'EMAIL_UPDATED') };
     },
   );
 }

@@ -53,6 +53,7 @@ export const ConsentsBody = z.object({ consents: ConsentList }).openapi('Consent
 export const UpdateMeBody = z.strictObject({ name: Name.optional(), email: Email.nullable().optional() }).openapi('UpdateMeRequest');
 export const ChangePhoneBody = z.object({ newPhone: SaudiPhone }).openapi('ChangePhoneRequest');
 export const VerifyChangePhoneBody = z.object({ newPhone: SaudiPhone, otp: Otp }).openapi('VerifyChangePhoneRequest');
+export const VerifyChangeEmailBody = z.object({ newEmail: Email, otp: Otp }).openapi('VerifyChangeEmailRequest');
 
 export const SignInUser = z
   .object({
@@ -93,3 +94,4 @@ export const MagicLinkResponse = SignInResponse.extend({
 export const ConsentsResponse = z.object({ data: z.object({ recorded: z.literal(true) }) }).openapi('ConsentsResponse');
 export const SessionResponse = z.object({ session: SessionObject.omit({ token: true }), user: SessionUser }).openapi('SessionResponse');
 export const VerifyChangePhoneResponse = z.object({ data: ProfileUser, message: LocalizedMessage }).openapi('VerifyChangePhoneResponse');
+export const VerifyChangeEmailResponse = z.object({ data: ProfileUser, message: LocalizedMessage }).openapi('VerifyChangeEmailResponse');

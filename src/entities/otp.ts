@@ -1,13 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { User } from './user';
 
-export const OTP_PURPOSES = ['register', 'login', 'change_phone'] as const;
+export const OTP_PURPOSES = ['register', 'login', 'change_phone', 'change_email'] as const;
 export type OtpPurpose = (typeof OTP_PURPOSES)[number];
 
 /**
- * One issued code. Only an HMAC of the code is stored. The identifiers it was
- * sent to are kept as lookup hashes; a change-phone challenge is also bound to
- * the user who asked for it.
+ * One issued code for one identifier. Only an HMAC of the code is stored. The
+ * identifier it was sent to is kept as a lookup hash; a change-phone or
+ * change-email challenge is also bound to the user who asked for it.
  */
 export const OtpChallenge = defineEntity({
   name: 'OtpChallenge',

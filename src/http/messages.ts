@@ -13,6 +13,8 @@ export const successMessages = {
   SIGNED_OUT: { en: 'Signed out', ar: 'تم تسجيل الخروج' },
   // verify-change-phone
   PHONE_UPDATED: { en: 'Phone number updated', ar: 'تم تحديث رقم الجوال' },
+  // verify-change-email
+  EMAIL_UPDATED: { en: 'E-mail address updated', ar: 'تم تحديث البريد الإلكتروني' },
 } as const satisfies Record<string, SuccessMessageDefinition>;
 
 export type SuccessMessage = keyof typeof successMessages;

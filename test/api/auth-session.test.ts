@@ -182,12 +182,17 @@ describe('GET and PUT /auth/me', () => {
     expect(code(await request(t.app).get('/auth/me'))).toBe('AUTH_REQUIRED');
   });
 
-  it('changes name and e-mail, and null removes the e-mail', async () => {
+  it('changes the name at once, the e-mail once its code is confirmed, and null removes the e-mail', async () => {
     const { token } = await signUp(t);
     const email = `new-${Date.now()}@example.com`;
     const updated = await request(t.app).put('/auth/me').set(bearer(token)).send({ name: 'Noura', email });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: 'Noura', email });
+    expect(updated.body).toMatchObject({ name: 'Noura', email: null });
+    const confirmed = await request(t.app)
+      .post('/auth/verify-change-email')
+      .set(bearer(token))
+      .send({ newEmail: email, otp: lastCode(t, email) });
+    expect(typed<{ data: Profile }>(confirmed).body.data).toMatchObject({ name: 'Noura', email });
     const removed = typed<Profile>(await request(t.app).put('/auth/me').set(bearer(token)).send({ email: null }));
     expect(removed.body.email).toBeNull();
     expect(typed<Profile>(await request(t.app).get('/auth/me').set(bearer(token))).body.email).toBeNull();

@@ -7,6 +7,7 @@ import { Migration20261122031500_auth_changed_notify } from './Migration20261122
 import { Migration20261122032236_payments } from './Migration20261122032236_payments';
 import { Migration20261123202542_audit_and_companies } from './Migration20261123202542_audit_and_companies';
 import { Migration20261123214916_identifier_proof } from './Migration20261123214916_identifier_proof';
+import { Migration20261123215403_email_change } from './Migration20261123215403_email_change';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -16,4 +17,5 @@ export const migrationsList = [
   { name: 'Migration20261122032236_payments', class: Migration20261122032236_payments },
   { name: 'Migration20261123202542_audit_and_companies', class: Migration20261123202542_audit_and_companies },
   { name: 'Migration20261123214916_identifier_proof', class: Migration20261123214916_identifier_proof },
+  { name: 'Migration20261123215403_email_change', class: Migration20261123215403_email_change },
 ];

@@ -1,0 +1,56 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { User } from '../entities';
+import { validationError } from '../http/errors';
+import type { PersonalDataCipher } from '../lib/crypto';
+import { IdentifierTaken, proveIdentifier } from './identifiers';
+import type { IssuedCode, OtpService } from './otp';
+import { profileView } from './users';
+
+export interface EmailChangeDeps {
+  orm: MikroORM;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  otp: OtpService;
+}
+
+const TAKEN = 'This e-mail is already registered';
+
+/**
+ * E-mail change in two steps, like the phone change: PUT /auth/me with a new address sends a code
+ * to it (the account keeps its e-mail meanwhile), POST /auth/verify-change-email with that code
+ * makes it the account's e-mail. The challenge is bound to the `change_email` purpose, the caller
+ * and the address, so sign-in codes cannot complete it and its codes sign nobody in.
+ */
+export function createEmailChangeService(deps: EmailChangeDeps) {
+  const { orm, cipher, clock, otp } = deps;
+
+  /** Inside PUT /auth/me's transaction; send the codes after commit. */
+  async function request(em: EntityManager, userId: string, newEmail: string): Promise<IssuedCode[]> {
+    const owner = await em.findOne(User, { emailHash: cipher.lookupHash(newEmail) });
+    if (owner && owner.id !== userId) throw validationError([{ path: 'email', message: TAKEN }]);
+    if (owner) return [];
+    await otp.countRequest(em, [newEmail]);
+    return otp.createChallenge(em, { purpose: 'change_email', userId, email: newEmail });
+  }
+
+  async function verify(userId: string, newEmail: string, code: string) {
+    const proof = await otp.verify(orm.em.fork(), { purposes: ['change_email'], email: newEmail, userId }, code);
+    try {
+      const user = await orm.em.fork().transactional(async (em) => {
+        const owner = await em.findOne(User, { emailHash: cipher.lookupHash(newEmail) });
+        if (owner && owner.id !== userId) throw new IdentifierTaken('email');
+        const row = await proveIdentifier(em, cipher, proof, 'change');
+        row.updatedAt = clock();
+        return row;
+      });
+      return profileView(user, cipher);
+    } catch (err) {
+      if (err instanceof IdentifierTaken) throw validationError([{ path: 'newEmail', message: TAKEN }]);
+      throw err;
+    }
+  }
+
+  return { request, verify };
+}
+
+export type EmailChangeService = ReturnType<typeof createEmailChangeService>;
