@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ActivationStatus, EsimProfile, IdentityStatus } from '../src/entities/activation';
 import type { IdentityType } from '../src/entities/user';
@@ -6,7 +6,7 @@ import { IdentityInitiationError, type IdentityProvider } from '../src/identity/
 import type { PersonalDataCipher } from '../src/lib/crypto';
 import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
-import type { MessageSender } from '../src/providers/messages';
+import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import { IDENTITY_ERROR, OPERATOR_REJECTION } from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
@@ -199,13 +199,20 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         [input.activationId],
       );
       if (!row?.email_encrypted || !row.esim_profile) return;
-      await deps.messages.send({
-        channel: 'email',
-        to: cipher.decrypt(row.email_encrypted),
-        purpose: 'esim.qr',
-        text: `Your eSIM is ready. Scan the QR code in the app (${row.esim_profile.qrUrl}) or enter ${row.esim_profile.activationCodeRaw}`,
-        content: { kind: 'esim_ready', activationCode: row.esim_profile.activationCodeRaw },
-      });
+      try {
+        await deps.messages.send({
+          channel: 'email',
+          to: cipher.decrypt(row.email_encrypted),
+          purpose: 'esim.qr',
+          text: `Your eSIM is ready. Scan the QR code in the app (${row.esim_profile.qrUrl}) or enter ${row.esim_profile.activationCodeRaw}`,
+          content: { kind: 'esim_ready', activationCode: row.esim_profile.activationCodeRaw },
+        });
+      } catch (err) {
+        // A refused address stays refused: retrying forever would hold the activated run open. The app shows
+        // the QR code anyway. A transient failure (server down, timeout) is thrown and retried.
+        if (!(err instanceof MessageDeliveryError) || !err.permanent) throw err;
+        log.warn('eSIM e-mail refused, not retried', { activationId: input.activationId, failure: err.message });
+      }
     },
   };
 
