@@ -46,8 +46,10 @@ async function main(): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
+/** A refused configuration prints its message alone (each setting named); anything else is logged, redacted. */
 function fail(err: unknown): void {
-  console.error(err instanceof ConfigError ? err.message : err);
+  if (err instanceof ConfigError) console.error(err.message);
+  else createLogger('info').fatal({ err }, 'API failed');
   process.exit(1);
 }
 

@@ -1,15 +1,16 @@
 // The worker process: connects to Temporal, hosts the workflows (bundled from workflows/)
 // and the activities (built from their dependencies), and stops cleanly on SIGINT/SIGTERM.
 //
-// Environment: TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE (default
-// "default"), TEMPORAL_TASK_QUEUE (default "activation-sys"), TEMPORAL_CONNECT_TIMEOUT_MS
-// (default 60000: the worker may start before the dev server is ready), LOG_LEVEL.
+// Configuration: the API's (src/config.ts, validated the same way: in production every stand-in
+// and development default is refused at start), notably TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+// TEMPORAL_TASK_QUEUE, TEMPORAL_CONNECT_TIMEOUT_MS (the worker may start before the server is
+// ready) and LOG_LEVEL. Logs go through the API's redacting logger.
 import pino from 'pino';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities, type ActivityDeps } from '../activities';
-import { loadConfig, type Config } from '../src/config';
+import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
@@ -88,7 +89,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const address = options.address ?? DEFAULT_ADDRESS;
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
-  const logger = options.logger ?? pino({ name: 'worker' });
+  const logger = options.logger ?? workerLogger('info');
 
   const ownsConnection = !options.connection;
   const connection =
@@ -156,8 +157,15 @@ function temporalLoggerFor(logger: pino.Logger): TemporalLogger {
   };
 }
 
+/** The API's redacting logger, its lines marked as the worker's. */
+function workerLogger(level: string): pino.Logger {
+  return createLogger(level).child({ name: 'worker' });
+}
+
 export async function main(): Promise<void> {
-  const logger = pino({ name: 'worker', level: process.env.LOG_LEVEL ?? 'info' });
+  // Configuration first: an invalid or refused one ends the process before anything starts.
+  const config = loadConfig();
+  const logger = workerLogger(config.LOG_LEVEL);
   // We handle signals ourselves: the SDK's handlers would swallow a signal that arrives
   // while we are still waiting for the server.
   Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
@@ -179,15 +187,13 @@ export async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const timeout = Number(process.env.TEMPORAL_CONNECT_TIMEOUT_MS);
-  const config = loadConfig();
   const db = await openDatabase(config, { migrate: false });
   const running = await startWorker({
     activityDeps: buildActivityDeps(config, db.orm),
-    address: process.env.TEMPORAL_ADDRESS || DEFAULT_ADDRESS,
-    namespace: process.env.TEMPORAL_NAMESPACE || DEFAULT_NAMESPACE,
-    taskQueue: process.env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
-    connectTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_CONNECT_TIMEOUT_MS,
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
     logger,
     signal: aborter.signal,
   });
@@ -207,7 +213,9 @@ if (require.main === module) {
     () => process.exit(0),
     (error: unknown) => {
       if (error instanceof Error && error.name === 'AbortError') process.exit(0);
-      pino({ name: 'worker' }).fatal({ err: error }, 'worker failed');
+      // A refused configuration reads as the API's does: the message alone, naming each setting.
+      if (error instanceof ConfigError) console.error(error.message);
+      else workerLogger('info').fatal({ err: error }, 'worker failed');
       process.exit(1);
     },
   );
