@@ -10,7 +10,12 @@ interface Entry {
 
 export interface SessionCache {
   get(tokenHash: string): Omit<Principal, 'token'> | undefined;
-  set(tokenHash: string, principal: Omit<Principal, 'token'>): void;
+  /**
+   * A mark to take before reading the session from the database; `set` stores what was read only
+   * if no invalidation was handled (and the listener did not drop) since the mark.
+   */
+  mark(): number;
+  set(tokenHash: string, principal: Omit<Principal, 'token'>, readSince: number): void;
   evictUser(userId: string): void;
   evictToken(tokenHash: string): void;
   stop(): Promise<void>;
@@ -22,6 +27,16 @@ export interface SessionCache {
  * from the TTL: triggers on users, sessions and token_blocklist NOTIFY
  * `auth_changed`, every instance LISTENs and evicts at once. While the
  * listening connection is down, the cache answers nothing.
+ *
+ * Eviction alone has a race: a request reads a live session, the revocation
+ * commits and its NOTIFY evicts a cache that holds nothing yet, then the
+ * request stores the stale principal for the whole TTL. So every handled
+ * invalidation (and every loss or start of the listener) advances an epoch;
+ * a request marks the epoch before its read and stores only if it has not
+ * moved. A notification can only be handled after its commit, so either the
+ * read saw the change or the epoch moved before the store. (Any invalidation
+ * voids the store, not only this user's: they are rare next to reads, and the
+ * request's answer is still fresh; only its caching is skipped.)
  */
 export function createSessionCache(opts: {
   pool: Pool;
@@ -34,6 +49,7 @@ export function createSessionCache(opts: {
   const max = opts.maxEntries ?? 50_000;
   let listening = false;
   let stopped = false;
+  let epoch = 0;
   let client: PoolClient | undefined;
   let retry: NodeJS.Timeout | undefined;
 
@@ -58,6 +74,7 @@ export function createSessionCache(opts: {
     try {
       client = await opts.pool.connect();
       client.on('notification', (msg) => {
+        epoch += 1;
         const [kind, id] = (msg.payload ?? '').split(':');
         if (kind === 'user' && id) evictUser(id);
         else if (kind === 'token' && id) evictToken(id);
@@ -66,6 +83,8 @@ export function createSessionCache(opts: {
       client.on('error', (err) => lost(err));
       client.on('end', () => lost());
       await client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
+      // Whatever was read before now may have missed a notification while nobody listened.
+      epoch += 1;
       listening = true;
     } catch (err) {
       lost(err);
@@ -74,6 +93,7 @@ export function createSessionCache(opts: {
 
   function lost(err?: unknown) {
     if (err) opts.onError?.(err);
+    epoch += 1;
     listening = false;
     clear();
     client?.release(true);
@@ -100,8 +120,9 @@ export function createSessionCache(opts: {
       }
       return entry.principal;
     },
-    set(hash, principal) {
-      if (!listening) return;
+    mark: () => epoch,
+    set(hash, principal, readSince) {
+      if (!listening || readSince !== epoch) return;
       if (entries.size >= max) clear();
       entries.set(hash, { principal, until: Date.now() + opts.ttlMs });
       let hashes = byUser.get(principal.user.id);
@@ -112,6 +133,7 @@ export function createSessionCache(opts: {
     evictToken,
     async stop() {
       stopped = true;
+      epoch += 1;
       listening = false;
       if (retry) clearTimeout(retry);
       clear();

@@ -108,9 +108,11 @@ export function createSessionService(deps: SessionDeps) {
       }
       return { ...cached, token };
     }
+    // Marked before the read: a change handled while we read voids the store (see session-cache.ts).
+    const readSince = deps.cache?.mark() ?? 0;
     const principal = await verify(token, tokenHash);
     const { sessionId, clientType, expiresAt, user } = principal;
-    deps.cache?.set(tokenHash, { sessionId, clientType, expiresAt, user });
+    deps.cache?.set(tokenHash, { sessionId, clientType, expiresAt, user }, readSince);
     return principal;
   }
 
