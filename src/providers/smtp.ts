@@ -34,8 +34,35 @@ function deliveryError(err: unknown): MessageDeliveryError {
   const code = typeof failure.code === 'string' ? failure.code : 'EUNKNOWN';
   const reply = typeof failure.responseCode === 'number' ? ` ${failure.responseCode}` : '';
   const timedOut = code === 'ETIMEDOUT' || code === 'EABORT' || failure.name === 'AbortError';
-  const permanent = failure.permanent === true || (typeof failure.responseCode === 'number' && failure.responseCode >= 500);
+  // nodemailer marks a 5yz reply (but 503) as permanent: sending the same message again gets the same answer.
+  const permanent = failure.permanent === true;
   return new MessageDeliveryError('email', timedOut ? `SMTP timed out (${code})` : `SMTP ${code}${reply}`, permanent);
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+/**
+ * nodemailer's transport options. With a login and no TLS from the start, STARTTLS is required
+ * (the password never crosses the network in clear, even if the offer is stripped), except on
+ * loopback, where a local relay or test server may not offer it.
+ */
+export function smtpTransportOptions(options: SmtpOptions) {
+  const login = options.user !== undefined;
+  return {
+    host: options.host,
+    port: options.port,
+    secure: options.secure,
+    requireTLS: login && !options.secure && !LOOPBACK.test(options.host),
+    auth: login ? { user: options.user, pass: options.password ?? '' } : undefined,
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+    logger: false,
+    debug: false,
+    // Messages are built from our own text: never read files or URLs named in one.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
 }
 
 /**
@@ -47,20 +74,7 @@ function deliveryError(err: unknown): MessageDeliveryError {
  * password nor the message reaches a log.
  */
 export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
-  const transport = nodemailer.createTransport({
-    host: options.host,
-    port: options.port,
-    secure: options.secure,
-    auth: options.user ? { user: options.user, pass: options.password ?? '' } : undefined,
-    connectionTimeout: options.timeoutMs,
-    greetingTimeout: options.timeoutMs,
-    socketTimeout: options.timeoutMs,
-    logger: false,
-    debug: false,
-    // Messages are built from our own text: never read files or URLs named in one.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  const transport = nodemailer.createTransport(smtpTransportOptions(options));
   return {
     async send(message) {
       if (message.channel !== 'email') throw new MessageDeliveryError(message.channel, 'the SMTP sender only sends e-mail', true);

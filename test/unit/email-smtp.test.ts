@@ -1,7 +1,7 @@
 /** The SMTP e-mail adapter (nodemailer) against a real SMTP server on loopback (smtp-server + mailparser). */
 import { createLogger } from '../../src/http/logger';
 import { MessageDeliveryError, type OutgoingMessage } from '../../src/providers/messages';
-import { createSmtpMessageSender, type SmtpOptions } from '../../src/providers/smtp';
+import { createSmtpMessageSender, smtpTransportOptions, type SmtpOptions } from '../../src/providers/smtp';
 import { EMAIL_SEPARATOR } from '../../src/providers/templates';
 import { closedPort } from '../helpers/http-stub';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';
@@ -134,5 +134,14 @@ describe('e-mail over SMTP', () => {
     expect(err).toBeInstanceOf(MessageDeliveryError);
     expect(err.message).toMatch(/^e-mail not sent: SMTP timed out \((ETIMEDOUT|EABORT)\)$/);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('requires STARTTLS for a login to a remote server without implicit TLS (not on loopback)', () => {
+    const base = { port: 587, secure: false, from: 'a <a@example.com>', timeoutMs: 1_000, user: 'mailer', password: 'p' };
+    expect(smtpTransportOptions({ ...base, host: 'smtp.example.com' }).requireTLS).toBe(true);
+    expect(smtpTransportOptions({ ...base, host: 'smtp.example.com', secure: true }).requireTLS).toBe(false);
+    expect(smtpTransportOptions({ ...base, host: 'smtp.example.com', user: undefined }).requireTLS).toBe(false);
+    expect(smtpTransportOptions({ ...base, host: '127.0.0.1' }).requireTLS).toBe(false);
+    expect(smtpTransportOptions({ ...base, host: 'localhost' }).requireTLS).toBe(false);
   });
 });
