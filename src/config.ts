@@ -97,8 +97,10 @@ const schema = z
     IDENTITY_PROVIDER: z.enum(['mock', 'http']).default('mock'),
     IDENTITY_HTTP_URL: z.url().optional(),
     IDENTITY_HTTP_TOKEN: z.string().min(1).optional(),
-    IDENTITY_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-    IDENTITY_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    // One initiation attempt (retries + 1 tries of the timeout, plus backoff) must end inside the
+    // API's 15 s wait for the verify-identity update: 2 x 4 s by default.
+    IDENTITY_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(4_000),
+    IDENTITY_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(1),
     /**
      * Telecom operators: `mock` (the mock plugins, development) or `http`, one HTTP plugin per
      * entry of OPERATOR_HTTP_ENDPOINTS (`slug=https://base,slug2=https://base2`).
