@@ -8,7 +8,10 @@ import { createMagicLinkLookups } from './activations/latest';
 import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
 import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
+import { adminRoutes } from './admin/routes';
+import { createBlocklistService } from './admin/blocklist';
 import { createAccountService } from './auth/account';
+import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
 import { createMagicLinkService, type MagicLinkLookups } from './auth/magic-link';
 import { createOtpService } from './auth/otp';
@@ -82,7 +85,8 @@ export function createApp(deps: AppDeps): Express {
   });
   const sessions = createSessionService({ orm, pool, clock, config, cache });
   const emailChange = createEmailChangeService({ orm, cipher, clock, otp });
-  const accounts = createAccountService({ orm, cipher, clock, otp, sessions, emailChange });
+  const assertDeviceAllowed = createDeviceCheck({ pool, hashKey: config.DATA_HASH_KEY });
+  const accounts = createAccountService({ orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
     orm,
@@ -91,6 +95,7 @@ export function createApp(deps: AppDeps): Express {
     sessions,
     lookups: deps.magicLinkLookups ?? createMagicLinkLookups(orm),
     missingConsents: accounts.missingConsents,
+    assertDeviceAllowed,
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;
@@ -132,6 +137,7 @@ export function createApp(deps: AppDeps): Express {
   activationRoutes(api, { creation, identity });
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
+  adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
 
   const app = express();
   app.disable('x-powered-by');

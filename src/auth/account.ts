@@ -4,6 +4,7 @@ import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { IdentifierTaken, proveIdentifier } from './identifiers';
+import type { DeviceCheck } from './devices';
 import type { EmailChangeService } from './email-change';
 import type { IssuedCode, OtpService } from './otp';
 import type { IssuedSession, Principal, PrincipalUser, SessionService } from './sessions';
@@ -16,6 +17,8 @@ export interface AccountDeps {
   otp: OtpService;
   sessions: SessionService;
   emailChange: Pick<EmailChangeService, 'request'>;
+  /** Sign-in from a blocklisted device (X-Device-Id) is refused before anything else. */
+  assertDeviceAllowed: DeviceCheck;
 }
 
 export interface ConsentInput {
@@ -25,9 +28,10 @@ export interface ConsentInput {
 
 /** Sign-up, sign-in by OTP, consents and the profile. */
 export function createAccountService(deps: AccountDeps) {
-  const { orm, cipher, clock, otp, sessions, emailChange } = deps;
+  const { orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed } = deps;
 
-  async function register(input: Identifiers & { name: string; consents: ConsentInput[] }): Promise<{ userId: string }> {
+  async function register(input: Identifiers & { name: string; consents: ConsentInput[] }, deviceId?: string): Promise<{ userId: string }> {
+    await assertDeviceAllowed(deviceId);
     const userId = randomUUID();
     const issued = await orm.em.fork().transactional(async (em) => {
       // Only proven identifiers are taken; an unproven claim of another account never blocks.
@@ -58,7 +62,8 @@ export function createAccountService(deps: AccountDeps) {
    * Unknown identifiers answer AUTH_INVALID_OTP like a wrong code, after counting the request like any other.
    * Only proven identifiers are known here: an unproven claim never leads to a sign-in.
    */
-  async function login(input: Identifiers): Promise<void> {
+  async function login(input: Identifiers, deviceId?: string): Promise<void> {
+    await assertDeviceAllowed(deviceId);
     const issued = await orm.em.fork().transactional(async (em) => {
       await otp.countRequest(em, [input.phone, input.email]);
       const user = await findUserByIdentifier(em, cipher, input);
@@ -70,11 +75,13 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   /** The code proves the one identifier it was sent to; the session is for the account that holds or claimed it. */
-  async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType) {
+  async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType, deviceId?: string) {
+    await assertDeviceAllowed(deviceId);
     const proof = await otp.verify(orm.em.fork(), { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
     const user = await orm.em.fork().transactional(async (em) => {
       const row = await em.findOne(User, { id: proof.userId });
       if (!row) throw new AppError('AUTH_INVALID_OTP');
+      if (row.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
       if (!row.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
       const proven = await proveIdentifier(em, cipher, proof, 'sign-in').catch((err: unknown) => {
         // Someone else proved it first: this code no longer reaches an account.
@@ -83,7 +90,7 @@ export function createAccountService(deps: AccountDeps) {
       proven.verifiedAt ??= clock();
       return proven;
     });
-    const session = await sessions.issue(user.id, clientType);
+    const session = await sessions.issue(user.id, clientType, deviceId);
     return { user: signInView(user, cipher), session };
   }
 

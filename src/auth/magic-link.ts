@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { InvitationLink, User, type ClientType, type RequiredConsentType } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
+import type { DeviceCheck } from './devices';
 import type { SessionService } from './sessions';
 import { signInView } from './users';
 
@@ -38,6 +39,8 @@ export interface MagicLinkDeps {
   sessions: SessionService;
   lookups: MagicLinkLookups;
   missingConsents(userId: string): Promise<RequiredConsentType[]>;
+  /** Redemption from a blocklisted device (X-Device-Id) is refused before anything else. */
+  assertDeviceAllowed: DeviceCheck;
 }
 
 export function nextStepOf(activation: LatestActivation | null): NextStep {
@@ -51,7 +54,8 @@ export function nextStepOf(activation: LatestActivation | null): NextStep {
 export function createMagicLinkService(deps: MagicLinkDeps) {
   const { orm, cipher, clock, sessions, lookups } = deps;
 
-  async function redeem(token: string, clientType: ClientType) {
+  async function redeem(token: string, clientType: ClientType, deviceId?: string) {
+    await deps.assertDeviceAllowed(deviceId);
     const em = orm.em.fork();
     const link = await em.findOne(InvitationLink, { tokenHash: sha256Hex(token) });
     if (!link) throw new AppError('MAGIC_LINK_INVALID');
@@ -60,6 +64,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     if (link.status === 'expired' || link.expiresAt.getTime() <= clock().getTime()) throw new AppError('MAGIC_LINK_EXPIRED');
     if (link.companyId && (await lookups.companyStatus(link.companyId)) !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
     const user = await em.findOneOrFail(User, { id: link.user });
+    if (user.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
     if (!user.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
     const activation = await lookups.latestActivation(user.id);
     if (activation?.status === 'activated') throw new AppError('MAGIC_LINK_USER_ALREADY_ACTIVE');
@@ -76,7 +81,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
       user.verifiedAt = now;
       await em.flush();
     }
-    const session = await sessions.issue(user.id, clientType);
+    const session = await sessions.issue(user.id, clientType, deviceId);
     return {
       user: signInView(user, cipher),
       session,

@@ -5,7 +5,9 @@ import { successMessage, type SuccessMessage } from '../http/messages';
 import { json, type Api } from '../http/route';
 import type { AccountService } from './account';
 import type { EmailChangeService } from './email-change';
+import { z } from '../openapi/registry';
 import { CLIENT_TYPE_HEADER, clientTypeOf } from './client-type';
+import { DEVICE_ID_HEADER, DeviceIdHeader, deviceIdOf } from './devices';
 import type { MagicLinkService } from './magic-link';
 import { clearSessionCookie, sessionCookieHeader, setSessionCookie } from './middleware';
 import type { PhoneChangeService } from './phone-change';
@@ -37,6 +39,10 @@ function requireCredential(input: { phone?: string; email?: string }): void {
   if (!input.phone && !input.email) throw new AppError('AUTH_NO_CREDENTIAL');
 }
 
+/** Sign-in from a blocklisted device answers AUTH_BLOCKLISTED (devices.ts). */
+const DEVICE_HEADER = z.object({ [DEVICE_ID_HEADER]: DeviceIdHeader });
+const SIGN_IN_HEADERS = CLIENT_TYPE_HEADER.extend({ [DEVICE_ID_HEADER]: DeviceIdHeader });
+
 const WEB_SESSION_COOKIE = sessionCookieHeader(
   'Web clients only: `activation-sys-session=<JWT>; Max-Age=3600; Path=/; HttpOnly; Secure; SameSite=Strict; Priority=High`',
 );
@@ -57,14 +63,22 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       tag,
       guard: guard.public,
       summary: 'Register and receive an OTP on every given identifier',
+      headers: DEVICE_HEADER,
       body: s.RegisterBody,
       response: json(s.RegisterResponse, { status: 201 }),
-      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_PHONE_EXISTS', 'AUTH_EMAIL_EXISTS', 'AUTH_CONSENT_REQUIRED', 'AUTH_RATE_LIMIT_EXCEEDED'],
+      errors: [
+        'AUTH_NO_CREDENTIAL',
+        'AUTH_PHONE_EXISTS',
+        'AUTH_EMAIL_EXISTS',
+        'AUTH_CONSENT_REQUIRED',
+        'AUTH_RATE_LIMIT_EXCEEDED',
+        'AUTH_BLOCKLISTED',
+      ],
     },
     async ({ body, req }) => {
       requireCredential(body);
       if (!s.consentsValid(body.consents)) throw new AppError('AUTH_CONSENT_REQUIRED');
-      const { userId } = await accounts.register({ ...body, consents: body.consents });
+      const { userId } = await accounts.register({ ...body, consents: body.consents }, deviceIdOf(req.headers));
       return { userId, message: say(req, 'CODE_SENT') };
     },
   );
@@ -76,14 +90,17 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       tag,
       guard: guard.public,
       summary: 'Send a sign-in OTP',
-      description: 'An unregistered identifier answers AUTH_INVALID_OTP, exactly like a wrong code.',
+      description:
+        'An unregistered identifier, or one no account has proven yet, answers AUTH_INVALID_OTP, exactly like a wrong code. ' +
+        'A code goes to each identifier given (each its own code).',
+      headers: DEVICE_HEADER,
       body: s.LoginBody,
       response: json(s.MessageResponse),
-      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED'],
+      errors: ['AUTH_NO_CREDENTIAL', 'AUTH_INVALID_OTP', 'AUTH_RATE_LIMIT_EXCEEDED', 'AUTH_BLOCKLISTED'],
     },
     async ({ body, req }) => {
       requireCredential(body);
-      await accounts.login(body);
+      await accounts.login(body, deviceIdOf(req.headers));
       return { message: say(req, 'CODE_SENT') };
     },
   );
@@ -95,14 +112,18 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       tag,
       guard: guard.public,
       summary: 'Complete registration or login',
-      description: CLIENT_TYPE,
-      headers: CLIENT_TYPE_HEADER,
+      description:
+        `${CLIENT_TYPE}\n\nThe code proves the one identifier it was sent to (register sends each identifier its own code); ` +
+        'the other identifier of a registration stays unproven (not shown, not usable to sign in) until its own code, ' +
+        'change-phone or an e-mail change proves it. With both phone and email given, the code is checked against the newest ' +
+        'code of each.',
+      headers: SIGN_IN_HEADERS,
       body: s.VerifyOtpBody,
       response: json(s.SignInResponse, { headers: [WEB_SESSION_COOKIE] }),
-      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_ACCOUNT_DEACTIVATED'],
+      errors: ['AUTH_INVALID_OTP', 'AUTH_EXPIRED_OTP', 'AUTH_ACCOUNT_DEACTIVATED', 'AUTH_BLOCKLISTED'],
     },
     async ({ body, req, res }) => {
-      const { user, session } = await accounts.verifyOtp(body, clientTypeOf(req.headers));
+      const { user, session } = await accounts.verifyOtp(body, clientTypeOf(req.headers), deviceIdOf(req.headers));
       return { user, session: sessionAnswer(res, session, deps.webSessionSeconds) };
     },
   );
@@ -115,7 +136,7 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.public,
       summary: 'Redeem a company invitation',
       description: `Creates a session exactly as verify-otp does. ${CLIENT_TYPE}`,
-      headers: CLIENT_TYPE_HEADER,
+      headers: SIGN_IN_HEADERS,
       body: s.MagicLinkBody,
       response: json(s.MagicLinkResponse, { headers: [WEB_SESSION_COOKIE] }),
       errors: [
@@ -126,10 +147,11 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
         'COMPANY_NOT_APPROVED',
         'AUTH_ACCOUNT_DEACTIVATED',
         'MAGIC_LINK_USER_ALREADY_ACTIVE',
+        'AUTH_BLOCKLISTED',
       ],
     },
     async ({ body, req, res }) => {
-      const { user, session, b2b } = await deps.magicLinks.redeem(body.token, clientTypeOf(req.headers));
+      const { user, session, b2b } = await deps.magicLinks.redeem(body.token, clientTypeOf(req.headers), deviceIdOf(req.headers));
       return { user, session: sessionAnswer(res, session, deps.webSessionSeconds), b2b };
     },
   );

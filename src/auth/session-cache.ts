@@ -5,17 +5,20 @@ export const AUTH_CHANGED_CHANNEL = 'auth_changed';
 
 interface Entry {
   principal: Omit<Principal, 'token'>;
+  /** The request's device (keyed hash of X-Device-Id) the blocklist check covered. */
+  device: string | null;
   until: number;
 }
 
 export interface SessionCache {
-  get(tokenHash: string): Omit<Principal, 'token'> | undefined;
+  /** Only for the device id the stored check covered (another device must be checked against the blocklist). */
+  get(tokenHash: string, device: string | null): Omit<Principal, 'token'> | undefined;
   /**
    * A mark to take before reading the session from the database; `set` stores what was read only
    * if no invalidation was handled (and the listener did not drop) since the mark.
    */
   mark(): number;
-  set(tokenHash: string, principal: Omit<Principal, 'token'>, readSince: number): void;
+  set(tokenHash: string, principal: Omit<Principal, 'token'>, readSince: number, device: string | null): void;
   evictUser(userId: string): void;
   evictToken(tokenHash: string): void;
   stop(): Promise<void>;
@@ -24,7 +27,7 @@ export interface SessionCache {
 /**
  * Verified sessions, kept for a few seconds so the hot path skips token
  * verification and the database. Correctness comes from invalidation, not
- * from the TTL: triggers on users, sessions and token_blocklist NOTIFY
+ * from the TTL: triggers on users, sessions, token_blocklist and device_blocklist NOTIFY
  * `auth_changed`, every instance LISTENs and evicts at once. While the
  * listening connection is down, the cache answers nothing.
  *
@@ -78,7 +81,7 @@ export function createSessionCache(opts: {
         const [kind, id] = (msg.payload ?? '').split(':');
         if (kind === 'user' && id) evictUser(id);
         else if (kind === 'token' && id) evictToken(id);
-        else clear();
+        else clear(); // a device blocklist change (rare) may concern any session
       });
       client.on('error', (err) => lost(err));
       client.on('end', () => lost());
@@ -110,10 +113,10 @@ export function createSessionCache(opts: {
   if (opts.ttlMs > 0) void listen();
 
   return {
-    get(hash) {
+    get(hash, device) {
       if (!listening) return undefined;
       const entry = entries.get(hash);
-      if (!entry) return undefined;
+      if (!entry || entry.device !== device) return undefined;
       if (Date.now() >= entry.until) {
         evictToken(hash);
         return undefined;
@@ -121,10 +124,10 @@ export function createSessionCache(opts: {
       return entry.principal;
     },
     mark: () => epoch,
-    set(hash, principal, readSince) {
+    set(hash, principal, readSince, device) {
       if (!listening || readSince !== epoch) return;
       if (entries.size >= max) clear();
-      entries.set(hash, { principal, until: Date.now() + opts.ttlMs });
+      entries.set(hash, { principal, device, until: Date.now() + opts.ttlMs });
       let hashes = byUser.get(principal.user.id);
       if (!hashes) byUser.set(principal.user.id, (hashes = new Set()));
       hashes.add(hash);

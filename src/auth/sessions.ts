@@ -6,9 +6,13 @@ import type { Config } from '../config';
 import type { ClientType, UserRow } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex } from '../lib/crypto';
+import { deviceHasher } from './devices';
 import type { SessionCache } from './session-cache';
 
-export type SessionConfig = Pick<Config, 'JWT_SECRET' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'WEB_SESSION_SECONDS' | 'MOBILE_SESSION_SECONDS'>;
+export type SessionConfig = Pick<
+  Config,
+  'JWT_SECRET' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'WEB_SESSION_SECONDS' | 'MOBILE_SESSION_SECONDS' | 'DATA_HASH_KEY'
+>;
 
 export interface SessionDeps {
   orm: MikroORM;
@@ -46,6 +50,7 @@ interface AuthenticateRow {
   expires_at: Date;
   revoked_at: Date | null;
   blocked: boolean;
+  device_blocked: boolean;
   id: string;
   phone_encrypted: string | null;
   phone_hash: string | null;
@@ -55,6 +60,7 @@ interface AuthenticateRow {
   app_role: UserRow['appRole'];
   identity_type: UserRow['identityType'];
   is_active: boolean;
+  blocklisted_at: Date | null;
   verified_at: Date | null;
   managed_areas: string[] | null;
   managed_areas_write: string[] | null;
@@ -70,19 +76,22 @@ interface AuthenticateRow {
 export function createSessionService(deps: SessionDeps) {
   const { config, clock } = deps;
   const key = createSecretKey(Buffer.from(config.JWT_SECRET, 'utf8'));
+  const deviceHash = deviceHasher(config.DATA_HASH_KEY);
 
-  async function issue(userId: string, clientType: ClientType): Promise<IssuedSession> {
+  /** A new session; the device it signs in from (X-Device-Id), if any, is kept (hashed) so blocklisting the device ends it. */
+  async function issue(userId: string, clientType: ClientType, deviceId?: string): Promise<IssuedSession> {
     const id = randomUUID();
     const now = clock();
     const lifetime = clientType === 'web' ? config.WEB_SESSION_SECONDS : config.MOBILE_SESSION_SECONDS;
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + lifetime * 1000);
     await deps.orm.em
       .fork()
-      .execute('insert into sessions (id, user_id, client_type, expires_at, created_at) values (?, ?, ?, ?, ?)', [
+      .execute('insert into sessions (id, user_id, client_type, expires_at, device_hash, created_at) values (?, ?, ?, ?, ?, ?)', [
         id,
         userId,
         clientType,
         expiresAt,
+        deviceId ? deviceHash(deviceId) : null,
         now,
       ]);
     const token = await new SignJWT({ ctype: clientType })
@@ -97,10 +106,15 @@ export function createSessionService(deps: SessionDeps) {
     return { id, token, clientType, expiresAt };
   }
 
-  /** From the cache when it can; otherwise token verification and one round trip (session, user, blocklist). */
-  async function authenticate(token: string): Promise<Principal> {
+  /**
+   * From the cache when it can; otherwise token verification and one round trip (session, user,
+   * token and device blocklists). `deviceId` is the request's X-Device-Id, checked besides the
+   * device the session signed in from; a cached answer is only reused for the same device id.
+   */
+  async function authenticate(token: string, deviceId?: string): Promise<Principal> {
     const tokenHash = sha256Hex(token);
-    const cached = deps.cache?.get(tokenHash);
+    const device = deviceId ? deviceHash(deviceId) : null;
+    const cached = deps.cache?.get(tokenHash, device);
     if (cached) {
       if (cached.expiresAt.getTime() <= clock().getTime()) {
         deps.cache!.evictToken(tokenHash);
@@ -110,13 +124,13 @@ export function createSessionService(deps: SessionDeps) {
     }
     // Marked before the read: a change handled while we read voids the store (see session-cache.ts).
     const readSince = deps.cache?.mark() ?? 0;
-    const principal = await verify(token, tokenHash);
+    const principal = await verify(token, tokenHash, device);
     const { sessionId, clientType, expiresAt, user } = principal;
-    deps.cache?.set(tokenHash, { sessionId, clientType, expiresAt, user }, readSince);
+    deps.cache?.set(tokenHash, { sessionId, clientType, expiresAt, user }, readSince, device);
     return principal;
   }
 
-  async function verify(token: string, tokenHash: string): Promise<Principal> {
+  async function verify(token: string, tokenHash: string, device: string | null): Promise<Principal> {
     let claims;
     try {
       ({ payload: claims } = await jwtVerify(token, key, {
@@ -133,17 +147,21 @@ export function createSessionService(deps: SessionDeps) {
       name: 'authenticate-session',
       text: `select s.client_type, s.expires_at, s.revoked_at,
                     exists (select 1 from token_blocklist b where b.token_hash = $2) as blocked,
+                    exists (select 1 from device_blocklist d where d.device_hash in (s.device_hash, $4)) as device_blocked,
                     u.id, u.phone_encrypted, u.phone_hash, u.email_encrypted, u.email_hash, u.name, u.app_role,
-                    u.identity_type, u.is_active, u.verified_at, u.managed_areas, u.managed_areas_write,
+                    u.identity_type, u.is_active, u.blocklisted_at, u.verified_at, u.managed_areas, u.managed_areas_write,
                     u.created_at, u.updated_at
                from sessions s join users u on u.id = s.user_id
               where s.id = $1 and s.user_id = $3`,
-      values: [claims.jti, tokenHash, claims.sub],
+      values: [claims.jti, tokenHash, claims.sub, device],
     });
     const row = rows[0];
-    if (!row || row.revoked_at || row.blocked) throw new AppError('AUTH_REQUIRED');
-    if (new Date(row.expires_at).getTime() <= clock().getTime()) throw new AppError('AUTH_SESSION_EXPIRED');
+    if (!row) throw new AppError('AUTH_REQUIRED');
+    // Blocklisting and deactivation also revoke the sessions; they are named first so the holder learns why.
+    if (row.blocklisted_at || row.device_blocked) throw new AppError('AUTH_BLOCKLISTED');
     if (!row.is_active) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+    if (row.revoked_at || row.blocked) throw new AppError('AUTH_REQUIRED');
+    if (new Date(row.expires_at).getTime() <= clock().getTime()) throw new AppError('AUTH_SESSION_EXPIRED');
     return {
       sessionId: claims.jti!,
       clientType: row.client_type,
@@ -159,6 +177,7 @@ export function createSessionService(deps: SessionDeps) {
         appRole: row.app_role,
         identityType: row.identity_type,
         isActive: row.is_active,
+        blocklistedAt: row.blocklisted_at,
         verifiedAt: row.verified_at,
         managedAreas: row.managed_areas,
         managedAreasWrite: row.managed_areas_write,
@@ -183,7 +202,7 @@ export function createSessionService(deps: SessionDeps) {
     });
   }
 
-  /** Every live session of a user ends now (deactivation, company suspension). */
+  /** Every live session of a user ends now (company suspension; deactivation does it by trigger). */
   async function revokeAllForUser(userId: string): Promise<number> {
     const rows = await deps.orm.em
       .fork()

@@ -8,7 +8,7 @@ import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
-import { Session, TokenBlocklist } from './session';
+import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { User } from './user';
 
 export * from './activation';
@@ -31,6 +31,7 @@ export const entities = [
   OtpRequest,
   Session,
   TokenBlocklist,
+  DeviceBlock,
   InvitationLink,
   RateLimitCounter,
   Operator,

@@ -14,6 +14,8 @@ export const Session = defineEntity({
     clientType: p.enum(CLIENT_TYPES),
     expiresAt: p.datetime(),
     revokedAt: p.datetime().nullable(),
+    /** Keyed hash of the X-Device-Id the session signed in from, if any: blocklisting the device ends it. */
+    deviceHash: p.string().length(64).nullable().index(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
@@ -26,5 +28,19 @@ export const TokenBlocklist = defineEntity({
     tokenHash: p.string().length(64).primary(),
     expiresAt: p.datetime().index(),
     createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+/**
+ * A device shut out by a super_admin, by the keyed hash of the id the mobile app sends
+ * (`X-Device-Id`); the id itself is never stored. Why is in the audit trail.
+ */
+export const DeviceBlock = defineEntity({
+  name: 'DeviceBlock',
+  tableName: 'device_blocklist',
+  properties: {
+    deviceHash: p.string().length(64).primary(),
+    createdBy: () => p.manyToOne(User).mapToPk().nullable().deleteRule('set null'),
+    createdAt: p.datetime(),
   },
 });

@@ -32,6 +32,8 @@ export const User = defineEntity({
     appRole: p.enum(APP_ROLES).default('end_user'),
     identityType: p.enum(IDENTITY_TYPES).default('citizen'),
     isActive: p.boolean().default(true),
+    /** Set by a super_admin (POST /admin/users/:id/blocklist): every request and sign-in answers AUTH_BLOCKLISTED. */
+    blocklistedAt: p.datetime().nullable(),
     /** Set when the first OTP was verified (registration completed). */
     verifiedAt: p.datetime().nullable(),
     /** Portal areas of an `admin` user; null for every other role. */

@@ -1,6 +1,7 @@
 import { parse as parseCookies } from 'cookie';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Pool } from 'pg';
+import { deviceIdOf } from '../auth/devices';
 import type { Principal, SessionService } from '../auth/sessions';
 import type { AppRole, CompanyRole, CompanyStatus } from '../entities';
 import type { ErrorCode } from './error-codes';
@@ -74,7 +75,7 @@ export interface StaffAccess {
 
 /** The codes each guard can answer with, for the route's OpenAPI responses. */
 export function guardErrors(g: Guard): ErrorCode[] {
-  const session: ErrorCode[] = ['AUTH_REQUIRED', 'AUTH_SESSION_EXPIRED', 'AUTH_ACCOUNT_DEACTIVATED'];
+  const session: ErrorCode[] = ['AUTH_REQUIRED', 'AUTH_SESSION_EXPIRED', 'AUTH_ACCOUNT_DEACTIVATED', 'AUTH_BLOCKLISTED'];
   switch (g.kind) {
     case 'public':
       return [];
@@ -143,7 +144,8 @@ export function createGuards(deps: GuardDeps) {
   const authenticate = async (req: Request, res: Response): Promise<Principal> => {
     const token = tokenOf(req);
     if (!token) throw new AppError('AUTH_REQUIRED');
-    const principal = await deps.sessions.authenticate(token);
+    // A blocklisted user, or a blocklisted device (X-Device-Id, or the one the session signed in from): AUTH_BLOCKLISTED.
+    const principal = await deps.sessions.authenticate(token, deviceIdOf(req.headers));
     res.locals.principal = principal;
     return principal;
   };

@@ -7,6 +7,7 @@ import { contentDisposition, CSV_CONTENT_TYPE, toCsv, TRUNCATED_HEADER, type Csv
 import { errorCodes, type ErrorCode } from './error-codes';
 import { AppError, validationError } from './errors';
 import { PathId } from './fields';
+import { DEVICE_ID_HEADER, DeviceIdHeader } from '../auth/devices';
 import type { Principal } from '../auth/sessions';
 import { guardDescription, guardErrors, type CompanyContext, type Guard, type GuardContext, type GuardMiddleware } from './guards';
 import { issuesOf } from './validate';
@@ -404,11 +405,19 @@ function toOpenApi(
     request: {
       params: spec.params as z.ZodObject | undefined,
       query: spec.query as z.ZodObject | undefined,
-      headers: spec.headers as z.ZodObject | undefined,
+      headers: documentedHeaders(spec),
       body,
     },
     responses,
   };
+}
+
+/** The route's own request headers; signed-in routes also read X-Device-Id (the guard checks the device blocklist). */
+function documentedHeaders(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown, SuccessSpec>): z.ZodObject | undefined {
+  const declared = spec.headers as z.ZodObject | undefined;
+  if (spec.guard.kind === 'public') return declared;
+  const device = { [DEVICE_ID_HEADER]: DeviceIdHeader };
+  return declared ? declared.extend(device) : z.object(device);
 }
 
 function successResponse(r: SuccessSpec, common: HeaderSpec[]): ResponseConfig {

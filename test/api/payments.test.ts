@@ -736,10 +736,10 @@ describe('OpenAPI', () => {
     const doc = buildDocument(p.registry, 'http://localhost');
     const statuses = (path: string, method: 'get' | 'post') =>
       Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path][method].responses).sort();
-    expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
-    expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
-    expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '404', '422', '429', '500']);
-    expect(statuses('/payments/{id}/receipt', 'get')).toEqual(['200', '401', '402', '404', '429', '500']);
+    expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
+    expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
+    expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
+    expect(statuses('/payments/{id}/receipt', 'get')).toEqual(['200', '401', '402', '403', '404', '429', '500']);
   });
 });
 

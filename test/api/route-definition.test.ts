@@ -246,8 +246,14 @@ describe('guards', () => {
     expect(doc.paths['/guarded/session'].get.security).toEqual([{ bearer: [] }, { cookie: [] }]);
     expect(codes('public', '401')).toBeUndefined();
     expect(codes('compliance', '401')).toEqual(expect.arrayContaining(['AUTH_REQUIRED', 'FORBIDDEN']));
-    expect(codes('staff-view', '403')).toEqual(['AUTH_FORBIDDEN']);
-    expect(codes('company-write', '403')).toEqual(['AUTH_FORBIDDEN', 'COMPANY_NOT_APPROVED', 'COMPANY_SUSPENDED', 'COMPANY_REJECTED']);
+    expect(codes('staff-view', '403')).toEqual(['AUTH_BLOCKLISTED', 'AUTH_FORBIDDEN']);
+    expect(codes('company-write', '403')).toEqual([
+      'AUTH_BLOCKLISTED',
+      'AUTH_FORBIDDEN',
+      'COMPANY_NOT_APPROVED',
+      'COMPANY_SUSPENDED',
+      'COMPANY_REJECTED',
+    ]);
   });
 });
 

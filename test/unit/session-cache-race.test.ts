@@ -17,6 +17,7 @@ const CONFIG = {
   JWT_AUDIENCE: 'activation-sys-clients',
   WEB_SESSION_SECONDS: 3600,
   MOBILE_SESSION_SECONDS: 30 * 24 * 3600,
+  DATA_HASH_KEY: 'h'.repeat(32),
 };
 
 /** The LISTEN connection: the test delivers notifications on it. */
@@ -36,6 +37,7 @@ function fakeDatabase() {
     expires_at: new Date(Date.now() + 3600_000),
     revoked_at: state.revokedAt,
     blocked: false,
+    device_blocked: false,
     id: USER_ID,
     phone_encrypted: null,
     phone_hash: null,
@@ -45,6 +47,7 @@ function fakeDatabase() {
     app_role: 'end_user',
     identity_type: 'citizen',
     is_active: true,
+    blocklisted_at: null,
     verified_at: new Date(),
     managed_areas: null,
     managed_areas_write: null,

@@ -8,6 +8,7 @@ import { Migration20261122032236_payments } from './Migration20261122032236_paym
 import { Migration20261123202542_audit_and_companies } from './Migration20261123202542_audit_and_companies';
 import { Migration20261123214916_identifier_proof } from './Migration20261123214916_identifier_proof';
 import { Migration20261123215403_email_change } from './Migration20261123215403_email_change';
+import { Migration20261123215928_blocklists } from './Migration20261123215928_blocklists';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -18,4 +19,5 @@ export const migrationsList = [
   { name: 'Migration20261123202542_audit_and_companies', class: Migration20261123202542_audit_and_companies },
   { name: 'Migration20261123214916_identifier_proof', class: Migration20261123214916_identifier_proof },
   { name: 'Migration20261123215403_email_change', class: Migration20261123215403_email_change },
+  { name: 'Migration20261123215928_blocklists', class: Migration20261123215928_blocklists },
 ];
