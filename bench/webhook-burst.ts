@@ -60,6 +60,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
 import { loadConfig } from '../src/config';
+import { dataConverterFromConfig } from '../src/temporal/codec';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
@@ -396,7 +397,9 @@ async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServ
         const missing = attributes.filter((key) => !listed.customAttributes?.[key.name]);
         if (missing.length === 0) {
           local.add('Temporal client', () => connection.close());
-          return { proc, address, client: new Client({ connection, namespace: 'default' }) };
+          // The development payload key, as the API and worker children (their configs leave TEMPORAL_PAYLOAD_KEYS unset).
+          const dataConverter = dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: undefined });
+          return { proc, address, client: new Client({ connection, namespace: 'default', dataConverter }) };
         }
       } catch {
         // namespace or attributes not there yet
@@ -518,6 +521,7 @@ async function workerChild(): Promise<void> {
     orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
     running = await startWorker({
       activityDeps: buildActivityDeps(config, orm),
+      dataConverter: dataConverterFromConfig(config),
       address: config.TEMPORAL_ADDRESS,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       connectTimeoutMs: 30_000,

@@ -6,12 +6,13 @@
 // TEMPORAL_TASK_QUEUE, TEMPORAL_CONNECT_TIMEOUT_MS (the worker may start before the server is
 // ready) and LOG_LEVEL. Logs go through the API's redacting logger.
 import pino from 'pino';
-import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
+import { dataConverterFromConfig } from '../src/temporal/codec';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
@@ -32,6 +33,8 @@ export interface StartWorkerOptions {
   connectTimeoutMs?: number;
   /** Dependencies handed to createActivities. */
   activityDeps: ActivityDeps;
+  /** The payload codec and failure converter (src/temporal/codec.ts); the clients must use the same keys. */
+  dataConverter: DataConverter;
   /** A prebuilt bundle (tests bundle once per file); default: bundle workflows/ at start. */
   workflowBundle?: WorkflowBundleWithSourceMap;
   logger?: pino.Logger;
@@ -103,6 +106,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       taskQueue,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
+      dataConverter: options.dataConverter,
     });
   } catch (error) {
     if (ownsConnection) await connection.close().catch(() => undefined);
@@ -190,6 +194,7 @@ export async function main(): Promise<void> {
   const db = await openDatabase(config, { migrate: false });
   const running = await startWorker({
     activityDeps: buildActivityDeps(config, db.orm),
+    dataConverter: dataConverterFromConfig(config),
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

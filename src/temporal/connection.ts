@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
+import { dataConverterFromConfig } from './codec';
 
 export interface TemporalHandle {
   client: Client;
@@ -10,11 +11,15 @@ export interface TemporalHandle {
 
 /**
  * A lazy connection: the API starts and serves reads even while Temporal is
- * away; calls that need it fail (and the route answers) when it is.
+ * away; calls that need it fail (and the route answers) when it is. Every
+ * payload the client writes or reads goes through the payload codec (./codec),
+ * with the same keys as the worker's.
  */
-export function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): TemporalHandle {
+export function connectTemporal(
+  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'NODE_ENV' | 'TEMPORAL_PAYLOAD_KEYS'>,
+): TemporalHandle {
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFromConfig(config) });
   return {
     client,
     connection,

@@ -27,6 +27,7 @@ import { migrate, nativePool, openOrm } from '../../src/db/orm';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows } from '../../src/temporal/activations';
+import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { createPaymentWorkflows } from '../../src/temporal/payments';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { buildActivityDeps, connectWithRetry, startWorker, type RunningWorker } from '../../worker/main';
@@ -185,11 +186,14 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     stops.add('worker connection', () => nativeConnection.close());
     const connection = await Connection.connect({ address: temporal.value.address });
     stops.add('client connection', () => connection.close());
-    const client = new TemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    // Client and worker encrypt payloads with the same keys (the development key: TEMPORAL_PAYLOAD_KEYS is unset).
+    const dataConverter = dataConverterFromConfig(config);
+    const client = new TemporalClient({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
     const worker: RunningWorker = await startWorker({
       connection: nativeConnection,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       activityDeps: buildActivityDeps(config, orm),
+      dataConverter,
       logger: workerLog,
     });
     stops.add('worker', () => worker.shutdown());

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { z } from 'zod';
@@ -24,6 +24,7 @@ import type { SignInResponse } from '../../src/auth/schemas';
 import { demoIccid, runDemo } from '../../src/cli/demo';
 import type { PaymentResult } from '../../src/payments/schemas';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
+import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO, seedCatalog } from '../helpers/activations';
@@ -36,6 +37,8 @@ jest.setTimeout(180_000);
 const DIST = path.join(REPO_ROOT, 'dist');
 /** Long enough to kill the worker while the operator call is in flight. */
 const OPERATOR_DELAY_MS = 3_000;
+/** Configured payload keys (not the development key): the API, the worker and this test's client share them. */
+const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
 const children = new Set<ChildProcess>();
@@ -82,7 +85,10 @@ const startWorker = () => (worker = start('worker/main.js', common, 'worker'));
 beforeAll(async () => {
   if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
   [env, db] = await Promise.all([
-    createLocalEnv({ server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } }),
+    createLocalEnv({
+      server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) },
+      client: { dataConverter: dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS }) },
+    }),
     createTestDatabase(5),
   ]);
   await seedCatalog(db);
@@ -102,6 +108,7 @@ beforeAll(async () => {
     MOCK_IDENTITY_DELAY_MS: '300',
     MOCK_OPERATOR_DELAY_MS: String(OPERATOR_DELAY_MS),
     IDENTITY_POLL_INTERVAL_SECONDS: '1',
+    TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS,
   };
   startWorker();
   start('src/main.js', { ...common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
@@ -219,6 +226,9 @@ it('ends activated exactly once when the worker dies between payment and handoff
   // Exactly once: one run, one paid signal, one handoff that completed (on a later attempt), one activated row.
   expect(await listRuns(`WorkflowId = "${activationWorkflowId(activationId)}"`)).toEqual([activationWorkflowId(activationId)]);
   const events = (await handle.fetchHistory()).events ?? [];
+  // The history as stored (fetchHistory does not decode): the id number and the phone are encrypted away.
+  const stored = Buffer.from(temporal.api.history.v1.History.encode({ events }).finish());
+  expect([stored.includes('1098765430'), stored.includes(phone.slice(1))]).toEqual([false, false]);
   const { EventType } = temporal.api.enums.v1;
   const signals = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
   expect(signals.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName)).toEqual(['orderPaid']);

@@ -10,13 +10,18 @@
 // Both take a few hundred milliseconds to a few seconds to start: create one per test file
 // in beforeAll, tear it down in afterAll, and do not run tests that share a time-skipping
 // environment concurrently (skipping is global to the environment).
+//
+// Payloads are encrypted as in production: each environment's client uses `testDataConverter`
+// (the payload codec with the development key, which test apps' configuration also gets), and
+// every Worker.create in a test passes `dataConverter: testDataConverter` so both sides agree.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { LogLevel, LogMetadata } from '@temporalio/common';
+import type { DataConverter, LogLevel, LogMetadata } from '@temporalio/common';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { dataConverterFromConfig, FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'activation-sys');
@@ -25,6 +30,12 @@ const CACHE_DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir()
 export const TEST_SERVER_PATH = process.env.TEMPORAL_TEST_SERVER_PATH || path.join(REPO_ROOT, 'scripts', 'temporal-test-server.sh');
 /** Temporal CLI built by scripts/setup.sh (scripts/env.sh exports it). */
 export const TEMPORAL_CLI_PATH = process.env.TEMPORAL_CLI_PATH || path.join(CACHE_DIR, 'temporal-cli', 'v1.5.1', 'temporal');
+
+/**
+ * The data converter of test clients and workers: the payload codec with the development key
+ * (TEMPORAL_PAYLOAD_KEYS unset, as in test apps' configuration) and the encoded failure messages.
+ */
+export const testDataConverter: DataConverter = dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: undefined });
 
 /** Dynamic config every local dev server gets: offline, and update-with-start enabled. */
 const DEV_SERVER_DYNAMIC_CONFIG = ['frontend.enableServerVersionCheck=false', 'frontend.enableExecuteMultiOperation=true'];
@@ -81,13 +92,16 @@ async function startWithRetry(start: () => Promise<TestWorkflowEnvironment>, att
   throw lastError;
 }
 
-/** Time-skipping environment on the Java test server (via scripts/temporal-test-server.sh). */
-export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/** Time-skipping environment on the Java test server (via scripts/temporal-test-server.sh); its client uses `dataConverter`. */
+export async function createTimeSkippingEnv({
+  dataConverter = testDataConverter,
+}: { dataConverter?: DataConverter } = {}): Promise<TestWorkflowEnvironment> {
   assertExecutable(TEST_SERVER_PATH, 'Time-skipping test server wrapper (TEMPORAL_TEST_SERVER_PATH)');
   configureTestRuntime();
   return startWithRetry(() =>
     TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: TEST_SERVER_PATH } },
+      client: { dataConverter },
     }),
   );
 }
@@ -96,16 +110,18 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
  * Local dev server environment (Temporal CLI `server start-dev`): real visibility, search
  * attributes (`opts.server.searchAttributes`), no time skipping. Binds to 127.0.0.1, no UI,
  * in-memory database unless `opts.server.dbFilename` is given. `opts.server.extraArgs` are
- * appended after the harness's own dynamic config.
+ * appended after the harness's own dynamic config. The client uses `testDataConverter` unless
+ * `opts.client.dataConverter` says otherwise.
  */
 export async function createLocalEnv(opts: LocalTestWorkflowEnvironmentOptions = {}): Promise<TestWorkflowEnvironment> {
-  const { server = {}, ...rest } = opts;
+  const { server = {}, client = {}, ...rest } = opts;
   const executable = server.executable ?? { type: 'existing-path' as const, path: TEMPORAL_CLI_PATH };
   if (executable.type === 'existing-path') assertExecutable(executable.path, 'Temporal CLI (TEMPORAL_CLI_PATH)');
   configureTestRuntime();
   return startWithRetry(() =>
     TestWorkflowEnvironment.createLocal({
       ...rest,
+      client: { dataConverter: testDataConverter, ...client },
       server: {
         ip: '127.0.0.1',
         ui: false,
@@ -121,14 +137,19 @@ export async function createLocalEnv(opts: LocalTestWorkflowEnvironmentOptions =
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 /**
  * Bundles a workflows module (file or directory) once per test file (Jest gives each test
- * file its own module registry, hence its own cache). Pass the result as `workflowBundle`
- * to every Worker.create in that file.
+ * file its own module registry, hence its own cache), with our failure converter, as the
+ * worker bundles them in production. Pass the result as `workflowBundle` to every
+ * Worker.create in that file.
  */
 export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   const resolved = path.resolve(workflowsPath);
   let bundle = bundles.get(resolved);
   if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: resolved, logger: new DefaultLogger('WARN') });
+    bundle = bundleWorkflowCode({
+      workflowsPath: resolved,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: new DefaultLogger('WARN'),
+    });
     bundles.set(resolved, bundle);
     bundle.catch(() => bundles.delete(resolved));
   }

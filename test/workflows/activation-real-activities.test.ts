@@ -17,7 +17,7 @@ import {
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { iccid } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
 
@@ -39,6 +39,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
+    dataConverter: testDataConverter,
     activities: createActivities({
       orm: t.db.orm,
       operators: new OperatorRegistry(mockOperators()),

@@ -12,7 +12,7 @@ import {
   verifyIdentityUpdate,
   type ActivationWorkflowInput,
 } from '../../workflows/activation-contract';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 /** Runs fn as a promise: its value resolves, its throw rejects. */
 const settle = <T>(fn: () => T): Promise<T> => new Promise((resolve) => resolve(fn()));
@@ -76,7 +76,13 @@ async function run(
   input: Partial<ActivationWorkflowInput> = {},
 ): Promise<ActivationStatus> {
   const taskQueue = uniqueTaskQueue('activation');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    dataConverter: testDataConverter,
+    activities,
+  });
   return worker.runUntil(async () => {
     const activationId = randomUUID();
     const handle = await env.client.workflow.start(activationWorkflow, {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { echoWorkflow, sleepWorkflow } from '../fixtures/sleep-workflow';
-import { bundleWorkflows, createLocalEnv, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createLocalEnv, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 const FIXTURE_WORKFLOWS = require.resolve('../fixtures/sleep-workflow');
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,6 +35,7 @@ describe('time-skipping test server', () => {
       connection: testEnv.nativeConnection,
       taskQueue,
       workflowBundle: bundle,
+      dataConverter: testDataConverter,
     });
 
     const serverTimeBefore = await testEnv.currentTimeMs();
@@ -76,6 +77,7 @@ describe('local dev server', () => {
       connection: testEnv.nativeConnection,
       taskQueue,
       workflowBundle: bundle,
+      dataConverter: testDataConverter,
     });
 
     const result = await worker.runUntil(

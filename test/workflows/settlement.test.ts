@@ -17,7 +17,7 @@ import { activationWorkflowId, stateQuery } from '../../workflows/activation-con
 import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
 import { errorCode, eventually } from '../helpers/app';
 import { match } from '../helpers/match';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 import {
   createWebhookTestApp,
   fakeProcessor,
@@ -82,6 +82,7 @@ beforeEach(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: bundle,
+    dataConverter: testDataConverter,
     activities: {
       ...createActivationActivities({
         orm: w.t.db.orm,

@@ -12,7 +12,7 @@ import { createActivationWorkflows } from '../../src/temporal/activations';
 import { executeUpdate } from '../../src/temporal/update';
 import { IDENTITY_ERROR } from '../../workflows/activation-contract';
 import { closeSignal, statusWorkflow, transitionUpdate } from './fixtures/update-workflows';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
 
@@ -26,7 +26,12 @@ afterAll(() => env?.teardown());
 /** Starts a status workflow and drives it while a worker runs, then closes it. */
 async function withStatusWorkflow(drive: (handle: WorkflowHandle<typeof statusWorkflow>) => Promise<void>): Promise<void> {
   const taskQueue = uniqueTaskQueue('update');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    dataConverter: testDataConverter,
+  });
   await worker.runUntil(async () => {
     const handle = await env.client.workflow.start(statusWorkflow, { taskQueue, workflowId: `company:${randomUUID()}` });
     await drive(handle);
@@ -87,7 +92,13 @@ describe("the activation client's verifyIdentity", () => {
     const activities: Partial<Activities> = {
       initiateIdentity: () => Promise.reject(ApplicationFailure.nonRetryable('identity provider refused', IDENTITY_ERROR)),
     };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: bundle,
+      dataConverter: testDataConverter,
+      activities,
+    });
     const workflows = createActivationWorkflows(env.client, {
       TEMPORAL_TASK_QUEUE: taskQueue,
       ACTIVATION_CANCEL_AFTER_SECONDS: 86_400,
