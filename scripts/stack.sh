@@ -39,8 +39,12 @@ pids+=($!)
 wait_for "PostgreSQL" "grep -q '^DATABASE_URL=' '$DB_FIFO'" 120
 export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-)"
 
-# 2. Temporal dev server, persisted in SQLite, with the UI.
+# 2. Temporal dev server, persisted in SQLite, with the UI. Payloads are encrypted (src/temporal/codec.ts):
+# the UI decodes them through the API's codec endpoint, for a super_admin signed in to the API in the same
+# browser. The CLI cannot tell the UI to send cookies: the operator turns on "Include cross-origin
+# credentials" in the UI's Codec Server settings once (README, Runbook: reading payloads).
 "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+  --ui-codec-endpoint "http://127.0.0.1:$PORT/temporal-codec" \
   --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
   --dynamic-config-value frontend.enableServerVersionCheck=false \
   --dynamic-config-value frontend.enableExecuteMultiOperation=true \
@@ -70,7 +74,7 @@ cat <<INFO
 
   activation-sys is running
     API          http://127.0.0.1:$PORT        (docs: http://127.0.0.1:$PORT/docs)
-    Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT
+    Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT  (payloads decode through http://127.0.0.1:$PORT/temporal-codec)
     Temporal     127.0.0.1:$TEMPORAL_PORT (namespace default, task queue activation-sys)
     PostgreSQL   ${DATABASE_URL%%@*}@${DATABASE_URL#*@}
     OTPs & links $ROOT_DIR/.data/messages.jsonl

@@ -41,6 +41,7 @@ import { OperatorRegistry } from './operators/plugin';
 import type { MessageSender } from './providers/messages';
 import type { ActivationWorkflows } from './temporal/activations';
 import type { PaymentWorkflows } from './temporal/payments';
+import { temporalCodecRoutes } from './temporal-codec/routes';
 
 export interface AppDeps {
   config: Config;
@@ -138,6 +139,7 @@ export function createApp(deps: AppDeps): Express {
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
+  temporalCodecRoutes(api, { config, logger: deps.logger });
 
   const app = express();
   app.disable('x-powered-by');

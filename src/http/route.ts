@@ -3,6 +3,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type { LinksObject } from 'openapi3-ts/oas31';
 import { z } from '../openapi/registry';
 import type { ResponseContract } from './contract';
+import { corsHeaders, setPreflightHeaders, type CorsSpec } from './cors';
 import { contentDisposition, CSV_CONTENT_TYPE, toCsv, TRUNCATED_HEADER, type CsvColumn, type CsvValue } from './csv';
 import { errorCodes, type ErrorCode } from './error-codes';
 import { AppError, validationError } from './errors';
@@ -103,6 +104,8 @@ export interface RouteSpec<G extends Guard, P, Q, B, H, R extends SuccessSpec> {
   rateLimit?: false;
   /** Extra text on an error status in the document (e.g. what a webhook 503 asks the provider to do). */
   errorNotes?: Partial<Record<number, string>>;
+  /** Browsers on these origins may call the route with credentials (CORS headers and preflight). Default: same-origin only. */
+  cors?: CorsSpec;
 }
 
 export type HandlerInput<G extends Guard, P, Q, B, H> = {
@@ -168,6 +171,7 @@ const SHARED_HEADERS = [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, RETRY_AFTER];
 /** Builds the one place where routes are defined: guard, validation, OpenAPI and response checks from one spec. */
 export function createApi(opts: ApiOptions) {
   const router = Router();
+  const corsRoutes: Array<{ pattern: RegExp; method: string; cors: CorsSpec }> = [];
   for (const h of SHARED_HEADERS) opts.registry.registerComponent('headers', h.name, headerObject(h));
 
   function define<
@@ -195,6 +199,11 @@ export function createApi(opts: ApiOptions) {
         next();
       },
     ];
+    if (spec.cors) {
+      // Before the limit and the guard, so the browser can read their refusals (429, 401, 403) too.
+      corsRoutes.push({ pattern: pathPattern(docPath(spec.path)), method: spec.method.toUpperCase(), cors: spec.cors });
+      chain.push(corsHeaders(spec.cors));
+    }
     if (spec.rateLimit !== false) chain.push(opts.rateLimit);
     chain.push(opts.guards(spec.guard));
     if (spec.body) chain.push(...bodyParser(spec.body, spec.bodyOptions));
@@ -262,12 +271,15 @@ export function createApi(opts: ApiOptions) {
 
   /**
    * Before the router: OPTIONS on a known path answers 204 with the same `Allow`, instead of
-   * Express's automatic text answer; on an unknown path it falls through to NOT_FOUND.
+   * Express's automatic text answer; on an unknown path it falls through to NOT_FOUND. On a path
+   * with a CORS route, a preflight from an allowed origin also gets the CORS headers.
    */
   const options: RequestHandler = (req, res, next) => {
     if (req.method !== 'OPTIONS') return next();
     const allowed = methodsOf(opts.registry, req.path);
     if (allowed.length === 0) return next();
+    const cors = corsRoutes.filter((r) => r.pattern.test(req.path));
+    if (cors.length > 0) setPreflightHeaders(req, res, cors[0].cors, [...new Set(cors.map((r) => r.method))]);
     res.set('Allow', allowed.join(', ')).status(204).end();
   };
 
@@ -480,6 +492,11 @@ interface PathEntry {
 }
 const tables = new WeakMap<OpenAPIRegistry, PathEntry[]>();
 
+/** A document path (`/activations/{id}`) as a pattern of the request paths it names. */
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`);
+}
+
 /** The documented methods of the path a request names (HEAD goes with GET, as Express answers it). */
 export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
   let table = tables.get(registry);
@@ -492,10 +509,7 @@ export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
       if (d.route.method === 'get') methods.add('HEAD');
       byPath.set(d.route.path, methods);
     }
-    table = [...byPath].map(([p, methods]) => ({
-      pattern: new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`),
-      methods: [...methods].sort(),
-    }));
+    table = [...byPath].map(([p, methods]) => ({ pattern: pathPattern(p), methods: [...methods].sort() }));
     tables.set(registry, table);
   }
   return table.find((e) => e.pattern.test(path))?.methods ?? [];
