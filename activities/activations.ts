@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ActivationStatus, EsimProfile, IdentityStatus } from '../src/entities/activation';
 import type { IdentityType } from '../src/entities/user';
 import { IdentityInitiationError, type IdentityProvider } from '../src/identity/provider';
@@ -7,7 +7,8 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
-import { IDENTITY_ERROR, OPERATOR_REJECTION } from '../workflows/activation-contract';
+import { handedOffOthers, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers } from '../src/activations/sim-limit';
+import { IDENTITY_ERROR, OPERATOR_REJECTION, type SimLimitVerdict } from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
   orm: MikroORM;
@@ -44,6 +45,8 @@ async function heartbeating<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+const WITHIN_LIMIT: SimLimitVerdict = { withinLimit: true };
+
 interface ActivationRow {
   id: string;
   iccid: string;
@@ -73,6 +76,16 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     );
     if (!row) throw ApplicationFailure.nonRetryable(`activation ${activationId} not found`, 'ActivationNotFound');
     return row;
+  }
+
+  /**
+   * An activation that already ended (failed over the SIM limit by a gate while a run recorded
+   * before the gates heads for the handoff) is never handed to the operator.
+   */
+  function refuseEnded(row: ActivationRow): void {
+    if (row.status === 'failed' || row.status === 'cancelled') {
+      throw ApplicationFailure.nonRetryable(`activation is ${row.status}`, OPERATOR_REJECTION);
+    }
   }
 
   function pluginFor(slug: string) {
@@ -122,22 +135,58 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       return deps.identity.status(input.transId);
     },
 
-    /** Only the verification that is still current may write its outcome. */
-    async recordIdentityStatus(input: { activationId: string; transId: string; identityStatus: IdentityStatus }) {
-      await em().transactional(async (tx) => {
+    /**
+     * Only the verification that is still current may write its outcome. A completed one proves the
+     * person's identity type, which sets their SIM limit; under the lock on the person it is checked
+     * against their other verified activations (gate 2 in src/activations/sim-limit.ts), and over the
+     * limit this activation fails.
+     */
+    async recordIdentityStatus(input: { activationId: string; transId: string; identityStatus: IdentityStatus }): Promise<SimLimitVerdict> {
+      return em().transactional(async (tx) => {
         const now = clock();
+        const [row] = await tx.execute<{ user_id: string; identity_type: IdentityType | null }[]>(
+          'select user_id, identity_type from activations where id = ? and identity_ref = ?',
+          [input.activationId, input.transId],
+        );
+        if (!row) return WITHIN_LIMIT; // superseded by a newer verification: nothing to write
+        if (input.identityStatus === 'completed') await lockPerson(tx, row.user_id);
         await tx.execute(
           `update activations set identity_status = ?, identity_verified_at = ?, updated_at = ? where id = ? and identity_ref = ?`,
           [input.identityStatus, input.identityStatus === 'completed' ? now : null, now, input.activationId, input.transId],
         );
-        // A completed verification establishes the person's identity type (it sets their SIM limit).
-        if (input.identityStatus === 'completed') {
-          await tx.execute(
-            `update users u set identity_type = a.identity_type, updated_at = ? from activations a
-              where a.id = ? and a.identity_ref = ? and u.id = a.user_id and a.identity_type is not null`,
-            [now, input.activationId, input.transId],
-          );
-        }
+        if (input.identityStatus !== 'completed' || !row.identity_type) return WITHIN_LIMIT;
+        await tx.execute('update users set identity_type = ?, updated_at = ? where id = ?', [row.identity_type, now, row.user_id]);
+        if ((await verifiedOthers(tx, row.user_id, input.activationId)) < SIM_LIMITS[row.identity_type]) return WITHIN_LIMIT;
+        return refuseOverLimit(tx, input.activationId, now);
+      });
+    },
+
+    /**
+     * The handoff starts: under the lock on the person, the SIMs already handed to the operator must
+     * leave room for this one (gate 3), then the activation moves to `in_progress`. Idempotent: a
+     * retry after the move finds it done.
+     */
+    async startHandoff(input: { activationId: string }): Promise<SimLimitVerdict> {
+      return em().transactional(async (tx) => {
+        const [owner] = await tx.execute<{ user_id: string }[]>('select user_id from activations where id = ?', [input.activationId]);
+        if (!owner) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
+        const personType = await lockPerson(tx, owner.user_id);
+        // Read under the lock: a gate of another run may have ended it meanwhile.
+        const [row] = await tx.execute<{ identity_type: IdentityType | null; status: ActivationStatus; failed_reason: string | null }[]>(
+          'select identity_type, status, failed_reason from activations where id = ?',
+          [input.activationId],
+        );
+        if (row.status === 'in_progress' || row.status === 'activated') return WITHIN_LIMIT;
+        if (row.status !== 'pending') return { withinLimit: false, failedReason: row.failed_reason ?? `activation is ${row.status}` };
+        const now = clock();
+        const limit = SIM_LIMITS[row.identity_type ?? personType];
+        if ((await handedOffOthers(tx, owner.user_id, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId, now);
+        await tx.execute(`update activations set status = 'in_progress', estimated_activation_seconds = ?, updated_at = ? where id = ?`, [
+          ESTIMATED_SECONDS.in_progress,
+          now,
+          input.activationId,
+        ]);
+        return WITHIN_LIMIT;
       });
     },
 
@@ -161,6 +210,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     async activateSim(input: { activationId: string }) {
       const row = await load(input.activationId);
       if (row.status === 'activated') return;
+      refuseEnded(row);
       try {
         await heartbeating(pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
@@ -174,6 +224,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     async issueEsim(input: { activationId: string }) {
       const row = await load(input.activationId);
       if (row.status === 'activated') return;
+      refuseEnded(row);
       let issued;
       try {
         issued = await heartbeating(pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id }));
@@ -215,6 +266,29 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       }
     },
   };
+
+  /**
+   * Over the SIM limit: the activation fails with SIM_LIMIT_EXCEEDED and its order, if unpaid, is
+   * cancelled so it cannot be paid any more. A paid order stays paid, as after an operator refusal:
+   * support refunds it (the warning says so).
+   */
+  async function refuseOverLimit(tx: EntityManager, activationId: string, now: Date): Promise<SimLimitVerdict> {
+    await tx.execute(
+      `update activations set status = 'failed', failed_reason = ?, estimated_activation_seconds = null, updated_at = ?
+        where id = ? and status not in ('activated', 'failed', 'cancelled')`,
+      [SIM_LIMIT_EXCEEDED, now, activationId],
+    );
+    const [order] = await tx.execute<{ id: string; status: string }[]>(
+      'select o.id, o.status from activations a join orders o on o.id = a.order_id where a.id = ?',
+      [activationId],
+    );
+    if (order?.status === 'pending_payment') {
+      await tx.execute(`update orders set status = 'cancelled', updated_at = ? where id = ?`, [now, order.id]);
+    } else if (order) {
+      log.warn('activation failed over the SIM limit after payment: refund it', { activationId, orderId: order.id });
+    }
+    return { withinLimit: false, failedReason: SIM_LIMIT_EXCEEDED };
+  }
 
   async function markActivated(activationId: string, change: { iccid?: string; profile?: EsimProfile }) {
     const now = clock();

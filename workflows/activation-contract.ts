@@ -53,6 +53,20 @@ export const orderPaidSignal = defineSignal<[{ paymentId: string }]>('orderPaid'
 export const verifyIdentityUpdate = defineUpdate<VerifyIdentityResult, [VerifyIdentityInput]>('verifyIdentity');
 export const stateQuery = defineQuery<ActivationState>('state');
 
+/**
+ * What a SIM-limit gate decided (src/activations/sim-limit.ts): recordIdentityStatus when a
+ * verification completes, startHandoff before the operator call. A refusal has already been
+ * written (activation `failed` with failedReason, an unpaid order cancelled); the run just ends.
+ */
+export type SimLimitVerdict = { withinLimit: true } | { withinLimit: false; failedReason: string };
+
+/**
+ * patched() ids of the SIM-limit gates. Runs whose history passed these points before the gates
+ * existed replay the old way; new runs, and old runs reaching the points after the deploy, take the gates.
+ */
+export const SIM_LIMIT_AT_VERIFICATION_PATCH = 'sim-limit-at-verification';
+export const SIM_LIMIT_AT_HANDOFF_PATCH = 'sim-limit-at-handoff';
+
 /** ApplicationFailure types shared with activities (and, for IDENTITY_ERROR, the API). */
 export const OPERATOR_REJECTION = 'OperatorRejection';
 export const IDENTITY_ERROR = 'IDENTITY_ERROR';

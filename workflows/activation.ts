@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -13,10 +14,13 @@ import {
   IDENTITY_ERROR,
   OPERATOR_REJECTION,
   orderPaidSignal,
+  SIM_LIMIT_AT_HANDOFF_PATCH,
+  SIM_LIMIT_AT_VERIFICATION_PATCH,
   stateQuery,
   verifyIdentityUpdate,
   type ActivationState,
   type ActivationWorkflowInput,
+  type SimLimitVerdict,
   type VerifyIdentityInput,
 } from './activation-contract';
 
@@ -60,6 +64,8 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   let transaction: Transaction | undefined;
   let generation = 0;
   let timedOut = false;
+  /** Set when a SIM-limit gate failed the activation (the activity already wrote it and why). */
+  let overLimit = false;
 
   // Rejected before it enters history: only a pending activation may (re)start verification.
   // (Typed here, not inline: the update's argument type is inferred from the validator.)
@@ -108,7 +114,13 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
       if (tx.generation !== generation) return;
       if (status === 'waiting') continue;
       state.identityStatus = status;
-      await records.recordIdentityStatus({ activationId, transId: tx.transId, identityStatus: status });
+      // Undefined in histories recorded before the gate existed (the activity returned nothing then).
+      const verdict: SimLimitVerdict | undefined = await records.recordIdentityStatus({
+        activationId,
+        transId: tx.transId,
+        identityStatus: status,
+      });
+      if (verdict?.withinLimit === false && patched(SIM_LIMIT_AT_VERIFICATION_PATCH)) overLimit = true;
       return;
     }
   };
@@ -136,9 +148,18 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
     }
     polled = transaction!.generation;
     await pollIdentity(transaction!);
+    if (overLimit) return refused();
   }
 
-  await setStatus('in_progress');
+  if (patched(SIM_LIMIT_AT_HANDOFF_PATCH)) {
+    // The last SIM-limit gate and the move to in_progress, in one transaction under the person's lock.
+    const claim = await records.startHandoff({ activationId });
+    if (!claim.withinLimit) return refused();
+    state.status = 'in_progress';
+    if (input.searchAttributes) upsertSearchAttributes({ ActivationStatus: ['in_progress'] });
+  } else {
+    await setStatus('in_progress');
+  }
   try {
     if (input.simType === 'esim') {
       await operator.issueEsim({ activationId });
@@ -155,6 +176,12 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   }
   void cancelTimer;
   return finish(state.status);
+
+  /** A SIM-limit gate failed the activation and wrote why; the run ends `failed`. */
+  function refused(): Promise<ActivationStatus> {
+    if (input.searchAttributes) upsertSearchAttributes({ ActivationStatus: ['failed'] });
+    return finish('failed');
+  }
 
   async function finish(status: ActivationStatus): Promise<ActivationStatus> {
     state.status = status;

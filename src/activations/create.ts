@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { IdentityType, SimType } from '../entities';
+import type { SimType } from '../entities';
 import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
 import type { ActivationWorkflows } from '../temporal/activations';
 import { askOperator, checkEsimGate, pluginFor } from './serial';
+import { liveActivations, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
 
-/** How many live SIMs a person may hold, by identity type. */
-export const SIM_LIMITS: Record<IdentityType, number> = { citizen: 10, resident: 2, visitor: 1 };
+export { SIM_LIMITS };
 
 export interface CreateActivationDeps {
   orm: MikroORM;
@@ -88,16 +88,11 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     try {
       await orm.em.fork().transactional(async (em) => {
         // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
-        const [user] = await em.execute<{ identity_type: IdentityType }[]>('select identity_type from users where id = ? for update', [
-          userId,
-        ]);
-        const [live] = await em.execute<{ n: string }[]>(
-          `select count(*) as n from activations where user_id = ? and status not in ('failed', 'cancelled') and deleted_at is null`,
-          [userId],
-        );
-        const limit = SIM_LIMITS[user.identity_type];
-        if (Number(live.n) >= limit) {
-          throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SIM_LIMIT_EXCEEDED', identityType: user.identity_type, limit } });
+        // This is the first of three gates (sim-limit.ts): the type is the person's, not proven for this SIM yet.
+        const identityType = await lockPerson(em, userId);
+        const limit = SIM_LIMITS[identityType];
+        if ((await liveActivations(em, userId)) >= limit) {
+          throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
         }
         const now = clock();
         await em.execute(

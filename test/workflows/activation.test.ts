@@ -54,7 +54,17 @@ function fakes(
         polls.set(transId, n);
         return opts.identity ? opts.identity(transId, n) : n >= 2 ? 'completed' : 'waiting';
       }),
-    recordIdentityStatus: ({ identityStatus }) => settle(() => void log.push(`identity:${identityStatus}`)),
+    recordIdentityStatus: ({ identityStatus }) =>
+      settle(() => {
+        log.push(`identity:${identityStatus}`);
+        return { withinLimit: true as const };
+      }),
+    // The handoff's SIM-limit gate (tested with real activities in activation-sim-limit.test.ts) moves to in_progress.
+    startHandoff: () =>
+      settle(() => {
+        log.push('status:in_progress');
+        return { withinLimit: true as const };
+      }),
     recordActivationStatus: ({ status, failedReason }) =>
       settle(() => void log.push(`status:${status}${failedReason ? `:${failedReason}` : ''}`)),
     activateSim: () =>
