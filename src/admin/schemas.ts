@@ -19,7 +19,7 @@ export const UserBlocklistState = z
 
 export const BlocklistDeviceBody = z.strictObject({ deviceId: DeviceId, reason: Reason }).openapi('BlocklistDeviceRequest');
 export const DeviceBlocklistParams = z.object({
-  deviceId: z.string().openapi({ description: 'The device id as the app sends it, URL-encoded' }),
+  deviceId: z.string().min(1).max(200).openapi({ description: 'The device id as the app sends it, URL-encoded' }),
 });
 export const DeviceBlocklistState = z
   .object({
