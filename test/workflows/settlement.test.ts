@@ -43,7 +43,6 @@ let worker: Worker;
 let running: Promise<void>;
 let payments: PaymentWorkflows;
 let activations: ActivationWorkflows;
-let userId: string;
 const processor = fakeProcessor();
 
 // The database and the webhook route live for the file; the route reaches the current test's
@@ -53,7 +52,6 @@ beforeAll(async () => {
   w = await createWebhookTestApp({
     paymentWorkflows: { startSettlement: (id) => payments.startSettlement(id), deliverEvent: (id, e) => payments.deliverEvent(id, e) },
   });
-  userId = (await insertPayment(w.t)).userId;
 });
 afterAll(() => w?.close());
 
@@ -106,10 +104,13 @@ const settlement = (p: PaymentFixture): WorkflowHandle => env.client.workflow.ge
 const activation = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(activationWorkflowId(p.activationId));
 const outcome = (p: PaymentFixture) => settlement(p).result() as Promise<SettlementOutcome>;
 
-/** A payment waiting on the processor, with its running activation. */
+/**
+ * A payment waiting on the processor, with its running activation, each for a new person: a
+ * resident may hold 2 SIMs, checked again when a verification completes.
+ */
 async function pendingPayment(): Promise<PaymentFixture> {
-  const p = await insertPayment(w.t, { userId });
-  await activations.start({ activationId: p.activationId, userId, orderId: p.orderId, simType: 'physical' });
+  const p = await insertPayment(w.t);
+  await activations.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' });
   return p;
 }
 
