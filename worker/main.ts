@@ -193,7 +193,7 @@ export async function main(): Promise<void> {
 
   const db = await openDatabase(config, { migrate: false });
   const running = await startWorker({
-    activityDeps: buildActivityDeps(config, db.orm),
+    activityDeps: buildActivityDeps(config, db.orm, logger),
     dataConverter: dataConverterFromConfig(config),
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
