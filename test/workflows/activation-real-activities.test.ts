@@ -1,11 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createMockIdentityProvider } from '../../src/identity/provider';
-import { createPersonalDataCipher } from '../../src/lib/crypto';
-import { luhnValid, mockOperators } from '../../src/operators/mock';
-import { OperatorRegistry } from '../../src/operators/plugin';
-import { createMockPaymentProvider } from '../../src/payments/providers';
+import { luhnValid } from '../../src/operators/mock';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { activationWorkflow } from '../../workflows/activation';
 import {
@@ -18,6 +13,7 @@ import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { iccid } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
+import { realActivities } from '../helpers/real-activities';
 
 jest.setTimeout(60_000);
 
@@ -40,14 +36,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: bundle,
     dataConverter: testDataConverter,
-    activities: createActivities({
-      orm: t.db.orm,
-      operators: new OperatorRegistry(mockOperators()),
-      identity: createMockIdentityProvider({ delayMs: 0 }),
-      cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
-      messages,
-      paymentProvider: createMockPaymentProvider({ publicBaseUrl: 'http://127.0.0.1' }),
-    }),
+    activities: realActivities(t.db, t.config, { messages }),
   });
   running = worker.run();
 });

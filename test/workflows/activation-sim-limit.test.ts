@@ -3,14 +3,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import type { IdentityType } from '../../src/entities';
-import { createMockIdentityProvider } from '../../src/identity/provider';
-import { createPersonalDataCipher } from '../../src/lib/crypto';
-import { mockOperators } from '../../src/operators/mock';
-import { OperatorRegistry } from '../../src/operators/plugin';
-import { createMockPaymentProvider } from '../../src/payments/providers';
-import { createMemoryMessageSender } from '../../src/providers/messages';
 import { activationWorkflow } from '../../workflows/activation';
 import {
   activationWorkflowId,
@@ -21,6 +14,7 @@ import {
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
+import { realActivities } from '../helpers/real-activities';
 
 // SIM limits hold on the identity the provider verified, not on the type the person had when
 // creating (the default citizen): checked under the user lock when a verification completes and
@@ -45,14 +39,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: bundle,
     dataConverter: testDataConverter,
-    activities: createActivities({
-      orm: t.db.orm,
-      operators: new OperatorRegistry(mockOperators()),
-      identity: createMockIdentityProvider({ delayMs: 0 }),
-      cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
-      messages: createMemoryMessageSender(),
-      paymentProvider: createMockPaymentProvider({ publicBaseUrl: 'http://127.0.0.1' }),
-    }),
+    activities: realActivities(t.db, t.config),
   });
   running = worker.run();
 });

@@ -9,13 +9,7 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
-import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
-import { createMockIdentityProvider } from '../../src/identity/provider';
-import { createPersonalDataCipher } from '../../src/lib/crypto';
-import { mockOperators } from '../../src/operators/mock';
-import { OperatorRegistry } from '../../src/operators/plugin';
-import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender, MessageDeliveryError, type MessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
 import { dataConverterFromConfig, ENCRYPTED_ENCODING, KEY_ID_METADATA_KEY, payloadCodecFromConfig } from '../../src/temporal/codec';
@@ -25,6 +19,7 @@ import { DEMO, esimCode } from '../helpers/activations';
 import { bearer, createTestApp, eventually, newPhone, signUp, type TestApp } from '../helpers/app';
 import { seedCatalog } from '../helpers/read-app';
 import { bundleWorkflows, createLocalEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { realActivities } from '../helpers/real-activities';
 
 jest.setTimeout(120_000);
 
@@ -83,14 +78,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: bundle,
     dataConverter: dataConverterFromConfig(config),
-    activities: createActivities({
-      orm: t.db.orm,
-      operators: new OperatorRegistry(mockOperators()),
-      identity: createMockIdentityProvider({ delayMs: 0 }),
-      cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
-      messages,
-      paymentProvider: createMockPaymentProvider({ publicBaseUrl: config.PUBLIC_BASE_URL }),
-    }),
+    activities: realActivities(t.db, config, { messages }),
   });
   running = worker.run();
 });
