@@ -13,6 +13,8 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
+import { connectTemporal } from '../src/temporal/connection';
+import { ensureSchedules, scheduleSpecs } from '../src/temporal/schedules';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
@@ -166,6 +168,21 @@ function workerLogger(level: string): pino.Logger {
   return createLogger(level).child({ name: 'worker' });
 }
 
+/**
+ * The Temporal Schedules this service runs (src/temporal/schedules.ts), created or brought up to date
+ * once the worker polls. A failure stops the worker (exit 1): running without them would silently
+ * leave stranded activations and housekeeping undone.
+ */
+async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> {
+  const temporal = connectTemporal(config);
+  try {
+    const deadline = Date.now() + config.TEMPORAL_CONNECT_TIMEOUT_MS;
+    await temporal.client.withDeadline(deadline, () => ensureSchedules(temporal.client, scheduleSpecs(config), logger));
+  } finally {
+    await temporal.connection.close().catch(() => undefined);
+  }
+}
+
 export async function main(): Promise<void> {
   // Configuration first: an invalid or refused one ends the process before anything starts.
   const config = loadConfig();
@@ -205,6 +222,7 @@ export async function main(): Promise<void> {
   state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
   try {
+    await ownSchedules(config, logger);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
