@@ -55,6 +55,13 @@ export type EsimProviderAck = z.infer<typeof EsimProviderAck>;
 
 // --- The seam to the store-order process ------------------------------------------------------
 
+/**
+ * What a hand-off answers, kept as the receipt's outcome. These rows are de-duplication receipts
+ * only, never reconciliation records: housekeeping ages them out (activities/housekeeping.ts).
+ */
+export const ESIM_RECEIPT_OUTCOMES = ['enqueued', 'unknown_order'] as const;
+export type EsimReceiptOutcome = (typeof ESIM_RECEIPT_OUTCOMES)[number];
+
 export interface EsimCallbackFacts {
   orderId: string;
   providerName: string;
@@ -68,7 +75,7 @@ export interface EsimCallbackFacts {
  * handoff fails (the route answers 503 and the provider redelivers).
  */
 export interface StoreOrderReconciliation {
-  enqueue(callback: EsimCallbackFacts): Promise<'enqueued' | 'unknown_order'>;
+  enqueue(callback: EsimCallbackFacts): Promise<EsimReceiptOutcome>;
 }
 
 /**
@@ -98,6 +105,8 @@ export interface EsimProviderWebhookDeps {
   merchantId: string;
   reconciliation: StoreOrderReconciliation;
   clock?: () => Date;
+  /** Default ESIM_HANDOFF_DEADLINE_MS. */
+  handoffDeadlineMs?: number;
 }
 
 /** Equal-length digests, so the comparison takes the same time whatever the input. */
@@ -112,9 +121,28 @@ export function signedText(c: Pick<EsimProviderCallback, 'orderId' | 'merchantId
 }
 
 /**
- * POST /webhooks/esim-provider: verify, de-duplicate on (order, status), hand
- * off, keep a minimal receipt. The receipt is written after the handoff, so a
- * failed handoff leaves nothing behind and the redelivery tries again.
+ * How long a hand-off may take. The receipt's transaction stays open meanwhile and identical
+ * callbacks wait on its key, so it is bounded: past it the answer is 503 and the provider redelivers.
+ */
+export const ESIM_HANDOFF_DEADLINE_MS = 5_000;
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`hand-off took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * POST /webhooks/esim-provider: verify, de-duplicate on (order, status), hand off, keep a
+ * minimal receipt. The receipt's insert is the de-duplication (unique (provider, event_id),
+ * `on conflict do nothing returning`), never a select before it: the receipt is inserted in a
+ * transaction that stays open while the order is handed off. An identical callback arriving
+ * meanwhile waits on that key: once the first commits it inserts nothing and answers
+ * `duplicate: true`; if the first hand-off fails (503), the transaction rolls back, nothing is
+ * kept, and the waiting callback (or the redelivery) hands the order off itself. A crash
+ * mid-hand-off rolls back too. So each (order, status) is handed off once, and never lost.
  */
 export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -132,38 +160,41 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
     if (!valid || !sameText(callback.merchantId, deps.merchantId)) throw new AppError('WEBHOOK_SIGNATURE_INVALID');
   }
 
+  /** Throws SERVICE_UNAVAILABLE when the hand-off fails or passes its deadline (the receipt rolls back). */
+  async function handOff(facts: EsimCallbackFacts): Promise<EsimReceiptOutcome> {
+    try {
+      return await withDeadline(deps.reconciliation.enqueue(facts), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
+    } catch (err) {
+      deps.logger.error(
+        { err, orderId: facts.orderId, providerName: facts.providerName },
+        'eSIM callback could not be handed to reconciliation',
+      );
+      throw new AppError('SERVICE_UNAVAILABLE');
+    }
+  }
+
   return {
     async receive(callback: EsimProviderCallback): Promise<EsimProviderAck> {
       verify(callback);
       const facts: EsimCallbackFacts = { orderId: callback.orderId, providerName: callback.providerName, status: callback.status };
-      const eventId = `${callback.orderId}:${callback.status}`;
-      const em = deps.orm.em.fork();
-      const [seen] = await em.execute<{ id: string }[]>(`select id from webhook_events where provider = 'esim_provider' and event_id = ?`, [
-        eventId,
-      ]);
-      if (seen) return { received: true, duplicate: true };
-
-      let outcome: 'enqueued' | 'unknown_order';
-      try {
-        outcome = await deps.reconciliation.enqueue(facts);
-      } catch (err) {
-        deps.logger.error(
-          { err, orderId: facts.orderId, providerName: facts.providerName },
-          'eSIM callback could not be handed to reconciliation',
-        );
-        throw new AppError('SERVICE_UNAVAILABLE');
-      }
       // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
       const detail = {
         ...facts,
         ...(callback.reason ? { reason: callback.reason } : {}),
         ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
       };
-      await em.execute(
-        `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
-         values ('esim_provider', ?, ?, null, ?, ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
-        [eventId, `order.${callback.status}`, outcome, JSON.stringify(detail), clock()],
-      );
+      const outcome = await deps.orm.em.fork().transactional(async (tx) => {
+        const [claimed] = await tx.execute<{ id: string }[]>(
+          `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
+           values ('esim_provider', ?, ?, null, 'received', ?::jsonb, ?) on conflict (provider, event_id) do nothing returning id`,
+          [`${callback.orderId}:${callback.status}`, `order.${callback.status}`, JSON.stringify(detail), clock()],
+        );
+        if (!claimed) return 'duplicate' as const;
+        const handedOff = await handOff(facts);
+        await tx.execute('update webhook_events set outcome = ? where id = ?', [handedOff, claimed.id]);
+        return handedOff;
+      });
+      if (outcome === 'duplicate') return { received: true, duplicate: true };
       deps.logger.info(
         { orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome },
         'eSIM provider callback received',
