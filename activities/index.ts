@@ -1,12 +1,13 @@
 // Activities are built from their dependencies so tests can hand in fakes and the worker
 // hands in the real ones (ORM, providers). One file per area; this factory assembles them.
 import { createActivationActivities, type ActivationActivityDeps } from './activations';
+import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 
-export type ActivityDeps = ActivationActivityDeps & PaymentActivityDeps;
+export type ActivityDeps = ActivationActivityDeps & PaymentActivityDeps & HousekeepingActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createActivationActivities(deps), ...createPaymentActivities(deps) };
+  return { ...createActivationActivities(deps), ...createPaymentActivities(deps), ...createHousekeepingActivities(deps) };
 }
 
 /** The activity functions registered with the worker; workflows import this type only. */

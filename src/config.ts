@@ -173,6 +173,35 @@ const schema = z
     /** Safety net for a lost "order paid" signal: the workflow checks the order this often. */
     ACTIVATION_PAID_CHECK_SECONDS: z.coerce.number().int().positive().default(300),
     IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+    // --- Housekeeping: Temporal Schedules `housekeeping-*` (src/temporal/housekeeping.ts), created by the
+    // worker. How often each purge runs, and how long rows are kept once they ended. ---
+    HOUSEKEEPING_OTP_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),
+    HOUSEKEEPING_SESSIONS_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),
+    HOUSEKEEPING_RATE_LIMITS_EVERY_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60),
+    HOUSEKEEPING_WEBHOOK_RECEIPTS_EVERY_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3600),
+    /** An expired one-time code is kept this long: a late attempt reads AUTH_EXPIRED_OTP until then, AUTH_INVALID_OTP after. */
+    HOUSEKEEPING_OTP_KEEP_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(24 * 3600),
+    /** Sessions, blocklisted tokens and rate-limit windows are purged this long after they end (the API's and worker's clocks may differ). */
+    HOUSEKEEPING_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).default(300),
+    /**
+     * eSIM callback receipts (de-duplication only) are kept this many days. A purged receipt lets a
+     * redelivery of the same (order, status) through again, so this must outlast every provider's redeliveries.
+     */
+    HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS: z.coerce.number().int().min(7).default(90),
+    /** Rows deleted per statement (one short transaction each). */
+    HOUSEKEEPING_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
     /** How long each mock operator handoff (SIM activation, eSIM issuance) takes. */

@@ -5,3 +5,4 @@
 // worker registers every function this module exports as a workflow).
 export { activationWorkflow } from './activation';
 export { settlementWorkflow } from './settlement';
+export { housekeepingWorkflow } from './housekeeping';

@@ -6,6 +6,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Schedu
 import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { housekeepingScheduleSpecs } from './housekeeping';
 
 /** One schedule the worker owns: what it starts, how often, and what an operator reads about it. */
 export interface ScheduleSpec<W extends Workflow = Workflow> {
@@ -33,8 +34,7 @@ export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): Schedul
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  void config;
-  return [];
+  return [...housekeepingScheduleSpecs(config)];
 }
 
 export type ScheduleOutcome = 'created' | 'updated';
