@@ -20,7 +20,8 @@ export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
 /**
  * One payment attempt for an order. Amount and currency are copied from the
  * order at create time (never from the request); amounts are decimal strings.
- * (user, idempotency key) is unique, so a replay finds the first attempt.
+ * (user, idempotency key) is unique, so a replay finds the first attempt;
+ * an order has at most one live (`pending` or `processing`) payment.
  */
 export const Payment = defineEntity({
   name: 'Payment',
@@ -46,7 +47,11 @@ export const Payment = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
-  uniques: [{ name: 'payments_user_idempotency_key_unique', properties: ['user', 'idempotencyKey'] }],
+  uniques: [
+    { name: 'payments_user_idempotency_key_unique', properties: ['user', 'idempotencyKey'] },
+    // One live payment per order: a second intent that could also be confirmed is refused by the database.
+    { name: 'payments_order_live_unique', properties: ['order'], where: "status in ('pending', 'processing')" },
+  ],
 });
 
 export const WEBHOOK_PROVIDERS = ['card_processor', 'esim_provider'] as const;

@@ -11,7 +11,15 @@ const IDEMPOTENCY =
   'Amount, currency and user come from the order and the session, never from the body (unknown fields are a VALIDATION_ERROR). ' +
   'The same idempotencyKey with the same parameters answers the same payment; with different parameters ' +
   "PAYMENT_IDEMPOTENCY_CONFLICT with `details.existingPaymentId`. A failed payment answers the route's *_FAILED code with " +
-  '`details.paymentId` (its receipt shows the failure) and `details.reason`.';
+  '`details.paymentId` (its receipt shows the failure) and `details.reason`. ' +
+  'One live payment per order: while a payment of the order is `pending` or `processing`, a request with a new key that ' +
+  'is otherwise the same (route, method, wallet token or mobile number) is answered with that payment (its status, ' +
+  'clientSecret or redirectUrl), and any other request gets PAYMENT_ORDER_INVALID_STATUS with `details.reason` ' +
+  '`payment_in_progress` and `details.paymentId` naming it; no second intent is created. A payment still waiting for ' +
+  "its provider's answer is waited for up to 10 s first. The live payment stops holding the order when it settles, when the " +
+  'processor reports its intent cancelled (it is then failed, reason `intent_canceled`), or when its request died before ' +
+  'recording the answer (failed after 2 minutes, reason `abandoned`). Its age alone never frees the order: its intent ' +
+  'can still be confirmed. The new key itself is not kept.';
 
 const RECEIPT_LINK = {
   GetReceipt: {

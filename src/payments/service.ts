@@ -26,7 +26,14 @@ export const FAILURE_CODES: Record<PaymentRoute, ErrorCode> = {
 export const FAILURE_REASONS = {
   providerUnavailable: 'provider_unavailable',
   orderAlreadyPaid: 'order_already_paid',
+  /** The processor cancelled the intent of a live payment: it can never be paid, so it no longer holds the order. */
+  intentCanceled: 'intent_canceled',
+  /** A payment left `pending` by a request that died before recording the provider's answer. */
+  abandoned: 'abandoned',
 } as const;
+
+/** details.reason of PAYMENT_ORDER_INVALID_STATUS while another payment of the order is live. */
+export const PAYMENT_IN_PROGRESS = 'payment_in_progress';
 
 /** Receipt texts by payment status; both languages are always returned. */
 export const RECEIPT_MESSAGES: Record<PaymentStatus, { en: string; ar: string }> = {
@@ -55,6 +62,8 @@ export interface PaymentServiceDeps {
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
   pendingWaitMs?: number;
+  /** A payment `pending` this long was left by a request that died mid-call (longer than any provider call takes). */
+  abandonedAfterMs?: number;
 }
 
 interface OrderRow {
@@ -84,6 +93,11 @@ export interface PaymentRow {
   failure_reason: string | null;
   /** ISO 8601 UTC with milliseconds (selected with to_char: the driver returns timestamps as text). */
   paid_at: string | null;
+}
+
+/** A payment that holds its order (`pending` or `processing`), with its creation time in epoch milliseconds. */
+interface LivePayment extends PaymentRow {
+  created_ms: string;
 }
 
 /** Every column the service reads, paid_at already in the API's timestamp format. */
@@ -127,6 +141,10 @@ export interface Receipt {
 }
 
 const POLL_MS = 25;
+/** Stripe's client: 20 s timeout, 3 attempts with backoff; nothing legitimately stays `pending` this long. */
+const ABANDONED_AFTER_MS = 120_000;
+/** Rounds of insert → meet the live payment; each round ends with an answer unless a live payment just settled or was released. */
+const MAX_ROUNDS = 4;
 
 /**
  * What a replay must match: the route and every parameter of the body but the
@@ -146,7 +164,9 @@ export function provisionalReceiptNumber(paymentId: string, status: PaymentStatu
  * create-intent, wallet-token, mobile-wallet and receipts.
  *
  * A payment is written `pending` first (the (user, idempotency key) unique
- * constraint decides which of parallel requests creates it), the provider is
+ * constraint decides which of parallel requests creates it, and the partial
+ * unique index payments_order_live_unique keeps one live payment, `pending` or
+ * `processing`, per order: see meetLive), the provider is
  * called outside any transaction, then its answer is recorded:
  * completed (mock) → payment completed, receipt number, order paid, then the
  * activation is signalled; processing → settlement workflow started;
@@ -156,6 +176,7 @@ export function provisionalReceiptNumber(paymentId: string, status: PaymentStatu
 export function createPaymentService(deps: PaymentServiceDeps) {
   const { orm, provider, clock, logger } = deps;
   const pendingWaitMs = deps.pendingWaitMs ?? 10_000;
+  const abandonedAfterMs = deps.abandonedAfterMs ?? ABANDONED_AFTER_MS;
 
   async function ownedOrder(userId: string, orderId: string): Promise<OrderRow> {
     const [order] = await orm.em
@@ -181,8 +202,19 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return row;
   }
 
+  /** The order's live payment (at most one: payments_order_live_unique), with its age. */
+  async function loadLive(orderId: string): Promise<LivePayment | undefined> {
+    const [row] = await orm.em
+      .fork()
+      .execute<LivePayment[]>(
+        `select ${COLUMNS}, extract(epoch from created_at) * 1000 as created_ms from payments where order_id = ? and status in ('pending', 'processing')`,
+        [orderId],
+      );
+    return row;
+  }
+
   /**
-   * Inserts the pending payment, or nothing when the key is taken. The order's
+   * Inserts the pending payment, or nothing when the key is taken or the order already has a live payment. The order's
    * status is checked after the insert, under a share lock, so an order paid
    * meanwhile refuses the new payment (the insert rolls back). Insert first,
    * lock second: a request waiting on a taken key holds no order lock, so it
@@ -194,7 +226,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       const [row] = await em.execute<PaymentRow[]>(
         `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, created_at, updated_at)
          values (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)
-         on conflict on constraint payments_user_idempotency_key_unique do nothing
+         on conflict do nothing
          returning ${COLUMNS}`,
         [order.id, userId, req.method, provider.name, order.total_amount_sar, order.currency, req.idempotencyKey, fingerprint, now, now],
       );
@@ -291,15 +323,73 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     });
   }
 
-  /** A replay found its payment still `pending`: wait for the first request, then drive it if that one never finished. */
-  async function settleReplay(route: PaymentRoute, row: PaymentRow, req: PayRequest): Promise<PaymentRow> {
+  /** Polls a `pending` payment until its request records the provider's answer, at most pendingWaitMs. */
+  async function waitWhilePending(row: PaymentRow): Promise<PaymentRow> {
     const deadline = Date.now() + pendingWaitMs;
     let current = row;
     while (current.status === 'pending' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, POLL_MS));
       current = await load(row.id);
     }
+    return current;
+  }
+
+  /** A replay found its payment still `pending`: wait for the first request, then drive it if that one never finished. */
+  async function settleReplay(route: PaymentRoute, row: PaymentRow, req: PayRequest): Promise<PaymentRow> {
+    const current = await waitWhilePending(row);
     return current.status === 'pending' ? drive(route, current, req) : current;
+  }
+
+  const inProgress = (live: PaymentRow) =>
+    new AppError('PAYMENT_ORDER_INVALID_STATUS', { details: { paymentId: live.id, reason: PAYMENT_IN_PROGRESS } });
+
+  /** Fails a live payment that can no longer be paid, so it stops holding the order. */
+  async function release(live: PaymentRow, reason: string): Promise<void> {
+    await orm.em
+      .fork()
+      .transactional((em) => failPayment(em, live.id, reason, clock(), { onlyIfProcessing: live.status === 'processing' }));
+    logger.warn({ paymentId: live.id, orderId: live.order_id, reason }, 'live payment released for a new request');
+  }
+
+  /** Only the processor's word releases a processing payment: its intent is cancelled, so it can never be confirmed. */
+  async function cancelledAtProcessor(live: PaymentRow): Promise<boolean> {
+    if (live.provider !== provider.name || !live.gateway_transaction_id) return false;
+    try {
+      return (await provider.retrieveIntent(live.gateway_transaction_id))?.status === 'canceled';
+    } catch (err) {
+      logger.warn({ err, paymentId: live.id }, 'processor not reachable to check a live payment; it stays live');
+      return false;
+    }
+  }
+
+  /**
+   * A new key met the order's live payment (pending or processing). Answers the row this request gets
+   * (the live payment, when the request is the same as the one that made it: route, method, token or
+   * number), null when the live payment settled or was released meanwhile (the caller inserts again),
+   * or throws PAYMENT_ORDER_INVALID_STATUS (details.reason payment_in_progress, details.paymentId).
+   * Age alone never releases a processing payment: its intent can still be confirmed with the client
+   * secret already handed out, which is the double charge this rule exists to prevent.
+   */
+  async function meetLive(route: PaymentRoute, live: LivePayment, req: PayRequest, fingerprint: string): Promise<PaymentRow | null> {
+    const abandoned = () => clock().getTime() - Number(live.created_ms) >= abandonedAfterMs;
+    let current: PaymentRow = live;
+    if (current.status === 'pending') {
+      if (!abandoned()) current = await waitWhilePending(current);
+      if (current.status === 'pending') {
+        if (!abandoned()) throw inProgress(current);
+        // Its request died before recording the provider's answer: the same request takes it over, any other frees the order.
+        if (current.request_fingerprint === fingerprint) return drive(route, current, req);
+        await release(current, FAILURE_REASONS.abandoned);
+        return null;
+      }
+      if (current.status !== 'processing') return null;
+    }
+    if (await cancelledAtProcessor(current)) {
+      await release(current, FAILURE_REASONS.intentCanceled);
+      return null;
+    }
+    if (current.request_fingerprint === fingerprint) return current;
+    throw inProgress(current);
   }
 
   function answer(route: PaymentRoute, row: PaymentRow): PaymentResult | MobileWalletResult {
@@ -318,18 +408,24 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     const order = await ownedOrder(userId, req.orderId);
     assertMethodAllowed({ ...(await resolveOrderPaymentContext(order)), method: req.method });
     const fingerprint = fingerprintOf(route, req);
-    // Twice at most: a payment whose insert rolled back (order not payable) frees its key again.
-    for (let attempt = 0; attempt < 2; attempt += 1) {
+    // Another round when the key's payment rolled back (order not payable) or the live payment just settled or was released.
+    let live: LivePayment | undefined;
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const created = await insertPending(userId, order, req, fingerprint);
       if (created) return answer(route, await drive(route, created, req));
       const existing = await loadByKey(userId, req.idempotencyKey);
-      if (!existing) continue;
-      if (existing.request_fingerprint !== fingerprint) {
-        throw new AppError('PAYMENT_IDEMPOTENCY_CONFLICT', { details: { existingPaymentId: existing.id } });
+      if (existing) {
+        if (existing.request_fingerprint !== fingerprint) {
+          throw new AppError('PAYMENT_IDEMPOTENCY_CONFLICT', { details: { existingPaymentId: existing.id } });
+        }
+        return answer(route, existing.status === 'pending' ? await settleReplay(route, existing, req) : existing);
       }
-      return answer(route, existing.status === 'pending' ? await settleReplay(route, existing, req) : existing);
+      live = await loadLive(order.id);
+      const met = live ? await meetLive(route, live, req, fingerprint) : null;
+      if (met) return answer(route, met);
     }
-    throw new Error('idempotency key neither free nor taken');
+    if (live) throw inProgress(live);
+    throw new Error('payment neither inserted nor found');
   }
 
   async function receipt(userId: string, paymentId: string): Promise<Receipt> {

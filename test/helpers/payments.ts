@@ -131,6 +131,8 @@ export interface Seen {
 /** A stand-in for the processor's API on 127.0.0.1: records requests, answers like the PaymentIntent protocol. */
 export async function fakeProcessor() {
   const seen: Seen[] = [];
+  /** What a retrieve of pi_test_123 answers as the intent's status (a test may say `canceled`). */
+  const intent = { status: 'succeeded' };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
@@ -171,9 +173,9 @@ export async function fakeProcessor() {
           id: 'pi_test_123',
           object: 'payment_intent',
           amount: 4900,
-          amount_received: 4900,
+          amount_received: intent.status === 'succeeded' ? 4900 : 0,
           currency: 'sar',
-          status: 'succeeded',
+          status: intent.status,
           client_secret: 'pi_test_123_secret_abc',
           metadata: { payment_id: 'p', order_id: 'o', user_id: 'u' },
         });
@@ -183,5 +185,5 @@ export async function fakeProcessor() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { seen, baseUrl: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { seen, intent, baseUrl: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }

@@ -307,7 +307,8 @@ describe('duplicate and out-of-order callbacks', () => {
 
   it('a second payment succeeding for an order already paid is completed (the money was taken) and flagged for refund', async () => {
     const first = await pendingPayment();
-    const second = await insertPayment(w.t, { sameOrderAs: first });
+    // An earlier attempt of the same order that failed (one live payment per order), whose intent succeeds after all.
+    const second = await insertPayment(w.t, { sameOrderAs: first, status: 'failed' });
     await sendCardEvent(w, intentEvent('payment_intent.succeeded', first));
     expect(await outcome(first)).toBe('completed');
     const paid = await expectCompleted(first);

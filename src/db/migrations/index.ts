@@ -9,6 +9,7 @@ import { Migration20261123202542_audit_and_companies } from './Migration20261123
 import { Migration20261123214916_identifier_proof } from './Migration20261123214916_identifier_proof';
 import { Migration20261123215403_email_change } from './Migration20261123215403_email_change';
 import { Migration20261123215928_blocklists } from './Migration20261123215928_blocklists';
+import { Migration20261123223147_live_payment_per_order } from './Migration20261123223147_live_payment_per_order';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -20,4 +21,5 @@ export const migrationsList = [
   { name: 'Migration20261123214916_identifier_proof', class: Migration20261123214916_identifier_proof },
   { name: 'Migration20261123215403_email_change', class: Migration20261123215403_email_change },
   { name: 'Migration20261123215928_blocklists', class: Migration20261123215928_blocklists },
+  { name: 'Migration20261123223147_live_payment_per_order', class: Migration20261123223147_live_payment_per_order },
 ];
