@@ -10,6 +10,7 @@ import { Migration20261123214916_identifier_proof } from './Migration20261123214
 import { Migration20261123215403_email_change } from './Migration20261123215403_email_change';
 import { Migration20261123215928_blocklists } from './Migration20261123215928_blocklists';
 import { Migration20261123223147_live_payment_per_order } from './Migration20261123223147_live_payment_per_order';
+import { Migration20261123223423_activation_workflow_started } from './Migration20261123223423_activation_workflow_started';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -22,4 +23,5 @@ export const migrationsList = [
   { name: 'Migration20261123215403_email_change', class: Migration20261123215403_email_change },
   { name: 'Migration20261123215928_blocklists', class: Migration20261123215928_blocklists },
   { name: 'Migration20261123223147_live_payment_per_order', class: Migration20261123223147_live_payment_per_order },
+  { name: 'Migration20261123223423_activation_workflow_started', class: Migration20261123223423_activation_workflow_started },
 ];
