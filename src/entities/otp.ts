@@ -20,7 +20,8 @@ export const OtpChallenge = defineEntity({
     emailHash: p.string().length(64).nullable(),
     codeHash: p.string().length(64),
     attempts: p.integer().default(0),
-    expiresAt: p.datetime(),
+    /** Indexed for housekeeping, which purges expired codes. */
+    expiresAt: p.datetime().index(),
     consumedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
@@ -34,7 +35,8 @@ export const OtpRequest = defineEntity({
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     identifierHash: p.string().length(64),
-    createdAt: p.datetime(),
+    /** Indexed on its own for housekeeping, which purges counts older than the window. */
+    createdAt: p.datetime().index(),
   },
   indexes: [{ properties: ['identifierHash', 'createdAt'] }],
 });

@@ -75,4 +75,6 @@ export const WebhookEvent = defineEntity({
     createdAt: p.datetime(),
   },
   uniques: [{ name: 'webhook_events_provider_event_unique', properties: ['provider', 'eventId'] }],
+  // Housekeeping finds old de-duplication receipts by provider, outcome and age.
+  indexes: [{ name: 'webhook_events_receipts_index', properties: ['provider', 'outcome', 'createdAt'] }],
 });

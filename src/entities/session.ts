@@ -12,7 +12,8 @@ export const Session = defineEntity({
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
     clientType: p.enum(CLIENT_TYPES),
-    expiresAt: p.datetime(),
+    /** Indexed for housekeeping, which purges expired sessions. */
+    expiresAt: p.datetime().index(),
     revokedAt: p.datetime().nullable(),
     /** Keyed hash of the X-Device-Id the session signed in from, if any: blocklisting the device ends it. */
     deviceHash: p.string().length(64).nullable().index(),
