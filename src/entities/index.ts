@@ -8,6 +8,7 @@ import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
+import { ReconciliationRecord } from './reconciliation';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { User } from './user';
 
@@ -21,6 +22,7 @@ export * from './order';
 export * from './otp';
 export * from './payment';
 export * from './rate-limit';
+export * from './reconciliation';
 export * from './session';
 export * from './user';
 
@@ -44,4 +46,5 @@ export const entities = [
   Company,
   CompanyUser,
   AuditLog,
+  ReconciliationRecord,
 ];

@@ -12,6 +12,7 @@ import { Migration20261123215928_blocklists } from './Migration20261123215928_bl
 import { Migration20261123223147_live_payment_per_order } from './Migration20261123223147_live_payment_per_order';
 import { Migration20261123223423_activation_workflow_started } from './Migration20261123223423_activation_workflow_started';
 import { Migration20261123223512_housekeeping_indexes } from './Migration20261123223512_housekeeping_indexes';
+import { Migration20261123223651_reconciliation_records } from './Migration20261123223651_reconciliation_records';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -26,4 +27,5 @@ export const migrationsList = [
   { name: 'Migration20261123223147_live_payment_per_order', class: Migration20261123223147_live_payment_per_order },
   { name: 'Migration20261123223423_activation_workflow_started', class: Migration20261123223423_activation_workflow_started },
   { name: 'Migration20261123223512_housekeeping_indexes', class: Migration20261123223512_housekeeping_indexes },
+  { name: 'Migration20261123223651_reconciliation_records', class: Migration20261123223651_reconciliation_records },
 ];
