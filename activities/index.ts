@@ -3,11 +3,17 @@
 import { createActivationActivities, type ActivationActivityDeps } from './activations';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
+import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 
-export type ActivityDeps = ActivationActivityDeps & PaymentActivityDeps & HousekeepingActivityDeps;
+export type ActivityDeps = ActivationActivityDeps & PaymentActivityDeps & HousekeepingActivityDeps & RecoveryActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createActivationActivities(deps), ...createPaymentActivities(deps), ...createHousekeepingActivities(deps) };
+  return {
+    ...createActivationActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createHousekeepingActivities(deps),
+    ...createRecoveryActivities(deps),
+  };
 }
 
 /** The activity functions registered with the worker; workflows import this type only. */

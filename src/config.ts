@@ -156,6 +156,14 @@ const schema = z
      * Must exceed the webhook's 5 s hand-over deadline.
      */
     PAYMENT_SETTLEMENT_LINGER_SECONDS: z.coerce.number().int().min(0).default(60),
+    /**
+     * The webhook relay (src/webhooks/relay.ts, run by the worker) hands inbox rows to the settlement
+     * workflows: this many payments per claim, a poll this often when no notification comes, and
+     * waits of at most this long while deliveries fail (Temporal away).
+     */
+    WEBHOOK_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+    WEBHOOK_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    WEBHOOK_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
     /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
     ESIM_PROVIDER_PUBLIC_KEY: z
       .string()
@@ -173,6 +181,19 @@ const schema = z
     /** Safety net for a lost "order paid" signal: the workflow checks the order this often. */
     ACTIVATION_PAID_CHECK_SECONDS: z.coerce.number().int().positive().default(300),
     IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
+    /**
+     * Recovery of the start gap: the Temporal Schedule `activation-recovery` (created by the worker) runs
+     * this often and starts the workflow of every `pending` activation older than the grace period that
+     * has none (the API died between the commit and the start); one past its cancel deadline is cancelled.
+     * The grace period must exceed the API's 10 s start deadline.
+     */
+    ACTIVATION_RECOVERY_EVERY_SECONDS: z.coerce.number().int().positive().default(60),
+    ACTIVATION_RECOVERY_GRACE_SECONDS: z.coerce.number().int().positive().default(60),
+    /**
+     * Tests only, refused in production: `crash-after-activation-commit` makes the API kill itself
+     * (SIGKILL) after an activation's rows commit and before its workflow starts.
+     */
+    FAULT_INJECTION: z.enum(['crash-after-activation-commit']).optional(),
     // --- Housekeeping: Temporal Schedules `housekeeping-*` (src/temporal/housekeeping.ts), created by the
     // worker. How often each purge runs, and how long rows are kept once they ended. ---
     HOUSEKEEPING_OTP_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),
@@ -311,6 +332,7 @@ function productionRefusals(raw: RawEnv): Array<[string, string]> {
   if (setting(raw, 'EMAIL_PROVIDER') === 'smtp' && raw.SMTP_FROM === undefined) {
     found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
   }
+  if (raw.FAULT_INJECTION !== undefined) found.push(['FAULT_INJECTION', 'is refused in production: it makes the process crash on purpose']);
   return found;
 }
 

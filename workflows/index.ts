@@ -6,3 +6,4 @@
 export { activationWorkflow } from './activation';
 export { settlementWorkflow } from './settlement';
 export { housekeepingWorkflow } from './housekeeping';
+export { activationRecoveryWorkflow } from './activation-recovery';

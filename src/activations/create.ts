@@ -15,9 +15,18 @@ export interface CreateActivationDeps {
   orm: MikroORM;
   operators: OperatorRegistry;
   workflows: ActivationWorkflows;
-  config: Pick<Config, 'FEATURE_ESIM'>;
+  config: Pick<Config, 'FEATURE_ESIM' | 'FAULT_INJECTION'>;
   clock: () => Date;
   logger?: Pick<Logger, 'error'>;
+}
+
+/**
+ * The test-only fault between commit and start (FAULT_INJECTION, refused in production): the process
+ * dies as in a real crash (SIGKILL: no handlers, no cleanup), leaving committed rows without a workflow.
+ */
+function faultAfterCommit(config: Pick<Config, 'FAULT_INJECTION'>): () => void {
+  if (config.FAULT_INJECTION !== 'crash-after-activation-commit') return () => undefined;
+  return () => process.kill(process.pid, 'SIGKILL');
 }
 
 interface PackageRow {
@@ -29,12 +38,16 @@ interface PackageRow {
 
 /**
  * Validate-iccid and create (consumer branch). Create writes order, order item
- * and activation in one transaction, then starts the activation workflow; if
- * the start fails, the rows are removed and the create fails, so an activation
- * never exists without its workflow.
+ * and activation in one transaction, then starts the activation workflow
+ * (within a deadline, src/temporal/activations.ts); if the start fails, the rows
+ * are removed and the create fails. A process that dies between the commit and
+ * the start leaves a `pending` row with no workflow: the recovery schedule
+ * (activities/recovery.ts) finds it by its unset workflow_started_at, which is
+ * set here once the start succeeded.
  */
 export function createActivationCreation(deps: CreateActivationDeps) {
   const { orm, operators, config, clock } = deps;
+  const afterCommit = faultAfterCommit(config);
 
   async function validateIccid(operatorSlug: string, iccid: string, simType: SimType) {
     checkEsimGate(config, simType);
@@ -63,6 +76,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
 
     const ids = { activationId: randomUUID(), orderId: randomUUID(), orderItemId: randomUUID() };
     await insertRows(userId, pkg, input, ids);
+    afterCommit();
     try {
       await deps.workflows.start({ activationId: ids.activationId, userId, orderId: ids.orderId, simType: input.simType });
     } catch (err) {
@@ -70,6 +84,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       await removeRows(ids);
       throw new AppError('ACTIVATION_FAILED', { details: { reason: 'WORKFLOW_UNAVAILABLE' }, message: String(err) });
     }
+    await markStarted(ids.activationId);
     return {
       activationId: ids.activationId,
       orderId: ids.orderId,
@@ -117,6 +132,17 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
       }
       throw err;
+    }
+  }
+
+  /** Best effort: a row left unmarked costs the recovery one look (it finds the run and marks it). */
+  async function markStarted(activationId: string) {
+    try {
+      await orm.em
+        .fork()
+        .execute('update activations set workflow_started_at = ? where id = ? and workflow_started_at is null', [clock(), activationId]);
+    } catch (err) {
+      deps.logger?.error({ err, activationId }, 'activation started but not marked; the recovery will mark it');
     }
   }
 

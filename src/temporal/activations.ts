@@ -1,4 +1,10 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { SimType } from '../entities';
@@ -22,6 +28,8 @@ export interface StartActivation {
   orderId: string;
   simType: SimType;
   paid?: boolean;
+  /** What is left of the cancel deadline (a recovered activation keeps the deadline of its creation); default: the whole of it. */
+  cancelAfterMs?: number;
 }
 
 /** The API's side of the activation workflow: start, verify identity (update), order paid (signal). */
@@ -42,39 +50,27 @@ export type ActivationWorkflowConfig = Pick<
   | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
-export function createActivationWorkflows(client: Client, config: ActivationWorkflowConfig): ActivationWorkflows {
+/** How long the API waits for the start: then the create fails and its rows are removed (src/activations/create.ts). */
+export const START_DEADLINE_MS = 10_000;
+
+/**
+ * Starts are idempotent by workflow id: a start that finds the run already there (the recovery, or an
+ * earlier attempt whose answer was lost, started it) succeeds, since only this activation has that id.
+ */
+export function createActivationWorkflows(
+  client: Client,
+  config: ActivationWorkflowConfig,
+  opts: { startDeadlineMs?: number } = {},
+): ActivationWorkflows {
   const useSearchAttributes = config.TEMPORAL_SEARCH_ATTRIBUTES;
+  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   return {
     async start(a) {
-      const input: ActivationWorkflowInput = {
-        activationId: a.activationId,
-        simType: a.simType,
-        paid: a.paid,
-        searchAttributes: useSearchAttributes,
-        timers: {
-          cancelAfterMs: config.ACTIVATION_CANCEL_AFTER_SECONDS * 1000,
-          identityPollIntervalMs: config.IDENTITY_POLL_INTERVAL_SECONDS * 1000,
-          identityRequestTtlMs: config.IDENTITY_REQUEST_TTL_SECONDS * 1000,
-          paidCheckIntervalMs: config.ACTIVATION_PAID_CHECK_SECONDS * 1000,
-        },
-      };
-      await client.workflow.start(activationWorkflow, {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowId: activationWorkflowId(a.activationId),
-        args: [input],
-        // One run per activation, ever: a duplicate start must fail loudly.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-        typedSearchAttributes: useSearchAttributes
-          ? new TypedSearchAttributes([
-              { key: SEARCH_ATTRIBUTES.ActivationId, value: a.activationId },
-              { key: SEARCH_ATTRIBUTES.UserId, value: a.userId },
-              { key: SEARCH_ATTRIBUTES.OrderId, value: a.orderId },
-              { key: SEARCH_ATTRIBUTES.SimType, value: a.simType },
-              { key: SEARCH_ATTRIBUTES.ActivationStatus, value: 'pending' },
-            ])
-          : undefined,
-      });
+      try {
+        await client.withDeadline(Date.now() + startDeadlineMs, () => startRun(a));
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
     },
 
     async verifyIdentity(activationId, input) {
@@ -85,4 +81,48 @@ export function createActivationWorkflows(client: Client, config: ActivationWork
       await client.workflow.getHandle(activationWorkflowId(activationId)).signal(orderPaidSignal, { paymentId });
     },
   };
+
+  async function startRun(a: StartActivation): Promise<void> {
+    const input: ActivationWorkflowInput = {
+      activationId: a.activationId,
+      simType: a.simType,
+      paid: a.paid,
+      searchAttributes: useSearchAttributes,
+      timers: {
+        // At least 1 ms: a zero timeout would mean "no timeout" to the workflow's condition().
+        cancelAfterMs: Math.max(1, a.cancelAfterMs ?? config.ACTIVATION_CANCEL_AFTER_SECONDS * 1000),
+        identityPollIntervalMs: config.IDENTITY_POLL_INTERVAL_SECONDS * 1000,
+        identityRequestTtlMs: config.IDENTITY_REQUEST_TTL_SECONDS * 1000,
+        paidCheckIntervalMs: config.ACTIVATION_PAID_CHECK_SECONDS * 1000,
+      },
+    };
+    await client.workflow.start(activationWorkflow, {
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      workflowId: activationWorkflowId(a.activationId),
+      args: [input],
+      // One run per activation, ever: the server refuses a second start (start() reads that as done).
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      typedSearchAttributes: useSearchAttributes
+        ? new TypedSearchAttributes([
+            { key: SEARCH_ATTRIBUTES.ActivationId, value: a.activationId },
+            { key: SEARCH_ATTRIBUTES.UserId, value: a.userId },
+            { key: SEARCH_ATTRIBUTES.OrderId, value: a.orderId },
+            { key: SEARCH_ATTRIBUTES.SimType, value: a.simType },
+            { key: SEARCH_ATTRIBUTES.ActivationStatus, value: 'pending' },
+          ])
+        : undefined,
+    });
+  }
+}
+
+/** Whether the activation has a run (running or closed): the recovery's check for a row whose start never happened. */
+export async function activationRunExists(client: Client, activationId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(activationWorkflowId(activationId)).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }

@@ -6,6 +6,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Schedu
 import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import { activationRecoveryScheduleSpec } from './activation-recovery';
 import { housekeepingScheduleSpecs } from './housekeeping';
 
 /** One schedule the worker owns: what it starts, how often, and what an operator reads about it. */
@@ -34,7 +35,7 @@ export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): Schedul
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return [...housekeepingScheduleSpecs(config)];
+  return [activationRecoveryScheduleSpec(config), ...housekeepingScheduleSpecs(config)];
 }
 
 export type ScheduleOutcome = 'created' | 'updated';

@@ -1,0 +1,235 @@
+/**
+ * The start gap, end to end (issue 11): the compiled API is killed (SIGKILL, by its test-only
+ * FAULT_INJECTION hook) after an activation's rows commit and before its workflow starts. The row is
+ * then `pending` with no workflow, holding its serial. The compiled worker's `activation-recovery`
+ * Temporal Schedule (every second here) finds it and starts the workflow:
+ *
+ * 1. within its cancel deadline: the activation goes on and ends `activated`, paid and verified as usual;
+ * 2. past its cancel deadline: the workflow cancels it with its order at once.
+ *
+ * The schedule is paused while the crash is set up (an operator's pause, which the worker keeps), so the
+ * test can see the stranded row before the recovery runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { demoIccid } from '../../src/cli/demo';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
+import { dataConverterFromConfig } from '../../src/temporal/codec';
+import { activationWorkflowId } from '../../workflows/activation-contract';
+import { ACTIVATION_RECOVERY_SCHEDULE_ID } from '../../workflows/activation-recovery-contract';
+import { CONSENTS, eventually } from '../helpers/app';
+import { DEMO, seedCatalog } from '../helpers/activations';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
+
+jest.setTimeout(180_000);
+
+const DIST = path.join(REPO_ROOT, 'dist');
+const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
+let env: TestWorkflowEnvironment;
+let db: TestDatabase;
+const children = new Set<ChildProcess>();
+let common: NodeJS.ProcessEnv;
+let apiProcess: ChildProcess | undefined;
+let baseUrl: string;
+let messagesFile: string;
+let tmp: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function start(script: string, environment: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [path.join(DIST, script)], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  child.on('exit', (code) => {
+    children.delete(child);
+    if (code && code !== 0) console.error(`${script} exited ${code}:\n${output.slice(-4000)}`);
+  });
+  children.add(child);
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.signalCode ?? child.exitCode);
+    child.once('exit', (code, signal) => resolve(signal ?? code));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  await exited(child);
+}
+
+/** (Re)starts the API; `fault` switches its crash between commit and start on. */
+async function startApi(fault: boolean): Promise<ChildProcess> {
+  if (apiProcess) await stop(apiProcess);
+  const port = await freePort();
+  apiProcess = start('src/main.js', {
+    ...common,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...(fault ? { FAULT_INJECTION: 'crash-after-activation-commit' } : {}),
+  });
+  baseUrl = `http://127.0.0.1:${port}`;
+  await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
+  return apiProcess;
+}
+
+beforeAll(async () => {
+  if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
+  [env, db] = await Promise.all([
+    createLocalEnv({
+      server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) },
+      client: { dataConverter: dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS }) },
+    }),
+    createTestDatabase(5),
+  ]);
+  await seedCatalog(db);
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'activation-recovery-e2e-'));
+  messagesFile = path.join(tmp, 'messages.jsonl');
+  const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
+  url.pathname = `/${db.name}`;
+  common = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: url.toString(),
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_TASK_QUEUE: uniqueTaskQueue('e2e-recovery'),
+    MESSAGES_FILE: messagesFile,
+    MOCK_IDENTITY_DELAY_MS: '300',
+    IDENTITY_POLL_INTERVAL_SECONDS: '1',
+    TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS,
+    ACTIVATION_RECOVERY_EVERY_SECONDS: '1',
+    ACTIVATION_RECOVERY_GRACE_SECONDS: '1',
+  };
+  start('worker/main.js', common);
+  // The worker creates the schedule once it polls.
+  await eventually(async () => {
+    await env.client.schedule.getHandle(ACTIVATION_RECOVERY_SCHEDULE_ID).describe();
+  }, 60_000);
+});
+
+afterAll(async () => {
+  await Promise.all([...children].map((child) => stop(child)));
+  await env?.teardown();
+  await db?.drop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+async function api<T = Record<string, unknown>>(method: string, route: string, body?: unknown, token?: string) {
+  const res = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+function lastCode(to: string): string {
+  const lines = readFileSync(messagesFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { to: string; text: string });
+  return /\b(\d{6})\b/.exec(lines.reverse().find((m) => m.to === to)!.text)![1];
+}
+
+async function hasRun(activationId: string): Promise<boolean> {
+  try {
+    await env.client.workflow.getHandle(activationWorkflowId(activationId)).describe();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const schedule = () => env.client.schedule.getHandle(ACTIVATION_RECOVERY_SCHEDULE_ID);
+
+/**
+ * With the recovery paused: signs a person up, then creates an activation on an API that dies between
+ * the commit and the start. Returns the stranded row (pending, no workflow) and a session on a healthy API.
+ */
+async function crashBetweenCommitAndStart(phone: string) {
+  await schedule().pause('e2e: crash being set up');
+  const faulty = await startApi(true);
+  expect((await api('POST', '/auth/register', { phone, name: 'Crash Test', consents: CONSENTS })).status).toBe(201);
+  const token = (await api<{ session: { token: string } }>('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session.token;
+  const serial = demoIccid();
+  // The connection dies with the process: no answer at all (fetch's error comes from Node's realm, hence the text).
+  const answer = await api('POST', '/activations', { iccid: serial, packageId: DEMO.packages.starter }, token).then(
+    (res) => `answered ${res.status}`,
+    (err: unknown) => String(err),
+  );
+  expect(answer).toBe('TypeError: fetch failed');
+  expect(await exited(faulty)).toBe('SIGKILL');
+
+  const rows = await db.query<{ id: string; order_id: string; status: string; workflow_started_at: Date | null }>(
+    'select id, order_id, status, workflow_started_at from activations where iccid = $1',
+    [serial],
+  );
+  expect(rows.map((r) => [r.status, r.workflow_started_at])).toEqual([['pending', null]]);
+  const [{ id: activationId, order_id: orderId }] = rows;
+  expect(await hasRun(activationId)).toBe(false);
+  await startApi(false);
+  // Nothing else rescues it: a second later it is still without a run.
+  await new Promise((r) => setTimeout(r, 1_500));
+  expect(await hasRun(activationId)).toBe(false);
+  return { activationId, orderId, token };
+}
+
+it('an API killed between commit and start: the recovery schedule starts the workflow, and the activation ends activated', async () => {
+  const { activationId, orderId, token } = await crashBetweenCommitAndStart('+966512340001');
+
+  await schedule().unpause('e2e: recover');
+  await eventually(async () => expect(await hasRun(activationId)).toBe(true), 30_000);
+  const [marked] = await db.query<{ workflow_started_at: Date | null }>('select workflow_started_at from activations where id = $1', [
+    activationId,
+  ]);
+  expect(marked.workflow_started_at).not.toBeNull();
+
+  // From here it is an ordinary activation: identity, then payment, then the handoff.
+  expect(
+    (await api('POST', `/activations/${activationId}/verify-identity`, { identityType: 'citizen', idNumber: '1098765430' }, token)).status,
+  ).toBe(200);
+  await eventually(async () => {
+    expect((await api<{ status: string }>('GET', `/activations/${activationId}/verify-identity`, undefined, token)).body.status).toBe(
+      'completed',
+    );
+  }, 30_000);
+  const paid = await api('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: randomUUID() }, token);
+  expect([paid.status, paid.body.status]).toEqual([201, 'completed']);
+  expect(await env.client.workflow.getHandle(activationWorkflowId(activationId)).result()).toBe('activated');
+  expect((await api<{ status: string }>('GET', `/activations/${activationId}/status`, undefined, token)).body.status).toBe('activated');
+});
+
+it('a row stranded past its cancel deadline: the recovery cancels it with its order', async () => {
+  const { activationId, orderId, token } = await crashBetweenCommitAndStart('+966512340002');
+  // The recovery was away for longer than the activation may live.
+  await db.query(`update activations set created_at = now() - interval '25 hours' where id = $1`, [activationId]);
+
+  await schedule().unpause('e2e: recover');
+  await eventually(async () => expect(await hasRun(activationId)).toBe(true), 30_000);
+  expect(await env.client.workflow.getHandle(activationWorkflowId(activationId)).result()).toBe('cancelled');
+  expect((await api<{ status: string }>('GET', `/activations/${activationId}/status`, undefined, token)).body.status).toBe('cancelled');
+  const [order] = await db.query<{ status: string }>('select status from orders where id = $1', [orderId]);
+  expect(order.status).toBe('cancelled');
+  // The serial is free again: the person may start over with it.
+  const [{ iccid }] = await db.query<{ iccid: string }>('select iccid from activations where id = $1', [activationId]);
+  expect((await api('POST', '/activations', { iccid, packageId: DEMO.packages.starter }, token)).status).toBe(201);
+});

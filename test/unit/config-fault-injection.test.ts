@@ -1,0 +1,36 @@
+import { ConfigError, loadConfig } from '../../src/config';
+import { productionEnv } from '../helpers/production-env';
+
+// The fault-injection hook (the API kills itself between an activation's commit and its workflow start) is
+// for tests only: production refuses it whatever its value, and an unknown value stops any start.
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the configuration loaded');
+}
+
+it('is off unless set, and a test may switch it on', () => {
+  expect(loadConfig({ NODE_ENV: 'test' }).FAULT_INJECTION).toBeUndefined();
+  expect(loadConfig({ NODE_ENV: 'test', FAULT_INJECTION: 'crash-after-activation-commit' }).FAULT_INJECTION).toBe(
+    'crash-after-activation-commit',
+  );
+});
+
+it('is refused in production', () => {
+  expect(loadConfig(productionEnv()).FAULT_INJECTION).toBeUndefined();
+  expect(refusal({ ...productionEnv(), FAULT_INJECTION: 'crash-after-activation-commit' })).toMatch(
+    /^ {2}FAULT_INJECTION: is refused in production: it makes the process crash on purpose$/m,
+  );
+});
+
+it('refuses an unknown fault', () => {
+  expect(refusal({ NODE_ENV: 'test', FAULT_INJECTION: 'crash-everywhere' })).toMatch(/^ {2}FAULT_INJECTION: /m);
+});
+
+it('has recovery defaults of a minute', () => {
+  expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ ACTIVATION_RECOVERY_EVERY_SECONDS: 60, ACTIVATION_RECOVERY_GRACE_SECONDS: 60 });
+});
