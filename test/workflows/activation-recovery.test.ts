@@ -93,7 +93,6 @@ const rowOf = async (activationId: string) =>
 
 it('starts stranded rows with what is left of their deadline, cancels those past it, and leaves every other row alone', async () => {
   const young = await stranded(5 * 60_000);
-  const almostDue = await stranded(DAY_MS - 3_000);
   const overdue = await stranded(DAY_MS + 3600_000);
   const paid = await stranded(10 * 60_000, { orderStatus: 'paid' });
   const withinGrace = await stranded(GRACE_MS / 2);
@@ -102,6 +101,8 @@ it('starts stranded rows with what is left of their deadline, cancels those past
   // Its run started, but the API died before marking the row.
   const unmarked = await stranded(10 * 60_000);
   await createActivationWorkflows(env.client, config).start({ activationId: unmarked, userId: 'u', orderId: 'o', simType: 'physical' });
+  // Last, so that the setup does not eat the 8 s it has left.
+  const almostDue = await stranded(DAY_MS - 8_000);
 
   const result = await recover();
 
@@ -115,7 +116,7 @@ it('starts stranded rows with what is left of their deadline, cancels those past
   // Past its deadline: the workflow's own cancel path cancels it with its order, at once.
   expect(await env.client.workflow.getHandle(activationWorkflowId(overdue)).result()).toBe('cancelled');
   expect(await rowOf(overdue)).toMatchObject({ status: 'cancelled', order_status: 'cancelled' });
-  // Its deadline still counts from its creation: 3 s were left.
+  // Its deadline still counts from its creation: 8 s were left.
   expect(await env.client.workflow.getHandle(activationWorkflowId(almostDue)).result()).toBe('cancelled');
   // The others wait for identity and payment as any new activation does; the paid one knows it is paid.
   expect(await env.client.workflow.getHandle(activationWorkflowId(young)).query(stateQuery)).toEqual({
