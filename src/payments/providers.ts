@@ -54,6 +54,12 @@ export interface PaymentProvider {
   startMobileWallet(input: ProviderPaymentInput & { mobileNumber: string }): Promise<ProviderResult>;
   /** The intent as the provider sees it now; null when it does not know the id. */
   retrieveIntent(gatewayTransactionId: string): Promise<ProviderIntent | null>;
+  /**
+   * Cancels an open intent (its order was cancelled) and answers the intent as it is afterwards:
+   * `canceled`, or, when it can no longer be cancelled, its status then (`succeeded`: the money was
+   * taken before the cancel arrived). Null when the provider does not know the id. Safe to repeat.
+   */
+  cancelIntent(gatewayTransactionId: string): Promise<ProviderIntent | null>;
 }
 
 // --- Local mock --------------------------------------------------------------------------------
@@ -124,6 +130,12 @@ export function createMockPaymentProvider(opts: { publicBaseUrl: string }): Paym
       });
     },
     retrieveIntent(id) {
+      return Promise.resolve(intents.get(id) ?? null);
+    },
+    cancelIntent(id) {
+      const intent = intents.get(id);
+      if (!intent) return Promise.resolve(null);
+      if (intent.status !== 'succeeded') intents.set(id, { ...intent, status: 'canceled' });
       return Promise.resolve(intents.get(id) ?? null);
     },
   };
@@ -220,22 +232,38 @@ export function createCardProcessorProvider(opts: CardProcessorOptions): Payment
         failureReason: 'mobile_wallet_not_supported_by_card_processor',
       });
     },
-    async retrieveIntent(id) {
+    retrieveIntent,
+    async cancelIntent(id) {
       try {
-        const intent = await stripe.paymentIntents.retrieve(id);
-        return {
-          id: intent.id,
-          status: intent.status,
-          amountMinor: BigInt(intent.amount),
-          amountReceivedMinor: BigInt(intent.amount_received),
-          currency: intent.currency.toUpperCase(),
-          metadata: { ...intent.metadata },
-        };
+        return intentOf(await stripe.paymentIntents.cancel(id, { cancellation_reason: 'abandoned' }));
       } catch (err) {
-        if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return null;
+        if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) throw err;
+        if (err.statusCode === 404) return null;
+        // Already succeeded, already canceled, or confirming: answer what the processor says it is now.
+        if (err.code === 'payment_intent_unexpected_state') return retrieveIntent(id);
         throw err;
       }
     },
+  };
+
+  async function retrieveIntent(id: string): Promise<ProviderIntent | null> {
+    try {
+      return intentOf(await stripe.paymentIntents.retrieve(id));
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404) return null;
+      throw err;
+    }
+  }
+}
+
+function intentOf(intent: Stripe.PaymentIntent): ProviderIntent {
+  return {
+    id: intent.id,
+    status: intent.status,
+    amountMinor: BigInt(intent.amount),
+    amountReceivedMinor: BigInt(intent.amount_received),
+    currency: intent.currency.toUpperCase(),
+    metadata: { ...intent.metadata },
   };
 }
 
