@@ -35,6 +35,8 @@ import { mockWalletRoutes } from './payments/mock-wallet';
 import { webhookRoutes } from './webhooks/routes';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';
+import { reconciliationRoutes } from './reconciliation/routes';
+import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
 import { OperatorRegistry } from './operators/plugin';
@@ -139,6 +141,7 @@ export function createApp(deps: AppDeps): Express {
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
+  reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   temporalCodecRoutes(api, { config, logger: deps.logger });
 
   const app = express();

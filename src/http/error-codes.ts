@@ -383,5 +383,11 @@ export const itemCodes = {
 } as const satisfies Record<string, { en: string; ar: string }>;
 export type ItemCode = keyof typeof itemCodes;
 
-/** Reconciliation codes: structured log records only. */
-export const reconciliationCodes = ['PAYMENT_PROVIDER_AMOUNT_MISMATCH'] as const;
+/**
+ * Reconciliation codes: structured log records and rows of reconciliation_records (support lists and
+ * resolves them, GET /admin/reconciliation-records), never HTTP errors. A processor answer that does
+ * not match the payment; a second charge for an order already paid; money taken for an activation that
+ * was cancelled or failed, or a payment that succeeded after its order was cancelled (refund it).
+ */
+export const reconciliationCodes = ['PAYMENT_PROVIDER_AMOUNT_MISMATCH', 'PAYMENT_DUPLICATE_CHARGE', 'PAYMENT_REFUND_REQUIRED'] as const;
+export type ReconciliationCode = (typeof reconciliationCodes)[number];

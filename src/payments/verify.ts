@@ -1,5 +1,6 @@
 import type { PaymentStatus } from '../entities/payment';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { writeReconciliationRecord } from '../reconciliation/records';
 import { toMinorUnits } from './money';
 import { failPayment } from './settle';
 
@@ -131,6 +132,8 @@ export interface MismatchRecord {
  * still `processing`) in ONE transaction: either both happen or neither.
  * Idempotent on the event id, so a redelivery after a failed attempt redoes
  * it and a duplicate changes nothing. Holds the mismatch detail, never the payload.
+ * The webhook_events row is the spec's record (and the delivery's receipt); the
+ * reconciliation_records row is support's work item, listed until resolved.
  */
 export async function recordMismatch(em: EntityManager, record: MismatchRecord): Promise<{ recorded: boolean; paymentFailed: boolean }> {
   return em.transactional(async (tx) => {
@@ -141,6 +144,21 @@ export async function recordMismatch(em: EntityManager, record: MismatchRecord):
        on conflict (provider, event_id) do nothing returning id`,
       [record.eventId, record.eventType, record.paymentId, JSON.stringify(detail), record.now],
     );
+    const [payment] = await tx.execute<{ order_id: string; activation_id: string | null }[]>(
+      `select p.order_id, (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
+         from payments p where p.id = ?`,
+      [record.paymentId],
+    );
+    await writeReconciliationRecord(tx, {
+      code: AMOUNT_MISMATCH,
+      key: `mismatch:${record.eventId}`,
+      paymentId: record.paymentId,
+      orderId: payment?.order_id,
+      activationId: payment?.activation_id,
+      reason: [...new Set(record.mismatches.map((m) => m.rule))].join(','),
+      detail,
+      now: record.now,
+    });
     const paymentFailed = await failPayment(tx, record.paymentId, AMOUNT_MISMATCH, record.now, { onlyIfProcessing: true });
     return { recorded: inserted.length > 0, paymentFailed };
   });
