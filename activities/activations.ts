@@ -8,7 +8,8 @@ import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import { handedOffOthers, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers } from '../src/activations/sim-limit';
-import { IDENTITY_ERROR, OPERATOR_REJECTION, type SimLimitVerdict } from '../workflows/activation-contract';
+import { flagRefund } from '../src/reconciliation/records';
+import { IDENTITY_ERROR, OPERATOR_REJECTION, type ActivationEnd, type SimLimitVerdict } from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
   orm: MikroORM;
@@ -46,6 +47,17 @@ async function heartbeating<T>(work: Promise<T>): Promise<T> {
 }
 
 const WITHIN_LIMIT: SimLimitVerdict = { withinLimit: true };
+const FINAL_STATUSES = new Set<ActivationStatus>(['activated', 'failed', 'cancelled']);
+
+/** How an activation ends without reaching `activated`. */
+export interface EndActivation {
+  activationId: string;
+  status: 'failed' | 'cancelled';
+  /** Kept as failedReason (also for `cancelled`); absent keeps the one already written. */
+  reason?: string;
+  /** A last look: when the order is paid, change nothing and answer `paid` (the run proceeds as paid). */
+  unlessPaid?: boolean;
+}
 
 interface ActivationRow {
   id: string;
@@ -157,7 +169,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         if (input.identityStatus !== 'completed' || !row.identity_type) return WITHIN_LIMIT;
         await tx.execute('update users set identity_type = ?, updated_at = ? where id = ?', [row.identity_type, now, row.user_id]);
         if ((await verifiedOthers(tx, row.user_id, input.activationId)) < SIM_LIMITS[row.identity_type]) return WITHIN_LIMIT;
-        return refuseOverLimit(tx, input.activationId, now);
+        return refuseOverLimit(tx, input.activationId);
       });
     },
 
@@ -180,7 +192,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         if (row.status !== 'pending') return { withinLimit: false, failedReason: row.failed_reason ?? `activation is ${row.status}` };
         const now = clock();
         const limit = SIM_LIMITS[row.identity_type ?? personType];
-        if ((await handedOffOthers(tx, owner.user_id, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId, now);
+        if ((await handedOffOthers(tx, owner.user_id, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId);
         await tx.execute(`update activations set status = 'in_progress', estimated_activation_seconds = ?, updated_at = ? where id = ?`, [
           ESTIMATED_SECONDS.in_progress,
           now,
@@ -190,21 +202,32 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       });
     },
 
+    /**
+     * Writes a status the workflow moved to. `failed` and `cancelled` end the activation as endActivation
+     * does (an unpaid order is cancelled, a paid one flagged for refund).
+     */
     async recordActivationStatus(input: { activationId: string; status: ActivationStatus; failedReason?: string }) {
-      await em().transactional(async (tx) => {
-        const now = clock();
-        await tx.execute(
-          `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = ?, updated_at = ?
-            where id = ? and status not in ('activated', 'failed', 'cancelled')`,
-          [input.status, input.failedReason ?? null, ESTIMATED_SECONDS[input.status], now, input.activationId],
-        );
-        if (input.status === 'cancelled') {
-          await tx.execute(
-            `update orders set status = 'cancelled', updated_at = ? where id = (select order_id from activations where id = ?) and status = 'pending_payment'`,
-            [now, input.activationId],
-          );
-        }
-      });
+      const { status } = input;
+      if (status === 'failed' || status === 'cancelled') {
+        await em().transactional((tx) => end(tx, { activationId: input.activationId, status, reason: input.failedReason }));
+        return;
+      }
+      await em().execute(
+        `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = ?, updated_at = ?
+          where id = ? and status not in ('activated', 'failed', 'cancelled')`,
+        [input.status, input.failedReason ?? null, ESTIMATED_SECONDS[input.status], clock(), input.activationId],
+      );
+    },
+
+    /**
+     * Ends the activation `failed` or `cancelled` with a reason, in one transaction under the lock on its
+     * order, so a payment settling at the same moment is seen or waits: an unpaid order is cancelled (it
+     * can no longer be paid), a paid one stays paid and its payment is flagged for refund. With
+     * `unlessPaid` (the deadline's last look) a paid order changes nothing. Idempotent: an activation
+     * that already ended answers its status.
+     */
+    async endActivation(input: EndActivation): Promise<ActivationEnd> {
+      return em().transactional((tx) => end(tx, input));
     },
 
     async activateSim(input: { activationId: string }) {
@@ -269,25 +292,45 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
 
   /**
    * Over the SIM limit: the activation fails with SIM_LIMIT_EXCEEDED and its order, if unpaid, is
-   * cancelled so it cannot be paid any more. A paid order stays paid, as after an operator refusal:
-   * support refunds it (the warning says so).
+   * cancelled so it cannot be paid any more. A paid order stays paid, as after an operator refusal,
+   * and its payment is flagged for refund.
    */
-  async function refuseOverLimit(tx: EntityManager, activationId: string, now: Date): Promise<SimLimitVerdict> {
-    await tx.execute(
-      `update activations set status = 'failed', failed_reason = ?, estimated_activation_seconds = null, updated_at = ?
-        where id = ? and status not in ('activated', 'failed', 'cancelled')`,
-      [SIM_LIMIT_EXCEEDED, now, activationId],
-    );
-    const [order] = await tx.execute<{ id: string; status: string }[]>(
-      'select o.id, o.status from activations a join orders o on o.id = a.order_id where a.id = ?',
-      [activationId],
-    );
-    if (order?.status === 'pending_payment') {
-      await tx.execute(`update orders set status = 'cancelled', updated_at = ? where id = ?`, [now, order.id]);
-    } else if (order) {
-      log.warn('activation failed over the SIM limit after payment: refund it', { activationId, orderId: order.id });
-    }
+  async function refuseOverLimit(tx: EntityManager, activationId: string): Promise<SimLimitVerdict> {
+    await end(tx, { activationId, status: 'failed', reason: SIM_LIMIT_EXCEEDED });
     return { withinLimit: false, failedReason: SIM_LIMIT_EXCEEDED };
+  }
+
+  /** endActivation inside the caller's transaction. */
+  async function end(tx: EntityManager, input: EndActivation): Promise<ActivationEnd> {
+    const [row] = await tx.execute<{ status: ActivationStatus; order_id: string; order_status: string }[]>(
+      `select a.status, a.order_id, o.status as order_status from activations a join orders o on o.id = a.order_id
+        where a.id = ? for update of a, o`,
+      [input.activationId],
+    );
+    if (!row) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
+    if (FINAL_STATUSES.has(row.status)) return { status: row.status, paid: false };
+    const paid = row.order_status === 'paid' || row.order_status === 'completed';
+    if (input.unlessPaid && paid) return { status: row.status, paid: true };
+    const now = clock();
+    await tx.execute(
+      `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = null, updated_at = ?
+        where id = ?`,
+      [input.status, input.reason ?? null, now, input.activationId],
+    );
+    if (row.order_status === 'pending_payment') {
+      await tx.execute(`update orders set status = 'cancelled', updated_at = ? where id = ?`, [now, row.order_id]);
+    } else if (paid) {
+      const [payment] = await tx.execute<{ id: string }[]>(
+        `select id from payments where order_id = ? and status = 'completed' order by paid_at, id limit 1`,
+        [row.order_id],
+      );
+      const reason = input.reason ?? `activation ${input.status}`;
+      const flagged = payment ? await flagRefund(tx, { paymentId: payment.id, activationId: input.activationId, reason, now }) : null;
+      if (flagged) log.warn('activation ended after its order was paid: refund it', flagged);
+      else if (!payment)
+        log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: row.order_id });
+    }
+    return { status: input.status, paid: false };
   }
 
   async function markActivated(activationId: string, change: { iccid?: string; profile?: EsimProfile }) {

@@ -2,14 +2,20 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { PaymentStatus } from '../src/entities/payment';
 import type { PaymentProvider } from '../src/payments/providers';
+import type { ProviderIntent } from '../src/payments/providers';
 import { completePayment, failPayment, lockOrderForSettlement } from '../src/payments/settle';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
+import { flagRefund, PAID_AFTER_ORDER_CANCELLED, writeReconciliationRecord } from '../src/reconciliation/records';
 import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
-  /** The processor, asked about an intent when a payment hears nothing (reconciliation). */
-  paymentProvider: Pick<PaymentProvider, 'retrieveIntent'>;
+  /**
+   * The processor: asked about an intent when a payment hears nothing (reconciliation), and told to
+   * cancel the open intents of an order that was cancelled. The worker hands in the whole provider;
+   * without `name` and `cancelIntent` (fakes of settlement-only tests) intents are left to settlement.
+   */
+  paymentProvider: Pick<PaymentProvider, 'retrieveIntent'> & Partial<Pick<PaymentProvider, 'name' | 'cancelIntent'>>;
   clock?: () => Date;
 }
 
@@ -24,6 +30,8 @@ export interface SettlementResult {
 
 /** Reconciliation code (structured log and record) of a second charge for an order already paid. */
 export const DUPLICATE_CHARGE = 'PAYMENT_DUPLICATE_CHARGE';
+/** failure_reason of a payment whose intent we cancelled because its order was cancelled. */
+export const ORDER_CANCELLED = 'order_cancelled';
 
 const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment ${paymentId} not found`, PAYMENT_NOT_FOUND);
 
@@ -76,6 +84,13 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         if (settled.changed) await recordDuplicateCharge(tx, paymentId, order.orderId, order.paidByPaymentId, now);
         return { status: 'completed', activationId: null, signalActivation: false };
       }
+      if (settled.orderStatus === 'cancelled') {
+        // The order was cancelled (its activation ended) before this success: the money was taken for
+        // nothing. The order stays cancelled, the activation is not woken, support refunds it.
+        const flagged = await flagRefund(tx, { paymentId, reason: PAID_AFTER_ORDER_CANCELLED, now });
+        if (flagged) log.warn('payment succeeded after its order was cancelled: refund it', { ...flagged, source });
+        return { status: 'completed', activationId: null, signalActivation: false };
+      }
       return { status: 'completed', activationId: settled.activationId, signalActivation: claim?.run_id === runId };
     });
   }
@@ -87,6 +102,28 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
        values ('card_processor', ?, 'payment.duplicate_charge', ?, 'duplicate_charge', ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
       [`duplicate:${paymentId}`, paymentId, JSON.stringify(detail), now],
     );
+    const [payment] = await tx.execute<{ amount: string; currency: string; gateway_transaction_id: string | null }[]>(
+      'select amount, currency, gateway_transaction_id from payments where id = ?',
+      [paymentId],
+    );
+    const [activation] = await tx.execute<{ id: string }[]>('select id from activations where order_id = ? order by created_at limit 1', [
+      orderId,
+    ]);
+    await writeReconciliationRecord(tx, {
+      code: DUPLICATE_CHARGE,
+      key: `duplicate:${paymentId}`,
+      paymentId,
+      orderId,
+      activationId: activation?.id,
+      reason: 'ORDER_ALREADY_PAID',
+      detail: {
+        paidByPaymentId,
+        amount: payment?.amount,
+        currency: payment?.currency,
+        gatewayTransactionId: payment?.gateway_transaction_id,
+      },
+      now,
+    });
     log.warn('second charge for an order already paid: refund it', { paymentId, ...detail });
   }
 
@@ -135,29 +172,87 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         return status === 'completed' ? settle(row.id, input.runId, 'lookup') : { ...open, status: 'failed' };
       }
       if (intent.status !== 'succeeded') return open;
+      return settleFromIntent(row, intent, input.runId, 'lookup');
+    },
 
-      const stored: StoredPayment = { id: row.id, orderId: row.order_id, userId: row.user_id, amount: row.amount, currency: row.currency };
-      const verification = verifySucceededIntent(stored, intent);
-      if (verification.ok) return settle(row.id, input.runId, 'lookup');
-
-      const { paymentFailed } = await recordMismatch(em(), {
-        paymentId: row.id,
-        eventId: `lookup:${intent.id}`,
-        eventType: 'payment_intent.lookup',
-        intentId: intent.id,
-        mismatches: verification.mismatches,
-        now: clock(),
-      });
-      log.warn('processor intent does not match the stored payment', {
-        code: AMOUNT_MISMATCH,
-        paymentId: row.id,
-        intentId: intent.id,
-        mismatches: verification.mismatches,
-        paymentFailed,
-      });
-      return { ...open, status: 'failed' };
+    /**
+     * The activation ended (its order cancelled, or failed): cancel the order's open intents at the
+     * processor, so nothing more is charged for it. A cancelled (or unknown) intent fails its payment;
+     * one that succeeded meanwhile (the cancel raced the customer's confirmation) is settled as the
+     * processor says, which flags it for refund (the order stays cancelled); one the processor cannot
+     * cancel any more is left to its settlement run, which does the same when it succeeds.
+     */
+    async cancelOpenIntents(input: {
+      activationId: string;
+      runId: string;
+    }): Promise<{ cancelled: number; succeeded: number; left: number }> {
+      const counts = { cancelled: 0, succeeded: 0, left: 0 };
+      const provider = deps.paymentProvider;
+      const [activation] = await em().execute<{ status: string }[]>('select status from activations where id = ?', [input.activationId]);
+      if (activation?.status !== 'failed' && activation?.status !== 'cancelled') return counts; // never for a live activation
+      const rows = await em().execute<(PaymentRow & { provider: string })[]>(
+        `select p.id, p.order_id, p.user_id, p.status, p.amount, p.currency, p.gateway_transaction_id, p.provider
+           from payments p join activations a on a.order_id = p.order_id
+          where a.id = ? and p.status in ('pending', 'processing') and p.gateway_transaction_id is not null order by p.created_at`,
+        [input.activationId],
+      );
+      for (const row of rows) {
+        if (!provider.cancelIntent || provider.name !== row.provider) {
+          log.warn('open intent of an ended activation left to settlement: this worker cannot cancel it', {
+            paymentId: row.id,
+            provider: row.provider,
+          });
+          counts.left += 1;
+          continue;
+        }
+        const intent = await provider.cancelIntent(row.gateway_transaction_id!);
+        if (intent?.status === 'succeeded') {
+          await settleFromIntent(row, intent, input.runId, 'cancel');
+          counts.succeeded += 1;
+        } else if (!intent || intent.status === 'canceled') {
+          await fail(row.id, ORDER_CANCELLED);
+          counts.cancelled += 1;
+        } else {
+          log.info('processor could not cancel the intent; its settlement run settles it', {
+            paymentId: row.id,
+            intentStatus: intent.status,
+          });
+          counts.left += 1;
+        }
+      }
+      if (rows.length > 0) log.info('open intents of an ended activation', { activationId: input.activationId, ...counts });
+      return counts;
     },
   };
+
+  /** A succeeded intent from the processor: settle it when it passes the four rules, else record the mismatch. */
+  async function settleFromIntent(
+    row: PaymentRow,
+    intent: ProviderIntent,
+    runId: string,
+    source: 'lookup' | 'cancel',
+  ): Promise<SettlementResult> {
+    const stored: StoredPayment = { id: row.id, orderId: row.order_id, userId: row.user_id, amount: row.amount, currency: row.currency };
+    const verification = verifySucceededIntent(stored, intent);
+    if (verification.ok) return settle(row.id, runId, source);
+
+    const { paymentFailed } = await recordMismatch(em(), {
+      paymentId: row.id,
+      eventId: `${source}:${intent.id}`,
+      eventType: `payment_intent.${source}`,
+      intentId: intent.id,
+      mismatches: verification.mismatches,
+      now: clock(),
+    });
+    log.warn('processor intent does not match the stored payment', {
+      code: AMOUNT_MISMATCH,
+      paymentId: row.id,
+      intentId: intent.id,
+      mismatches: verification.mismatches,
+      paymentFailed,
+    });
+    return { status: 'failed', activationId: null, signalActivation: false };
+  }
 }
 
 export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -67,6 +67,44 @@ export type SimLimitVerdict = { withinLimit: true } | { withinLimit: false; fail
 export const SIM_LIMIT_AT_VERIFICATION_PATCH = 'sim-limit-at-verification';
 export const SIM_LIMIT_AT_HANDOFF_PATCH = 'sim-limit-at-handoff';
 
+/**
+ * patched() ids of the stranded-run fixes (issue 11). Runs recorded before them replay the old way:
+ * - IDENTITY_POLL_PATCH: a status poll retries provider outages with backoff until the activation's
+ *   deadline, and is abandoned when a newer verification supersedes it or the deadline passes;
+ * - FINAL_STATUS_PATCH: the deadline takes a last look at the order, every exit writes a final status
+ *   (a last-resort handler records `failed`, or `cancelled` when the run is cancelled), and a cancelled
+ *   order's open processor intents are cancelled.
+ */
+export const IDENTITY_POLL_PATCH = 'identity-poll-until-deadline';
+export const FINAL_STATUS_PATCH = 'final-status-on-every-exit';
+
+/** `failedReason` of an activation that ended without a provider's reason. */
+export const ACTIVATION_END_REASONS = {
+  /** The deadline passed without a completed verification (paid or not). */
+  identityNotCompleted: 'IDENTITY_NOT_COMPLETED_IN_TIME',
+  /** The deadline passed verified but unpaid. */
+  notPaid: 'NOT_PAID_IN_TIME',
+  /** Support cancelled the run (temporal workflow cancel). */
+  cancelledBySupport: 'CANCELLED_BY_SUPPORT',
+  /** The run failed for a reason nobody expected (the last-resort handler). */
+  internalError: 'INTERNAL_ERROR',
+} as const;
+export type ActivationEndReason = (typeof ACTIVATION_END_REASONS)[keyof typeof ACTIVATION_END_REASONS];
+
+/** What a final status did (endActivation). */
+export interface ActivationEnd {
+  /** The row's status afterwards: `paid` answers leave it as it was. */
+  status: ActivationStatus;
+  /** `unlessPaid` was asked and the order is paid: nothing was changed, the run proceeds as paid. */
+  paid: boolean;
+}
+
+/**
+ * `details.reason` of an IDENTITY_ERROR whose cause is the provider being unreachable or too slow (the
+ * person may retry); a refusal by the provider has no details.
+ */
+export const IDENTITY_PROVIDER_UNAVAILABLE = 'IDENTITY_PROVIDER_UNAVAILABLE';
+
 /** ApplicationFailure types shared with activities (and, for IDENTITY_ERROR, the API). */
 export const OPERATOR_REJECTION = 'OperatorRejection';
 export const IDENTITY_ERROR = 'IDENTITY_ERROR';

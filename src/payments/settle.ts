@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OrderStatus } from '../entities/order';
 
 export interface SettledPayment {
   paymentId: string;
@@ -8,6 +9,11 @@ export interface SettledPayment {
   activationId: string | null;
   /** False when the payment was already completed: nothing changed (duplicate delivery). */
   changed: boolean;
+  /**
+   * The order's status afterwards. `cancelled`: the order was cancelled (its activation ended) before
+   * this payment succeeded, so the order stays cancelled and the money must be refunded.
+   */
+  orderStatus: OrderStatus;
 }
 
 /** RCP-<yyyymmdd>-<8 hex>: unique (index), readable on a receipt. */
@@ -19,7 +25,9 @@ export function receiptNumber(now: Date): string {
  * Completes a payment and marks its order paid, in the caller's transaction.
  * Idempotent: a completed payment is left as it is (`changed: false`), so
  * duplicate deliveries settle once. A failed payment can still complete when
- * the processor later confirms success; `refunded` never moves.
+ * the processor later confirms success; `refunded` never moves. A cancelled
+ * order stays cancelled (`orderStatus`): the caller flags the payment for refund.
+ * Callers lock the order first (lockOrderForSettlement), as ending an activation does.
  */
 export async function completePayment(em: EntityManager, paymentId: string, now: Date): Promise<SettledPayment | null> {
   const [updated] = await em.execute<{ order_id: string }[]>(
@@ -33,8 +41,9 @@ export async function completePayment(em: EntityManager, paymentId: string, now:
   if (updated) {
     await em.execute(`update orders set status = 'paid', updated_at = ? where id = ? and status = 'pending_payment'`, [now, orderId]);
   }
+  const [order] = await em.execute<{ status: OrderStatus }[]>('select status from orders where id = ?', [orderId]);
   const [activation] = await em.execute<{ id: string }[]>('select id from activations where order_id = ? limit 1', [orderId]);
-  return { paymentId, orderId, activationId: activation?.id ?? null, changed: Boolean(updated) };
+  return { paymentId, orderId, activationId: activation?.id ?? null, changed: Boolean(updated), orderStatus: order.status };
 }
 
 /**

@@ -67,6 +67,14 @@ function fakes(
       }),
     recordActivationStatus: ({ status, failedReason }) =>
       settle(() => void log.push(`status:${status}${failedReason ? `:${failedReason}` : ''}`)),
+    // The deadline's last look (tested with real activities in activation-refunds.test.ts): a paid order is left alone.
+    endActivation: ({ status, reason, unlessPaid }) =>
+      settle(() => {
+        if (unlessPaid && opts.orderPaidInDatabase?.()) return { status: 'pending' as const, paid: true };
+        log.push(`status:${status}:${reason}`);
+        return { status, paid: false };
+      }),
+    cancelOpenIntents: () => settle(() => ({ cancelled: 0, succeeded: 0, left: 0 })),
     activateSim: () =>
       settle(() => {
         activations += 1;
@@ -167,7 +175,7 @@ describe('activation workflow', () => {
     });
     // Nobody pays or verifies again: the cancellation timer ends it.
     expect(status).toBe('cancelled');
-    expect(log).toEqual(['initiate:1234567890', 'identity:expired', 'status:cancelled']);
+    expect(log).toEqual(['initiate:1234567890', 'identity:expired', 'status:cancelled:IDENTITY_NOT_COMPLETED_IN_TIME']);
   });
 
   it('cancels an activation that stays unpaid, after the configured time', async () => {
@@ -177,7 +185,7 @@ describe('activation workflow', () => {
       await handle.executeUpdate(verifyIdentityUpdate, verify());
     });
     expect(status).toBe('cancelled');
-    expect(log).toEqual(['initiate:1234567890', 'identity:completed', 'status:cancelled']);
+    expect(log).toEqual(['initiate:1234567890', 'identity:completed', 'status:cancelled:NOT_PAID_IN_TIME']);
     expect((await env.currentTimeMs()) - started).toBeGreaterThanOrEqual(TIMERS.cancelAfterMs);
   });
 
