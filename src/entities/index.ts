@@ -11,6 +11,7 @@ import { RateLimitCounter } from './rate-limit';
 import { ReconciliationRecord } from './reconciliation';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { User } from './user';
+import { WebhookInboxEvent } from './webhook-inbox';
 
 export * from './activation';
 export * from './audit-log';
@@ -25,6 +26,7 @@ export * from './rate-limit';
 export * from './reconciliation';
 export * from './session';
 export * from './user';
+export * from './webhook-inbox';
 
 export const entities = [
   User,
@@ -43,6 +45,7 @@ export const entities = [
   Activation,
   Payment,
   WebhookEvent,
+  WebhookInboxEvent,
   Company,
   CompanyUser,
   AuditLog,

@@ -13,6 +13,7 @@ import { Migration20261123223147_live_payment_per_order } from './Migration20261
 import { Migration20261123223423_activation_workflow_started } from './Migration20261123223423_activation_workflow_started';
 import { Migration20261123223512_housekeeping_indexes } from './Migration20261123223512_housekeeping_indexes';
 import { Migration20261123223651_reconciliation_records } from './Migration20261123223651_reconciliation_records';
+import { Migration20261123224302_webhook_inbox } from './Migration20261123224302_webhook_inbox';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -28,4 +29,5 @@ export const migrationsList = [
   { name: 'Migration20261123223423_activation_workflow_started', class: Migration20261123223423_activation_workflow_started },
   { name: 'Migration20261123223512_housekeeping_indexes', class: Migration20261123223512_housekeeping_indexes },
   { name: 'Migration20261123223651_reconciliation_records', class: Migration20261123223651_reconciliation_records },
+  { name: 'Migration20261123224302_webhook_inbox', class: Migration20261123224302_webhook_inbox },
 ];
