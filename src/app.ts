@@ -131,10 +131,9 @@ export function createApp(deps: AppDeps): Express {
     membership: membershipFromPool(pool),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
-  const paymentWorkflows = deps.paymentWorkflows ?? noPaymentTemporal;
 
   healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
-  webhookRoutes(api, { orm, logger: deps.logger, paymentWorkflows, config });
+  webhookRoutes(api, { orm, pool, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
@@ -154,7 +153,7 @@ export function createApp(deps: AppDeps): Express {
   // Whatever is left (docs, development pages, unknown paths and methods) is inside the global limit.
   app.use(rateLimit);
   if (config.PAYMENT_PROVIDER === 'mock' && config.NODE_ENV !== 'production') {
-    app.use(mockWalletRoutes({ orm, paymentWorkflows }));
+    app.use(mockWalletRoutes({ pool, clock }));
   }
   app.use(openApiRoutes(document));
   app.use(api.methodNotAllowed);

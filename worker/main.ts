@@ -19,6 +19,7 @@ import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
 import { createProviders } from '../src/providers';
+import { startInboxRelay } from '../src/webhooks/relay';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -221,11 +222,14 @@ export async function main(): Promise<void> {
   });
   state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
+  // Webhook inbox rows to the settlement workflows, for as long as the worker runs (src/webhooks/relay.ts).
+  const relay = startInboxRelay(config, { pool: db.pool, logger });
   try {
     await ownSchedules(config, logger);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
+    await relay.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
   }
   logger.info('worker stopped');

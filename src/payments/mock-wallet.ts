@@ -1,28 +1,35 @@
 import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { AppError } from '../http/errors';
-import type { PaymentWorkflows } from '../temporal/payments';
 import { isUuid } from '../http/fields';
+import { appendToInbox } from '../webhooks/inbox';
 
 /**
  * Development only (PAYMENT_PROVIDER=mock, NODE_ENV not production): the page a
  * mock mobile-wallet redirect URL opens. Opening it stands for the person
- * approving the payment in their wallet app: settlement receives a succeeded
- * event exactly as it would from a real processor.
+ * approving the payment in their wallet app: a succeeded event goes into the
+ * webhook inbox, and the relay hands it to settlement exactly as it would a real
+ * processor's (so the page answers while Temporal is away, too).
  */
-export function mockWalletRoutes(deps: { orm: MikroORM; paymentWorkflows: PaymentWorkflows }): Router {
+export function mockWalletRoutes(deps: { pool: Pool; clock?: () => Date }): Router {
   const router = Router();
+  const clock = deps.clock ?? (() => new Date());
   router.get('/mock-wallet/redirect/:paymentId', async (req, res) => {
     const { paymentId } = req.params;
     if (!isUuid(paymentId)) throw new AppError('NOT_FOUND');
-    const [payment] = await deps.orm.em
-      .fork()
-      .execute<{ status: string }[]>(`select status from payments where id = ? and provider = 'mock' and method = 'mobile_wallet'`, [
-        paymentId,
-      ]);
+    const { rows } = await deps.pool.query<{ status: string }>(
+      `select status from payments where id = $1 and provider = 'mock' and method = 'mobile_wallet'`,
+      [paymentId],
+    );
+    const payment = rows[0];
     if (!payment) throw new AppError('NOT_FOUND');
     if (payment.status === 'processing') {
-      await deps.paymentWorkflows.deliverEvent(paymentId, { eventId: `mock-wallet:${paymentId}`, type: 'payment_intent.succeeded' });
+      await appendToInbox(deps.pool, {
+        provider: 'mock',
+        paymentId,
+        event: { eventId: `mock-wallet:${paymentId}`, type: 'payment_intent.succeeded' },
+        receivedAt: clock(),
+      });
     }
     res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Mock wallet</title>
 <p>Mock wallet: payment ${paymentId} ${payment.status === 'processing' ? 'approved' : `is ${payment.status}`}. You can close this page.</p>`);

@@ -21,7 +21,10 @@ export type { ProcessorEvent };
 export interface PaymentWorkflows {
   /** Starts settlement for a payment that waits on the processor (idempotent). */
   startSettlement(paymentId: string): Promise<void>;
-  /** Delivers a verified processor event (signal-with-start: order of arrival does not matter). */
+  /**
+   * Delivers a verified processor event (signal-with-start: the run may not exist yet). Called by
+   * the webhook relay (src/webhooks/relay.ts) for inbox rows, never by a request handler.
+   */
   deliverEvent(paymentId: string, event: ProcessorEvent): Promise<void>;
 }
 
@@ -36,7 +39,7 @@ export type PaymentWorkflowConfig = Pick<
   | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
-/** A webhook must answer fast: a Temporal that does not take the signal by then gets a 503 (the processor redelivers). */
+/** The relay's wait for one hand-over: a Temporal that does not take the signal by then is retried later. */
 const DELIVER_DEADLINE_MS = 5_000;
 const START_DEADLINE_MS = 10_000;
 
@@ -44,13 +47,14 @@ const START_DEADLINE_MS = 10_000;
  * Id policies, chosen on purpose:
  * - startSettlement (payment create): REJECT_DUPLICATE + USE_EXISTING. A replayed create
  *   finds the running run, or the closed one and does nothing: one settlement per payment.
- * - deliverEvent (webhook): signal-with-start, which always signals a running run; when the
- *   run has closed, ALLOW_DUPLICATE starts a new one. The route only delivers events that can
- *   still change the payment (it skips completed payments and failures of failed ones), and a
- *   settled run stays open PAYMENT_SETTLEMENT_LINGER_SECONDS (longer than DELIVER_DEADLINE_MS)
- *   for deliveries that read the payment just before it settled. So a new run appears only for
- *   a success long after a failure (the processor's retry with another card); its activities
- *   are idempotent and the activation is signalled by the first settling run only.
+ * - deliverEvent (webhook relay): signal-with-start, which always signals a running run; when
+ *   the run has closed, ALLOW_DUPLICATE starts a new one. Only events that can still change the
+ *   payment are delivered (the route and the relay both skip completed payments and failures of
+ *   failed ones), and a settled run stays open PAYMENT_SETTLEMENT_LINGER_SECONDS (longer than
+ *   DELIVER_DEADLINE_MS) for deliveries that read the payment just before it settled. So a new
+ *   run appears only for a success long after a failure (the processor's retry with another
+ *   card); its activities are idempotent and the activation is signalled by the first settling
+ *   run only.
  */
 export function createPaymentWorkflows(client: Client, config: PaymentWorkflowConfig): PaymentWorkflows {
   const input = (paymentId: string): SettlementWorkflowInput => ({

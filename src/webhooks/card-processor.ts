@@ -1,17 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { z } from 'zod';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
-import type { PaymentWorkflows, ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../temporal/payments';
 import { isUuid } from '../http/fields';
+import { appendToInbox } from './inbox';
 
 export interface CardProcessorWebhookDeps {
   orm: MikroORM;
+  /** The hot path (payment lookup, inbox append) skips the ORM. */
+  pool: Pool;
   logger: Logger;
-  workflows: PaymentWorkflows;
   /** The endpoint's signing secret. */
   secret: string;
   /** How old (or how far in the future) a signed timestamp may be. */
@@ -55,6 +58,11 @@ const SucceededIntent = IntentRef.extend({
   currency: z.string(),
 });
 
+const PAYMENT_COLUMNS = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
+const BY_ID = `select ${PAYMENT_COLUMNS} from payments where id = $1 and provider = 'card_processor'`;
+const BY_INTENT = `select ${PAYMENT_COLUMNS} from payments where gateway_transaction_id = $1 and provider = 'card_processor'
+  order by created_at desc limit 1`;
+
 /** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */
 function signedAt(header: string): number | null {
   let t: number | null = null;
@@ -66,21 +74,22 @@ function signedAt(header: string): number | null {
 }
 
 /**
- * Why a mismatch is recorded here and not by the workflow: the spec ties the answer to
- * the record (500 PAYMENT_MISMATCH_RECORD_FAILED when it could not be written, so the
- * processor redelivers). A signal cannot report that (fire-and-forget, and the workflow
- * would write later), and an update would make the processor's answer wait for a worker.
- * So the route writes the record and the payment's failure in one Postgres transaction
- * (webhook_events is the store; its unique (provider, event_id) makes a redelivery
- * idempotent) and answers from its outcome. Matching events need no such answer: they
- * become signals, and a Temporal that cannot take one gets 503 (redelivery).
+ * Why the four settlement rules are checked here, at the door, and not behind the inbox: the
+ * spec ties the answer to the mismatch record (200 once it is written, 500
+ * PAYMENT_MISMATCH_RECORD_FAILED when it could not be, so the processor redelivers). Only the
+ * route can answer that, so the route writes the record and the payment's failure in one
+ * Postgres transaction (webhook_events is the store; its unique (provider, event_id) makes a
+ * redelivery idempotent) and answers from its outcome.
+ *
+ * Matching events need no such answer: they go to the webhook inbox (./inbox.ts) in one
+ * statement, de-duplicated by the event id, and are acknowledged at once; the relay (./relay.ts,
+ * in the worker) hands them to the payment's settlement workflow, in order, whenever Temporal
+ * can take them. The processor never waits on Temporal, and nothing is lost while it is away.
  *
  * POST /webhooks/card-processor. The header is the processor's public scheme
  * (`t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`, several v1
  * allowed), verified on the raw body with the processor's own library before
- * anything is parsed. Verified events become signals of the payment's settlement
- * workflow; a `succeeded` event that fails the four settlement rules is recorded
- * here, synchronously, so the answer can say whether the record was written.
+ * anything is parsed.
  */
 export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -108,30 +117,20 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
 
   /** By metadata.payment_id first, then by the intent id we stored at create time. */
   async function findPayment(intentId: string, metadata: Record<string, string> | null): Promise<PaymentRow | null> {
-    const em = deps.orm.em.fork();
-    const columns = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
     const byMetadata = metadata?.payment_id;
     if (byMetadata && isUuid(byMetadata)) {
-      const [row] = await em.execute<PaymentRow[]>(`select ${columns} from payments where id = ? and provider = 'card_processor'`, [
-        byMetadata,
-      ]);
-      if (row) return row;
+      const { rows } = await deps.pool.query<PaymentRow>({ name: 'card-webhook-payment-by-id', text: BY_ID, values: [byMetadata] });
+      if (rows[0]) return rows[0];
     }
-    const [row] = await em.execute<PaymentRow[]>(
-      `select ${columns} from payments where gateway_transaction_id = ? and provider = 'card_processor' order by created_at desc limit 1`,
-      [intentId],
-    );
-    return row ?? null;
+    const { rows } = await deps.pool.query<PaymentRow>({ name: 'card-webhook-payment-by-intent', text: BY_INTENT, values: [intentId] });
+    return rows[0] ?? null;
   }
 
-  async function deliver(paymentId: string, event: ProcessorEvent): Promise<void> {
-    try {
-      await deps.workflows.deliverEvent(paymentId, event);
-    } catch (err) {
-      logger.error({ err, paymentId, eventId: event.eventId, eventType: event.type }, 'processor event could not be handed to Temporal');
-      // 503 so the processor redelivers; the spec has no code of its own for this.
-      throw new AppError('SERVICE_UNAVAILABLE');
-    }
+  /** Into the inbox (a redelivered event id is already there: one row); the relay signals the workflow. */
+  async function keep(paymentId: string, event: ProcessorEvent): Promise<CardProcessorAck> {
+    const appended = await appendToInbox(deps.pool, { provider: 'card_processor', paymentId, event, receivedAt: clock() });
+    if (!appended) logger.debug({ paymentId, eventId: event.eventId }, 'processor event already in the inbox');
+    return { received: true };
   }
 
   async function succeeded(eventId: string, object: unknown): Promise<CardProcessorAck> {
@@ -182,10 +181,9 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
       );
       return { received: true };
     }
-    // Duplicate of a success we already settled: nothing to do (settlement is idempotent anyway).
+    // Duplicate of a success we already settled: nothing to keep (settlement is idempotent anyway).
     if (payment.status === 'completed' || payment.status === 'refunded') return { received: true };
-    await deliver(payment.id, { eventId, type: 'payment_intent.succeeded' });
-    return { received: true };
+    return keep(payment.id, { eventId, type: 'payment_intent.succeeded' });
   }
 
   async function failed(
@@ -203,8 +201,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     // A completed payment is never downgraded; a failed one is failed already.
     if (payment.status !== 'pending' && payment.status !== 'processing') return { received: true };
     const failureMessage = type === 'payment_intent.payment_failed' ? (parsed.data.last_payment_error?.message ?? undefined) : undefined;
-    await deliver(payment.id, { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) });
-    return { received: true };
+    return keep(payment.id, { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) });
   }
 
   return {
@@ -218,6 +215,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
         case 'payment_intent.canceled':
           return failed(event.id, event.type, event.data.object);
         default:
+          // Nothing a settlement would do with it: acknowledged, not kept.
           return { received: true, ignored: true };
       }
     },

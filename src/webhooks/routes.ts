@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
-import type { PaymentWorkflows } from '../temporal/payments';
 import { createCardProcessorWebhook } from './card-processor';
 import {
   createEsimProviderWebhook,
@@ -16,8 +16,8 @@ import {
 
 export interface WebhookRouteDeps {
   orm: MikroORM;
+  pool: Pool;
   logger: Logger;
-  paymentWorkflows: PaymentWorkflows;
   config: Pick<
     Config,
     'CARD_PROCESSOR_WEBHOOK_SECRET' | 'CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS' | 'ESIM_PROVIDER_PUBLIC_KEY' | 'ESIM_PROVIDER_MERCHANT_ID'
@@ -69,14 +69,18 @@ const CARD_PROCESSOR_DESCRIPTION = [
   PROCESSOR_SIGNATURE,
   '`payment_intent.succeeded` is checked against the stored payment (status `succeeded`; currency upper-cased equals the ' +
     "payment's; `amount` and `amount_received` equal the payment amount in integer minor units; metadata `payment_id`, " +
-    '`order_id`, `user_id` present and matching). A match is handed to the payment settlement workflow, which completes ' +
+    '`order_id`, `user_id` present and matching). A match goes to the payment settlement workflow, which completes ' +
     'the payment (receipt number), marks the order paid and tells the activation. A mismatch completes nothing: a ' +
     'reconciliation record is written and the payment fails with PAYMENT_PROVIDER_AMOUNT_MISMATCH if still `processing`, ' +
-    'and the answer is still 200. `payment_intent.payment_failed` and `payment_intent.canceled` fail an open payment; a ' +
-    'completed payment is never downgraded. Other types, and events naming no payment of ours, answer `ignored: true`.',
-  'Acknowledgement is immediate; settlement is asynchronous. WEBHOOK_SIGNATURE_MISSING: no or empty header; ' +
-    'WEBHOOK_SIGNATURE_INVALID: no v1 matches, timestamp outside the tolerance, malformed header, body changed; ' +
-    'VALIDATION_ERROR: signed, but not JSON or not an event we can read. 500 and 503 answers ask the processor to redeliver.',
+    'and the answer is 200 once the record is written. `payment_intent.payment_failed` and `payment_intent.canceled` fail ' +
+    'an open payment; a completed payment is never downgraded. Other types, and events naming no payment of ours, answer ' +
+    '`ignored: true`.',
+  'Acknowledgement is immediate; settlement is asynchronous: an event that can still change the payment is written to ' +
+    'an inbox (one row per event id, so a redelivery is harmless) and acknowledged, and handed to the settlement workflow ' +
+    'from there, in order per payment, also when the workflow engine was away at the time. WEBHOOK_SIGNATURE_MISSING: no ' +
+    'or empty header; WEBHOOK_SIGNATURE_INVALID: no v1 matches, timestamp outside the tolerance, malformed header, body ' +
+    'changed; VALIDATION_ERROR: signed, but not JSON or not an event we can read. A 500 asks the processor to redeliver: ' +
+    'PAYMENT_MISMATCH_RECORD_FAILED when a mismatch could not be recorded, INTERNAL_ERROR when the event could not be kept.',
 ].join('\n\n');
 
 const ESIM_PROVIDER_DESCRIPTION =
@@ -108,8 +112,8 @@ const SignatureHeader = z.object({
 export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
   const cardProcessor = createCardProcessorWebhook({
     orm: deps.orm,
+    pool: deps.pool,
     logger: deps.logger,
-    workflows: deps.paymentWorkflows,
     secret: deps.config.CARD_PROCESSOR_WEBHOOK_SECRET,
     toleranceSeconds: deps.config.CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS,
     clock: deps.clock,
@@ -136,8 +140,8 @@ export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
       headers: SignatureHeader,
       body: { raw: true, schema: CardProcessorEvent, limit: '256kb' },
       response: json(CardProcessorAck, { description: 'Received' }),
-      errors: ['WEBHOOK_SIGNATURE_MISSING', 'WEBHOOK_SIGNATURE_INVALID', 'PAYMENT_MISMATCH_RECORD_FAILED', 'SERVICE_UNAVAILABLE'],
-      errorNotes: { 500: 'Redeliver', 503: 'The settlement workflow could not take the event; redeliver' },
+      errors: ['WEBHOOK_SIGNATURE_MISSING', 'WEBHOOK_SIGNATURE_INVALID', 'PAYMENT_MISMATCH_RECORD_FAILED'],
+      errorNotes: { 500: 'Redeliver' },
     },
     ({ body, headers }) => cardProcessor.receive(body, headers['Processor-Signature']),
   );

@@ -2,19 +2,17 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { CreateActivationResponse } from '../../src/activations/schemas';
 import type { MobileWalletResult } from '../../src/payments/schemas';
-import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
+import type { PaymentWorkflows } from '../../src/temporal/payments';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
 import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
 import { productionEnv } from '../helpers/production-env';
 import { typed } from '../helpers/responses';
+import { inboxRows } from '../helpers/webhooks';
 
-const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
+// The page never talks to Temporal: a call here would fail the test.
 const paymentWorkflows: PaymentWorkflows = {
   async startSettlement() {},
-  deliverEvent(paymentId, event) {
-    delivered.push({ paymentId, event });
-    return Promise.resolve();
-  },
+  deliverEvent: () => Promise.reject(new Error('the mock wallet page must go through the inbox')),
 };
 
 let t: TestApp;
@@ -35,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('mock mobile-wallet redirect (development only)', () => {
-  it('approves a processing mock mobile-wallet payment by handing settlement a succeeded event', async () => {
+  it('approves a processing mock mobile-wallet payment by putting a succeeded event in the inbox, once however often it opens', async () => {
     const { token } = await signUp(t);
     const created = typed<z.infer<typeof CreateActivationResponse>>(
       await request(t.app).post('/activations').set(bearer(token)).send({ iccid: iccid(), packageId: DEMO.packages.starter }).expect(201),
@@ -49,11 +47,18 @@ describe('mock mobile-wallet redirect (development only)', () => {
     );
     expect(pay.body.status).toBe('processing');
     const redirect = new URL(pay.body.redirectUrl);
-    const page = await request(t.app).get(redirect.pathname);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain('approved');
-    expect(delivered).toEqual([
-      { paymentId: pay.body.paymentId, event: { eventId: `mock-wallet:${pay.body.paymentId}`, type: 'payment_intent.succeeded' } },
+    for (let i = 0; i < 2; i++) {
+      const page = await request(t.app).get(redirect.pathname);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('approved');
+    }
+    expect(await inboxRows(t, pay.body.paymentId)).toEqual([
+      expect.objectContaining({
+        provider: 'mock',
+        event_id: `mock-wallet:${pay.body.paymentId}`,
+        type: 'payment_intent.succeeded',
+        status: 'pending',
+      }),
     ]);
   });
 

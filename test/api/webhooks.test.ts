@@ -8,8 +8,8 @@ import { errorOf } from '../helpers/responses';
 import {
   createWebhookTestApp,
   esimCallback,
-  fakePaymentWorkflows,
   fakeStoreOrders,
+  inboxRows,
   insertPayment,
   intentEvent,
   paymentRow,
@@ -17,27 +17,30 @@ import {
   sendCardEvent,
   signCard,
   webhookEvents,
+  withInboxRefused,
   withWebhookEventsRefused,
   type PaymentFixture,
   type WebhookTestApp,
 } from '../helpers/webhooks';
 
-const temporal = fakePaymentWorkflows();
+// No Temporal anywhere in this file: the route only verifies, records mismatches and writes the inbox.
 const store = fakeStoreOrders();
 let w: WebhookTestApp;
 let userId: string;
 
 beforeAll(async () => {
-  w = await createWebhookTestApp({ paymentWorkflows: temporal.workflows, storeOrders: store.storeOrders });
+  w = await createWebhookTestApp({ storeOrders: store.storeOrders });
   userId = (await insertPayment(w.t)).userId;
 });
 afterAll(() => w.close());
 beforeEach(() => {
-  temporal.delivered.length = 0;
-  temporal.state.fail = false;
   store.enqueued.length = 0;
   store.state.fail = false;
 });
+
+/** What the relay would hand over for a payment: [event id, type, failure message] in arrival order. */
+const kept = async (paymentId: string) =>
+  (await inboxRows(w.t, paymentId)).map((r) => [r.event_id, r.type, r.failure_message, r.status] as const);
 
 const payment = (opts: Parameters<typeof insertPayment>[1] = {}) => insertPayment(w.t, { userId, ...opts });
 const secret = () => w.t.config.CARD_PROCESSOR_WEBHOOK_SECRET;
@@ -47,20 +50,25 @@ const tolerance = () => w.t.config.CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS;
 describe('POST /webhooks/card-processor: Processor-Signature', () => {
   let p: PaymentFixture;
   let payload: string;
-  beforeAll(async () => {
+  beforeEach(async () => {
     p = await payment();
-  });
-  beforeEach(() => {
     payload = JSON.stringify(intentEvent('payment_intent.succeeded', p));
   });
 
-  it('accepts a header made by the processor library for the raw body, and hands the event to settlement', async () => {
+  it('accepts a header made by the processor library for the raw body, and keeps the event in the inbox for settlement', async () => {
     const res = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });
-    expect(temporal.delivered).toEqual([
-      { paymentId: p.paymentId, event: { eventId: (JSON.parse(payload) as { id: string }).id, type: 'payment_intent.succeeded' } },
-    ]);
+    const [row] = await inboxRows(w.t, p.paymentId);
+    expect(row).toMatchObject({
+      provider: 'card_processor',
+      event_id: (JSON.parse(payload) as { id: string }).id,
+      type: 'payment_intent.succeeded',
+      status: 'pending',
+      attempts: 0,
+      handled_at: null,
+    });
+    expect(row.next_attempt_at).toBeLessThanOrEqual(Date.now());
     // Acknowledged, not settled: completion is the workflow's job.
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
   });
@@ -68,7 +76,7 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
   it('refuses a signature made with another secret', async () => {
     const res = await postCardEvent(w.app, payload, signCard(payload, { secret: 'whsec_someone_else_entirely_123', timestamp: now() }));
     expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
   });
 
   it('refuses a timestamp older than the tolerance, and one too far in the future, though correctly signed', async () => {
@@ -78,7 +86,7 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
     expect([future.status, errorCode(future)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
     const edge = await postCardEvent(w.app, payload, signCard(payload, { secret: secret(), timestamp: now() - tolerance() + 1 }));
     expect(edge.status).toBe(200);
-    expect(temporal.delivered).toHaveLength(1);
+    expect(await inboxRows(w.t, p.paymentId)).toHaveLength(1);
   });
 
   it('answers WEBHOOK_SIGNATURE_MISSING without the header or with an empty one', async () => {
@@ -86,7 +94,7 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
     expect([none.status, errorCode(none)]).toEqual([400, 'WEBHOOK_SIGNATURE_MISSING']);
     const empty = await postCardEvent(w.app, payload, '');
     expect([empty.status, errorCode(empty)]).toEqual([400, 'WEBHOOK_SIGNATURE_MISSING']);
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
   });
 
   it('refuses a body changed after signing: one amount digit, or only whitespace (raw bytes are what is signed)', async () => {
@@ -97,7 +105,7 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
     expect([res.status, errorCode(res)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
     const reformatted = await postCardEvent(w.app, JSON.stringify(JSON.parse(payload), null, 2), header);
     expect([reformatted.status, errorCode(reformatted)]).toEqual([400, 'WEBHOOK_SIGNATURE_INVALID']);
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
   });
 
   it('accepts a header with several v1 values when one matches (secret rotation), in any position', async () => {
@@ -144,15 +152,18 @@ describe('POST /webhooks/card-processor: Processor-Signature', () => {
 });
 
 describe('POST /webhooks/card-processor: events', () => {
-  it('payment_intent.succeeded that matches is handed to settlement with its event id (a duplicate too: the workflow de-duplicates)', async () => {
+  it('payment_intent.succeeded that matches is kept once per event id: redeliveries, also racing ones, are one row', async () => {
     const p = await payment();
     const event = intentEvent('payment_intent.succeeded', p);
     expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
     expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
-    expect(temporal.delivered.map((d) => d.event)).toEqual([
-      { eventId: event.id, type: 'payment_intent.succeeded' },
-      { eventId: event.id, type: 'payment_intent.succeeded' },
-    ]);
+    const raced = await Promise.all(Array.from({ length: 6 }, () => sendCardEvent(w, event)));
+    expect(raced.map((r) => [r.status, r.body as unknown])).toEqual(Array.from({ length: 6 }, () => [200, { received: true }]));
+    expect(await kept(p.paymentId)).toEqual([[event.id, 'payment_intent.succeeded', null, 'pending']]);
+    // A second event id of the same state is a row of its own, after the first.
+    const another = intentEvent('payment_intent.succeeded', p);
+    await sendCardEvent(w, another);
+    expect((await kept(p.paymentId)).map((k) => k[0])).toEqual([event.id, another.id]);
     expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toEqual([]);
   });
 
@@ -163,8 +174,8 @@ describe('POST /webhooks/card-processor: events', () => {
       const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, { amount: minor, amount_received: minor }));
       expect(res.status).toBe(200);
       expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
+      expect(await inboxRows(w.t, p.paymentId)).toHaveLength(1);
     }
-    expect(temporal.delivered).toHaveLength(3);
   });
 
   it('finds the payment by the intent id when metadata.payment_id is absent (and then rule 4 fails)', async () => {
@@ -230,7 +241,8 @@ describe('POST /webhooks/card-processor: events', () => {
       const res = await sendCardEvent(w, event);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true });
-      expect(temporal.delivered).toEqual([]);
+      // Recorded before the answer, and never handed to settlement.
+      expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
       const row = await paymentRow(w.t, p.paymentId);
       expect(row).toMatchObject({
         status: 'failed',
@@ -292,60 +304,76 @@ describe('POST /webhooks/card-processor: events', () => {
     expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('failed');
     expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => e.outcome)).toEqual(['mismatch']);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
   });
 
-  it('payment_failed is delivered with the last payment error message; canceled as is', async () => {
+  it('payment_failed is kept with the last payment error message; canceled as is; both in arrival order', async () => {
     const p = await payment();
     const failed = intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card was declined.' } });
     expect((await sendCardEvent(w, failed)).body).toEqual({ received: true });
-    const q = await payment();
-    const canceled = intentEvent('payment_intent.canceled', q);
+    const canceled = intentEvent('payment_intent.canceled', p);
     expect((await sendCardEvent(w, canceled)).body).toEqual({ received: true });
-    expect(temporal.delivered).toEqual([
-      {
-        paymentId: p.paymentId,
-        event: { eventId: failed.id, type: 'payment_intent.payment_failed', failureMessage: 'Your card was declined.' },
-      },
-      { paymentId: q.paymentId, event: { eventId: canceled.id, type: 'payment_intent.canceled' } },
+    expect(await kept(p.paymentId)).toEqual([
+      [failed.id, 'payment_intent.payment_failed', 'Your card was declined.', 'pending'],
+      [canceled.id, 'payment_intent.canceled', null, 'pending'],
     ]);
   });
 
-  it('late events for a completed payment are acknowledged and never delivered (no downgrade, no second settlement)', async () => {
+  it('late events for a completed payment are acknowledged and never kept (no downgrade, no second settlement)', async () => {
     const p = await payment({ status: 'completed' });
     for (const type of ['payment_intent.succeeded', 'payment_intent.payment_failed', 'payment_intent.canceled']) {
       expect((await sendCardEvent(w, intentEvent(type, p))).body).toEqual({ received: true });
     }
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('completed');
   });
 
-  it('acknowledges other event types with ignored: true', async () => {
+  it('a failure for a payment that failed already is acknowledged and not kept; a success still is (the retry with another card)', async () => {
+    const p = await payment({ status: 'failed' });
+    expect((await sendCardEvent(w, intentEvent('payment_intent.canceled', p))).body).toEqual({ received: true });
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
+    const success = intentEvent('payment_intent.succeeded', p);
+    expect((await sendCardEvent(w, success)).body).toEqual({ received: true });
+    expect((await kept(p.paymentId)).map((k) => k[0])).toEqual([success.id]);
+  });
+
+  it('acknowledges other event types with ignored: true, and keeps nothing', async () => {
     const p = await payment();
     for (const type of ['payment_intent.created', 'charge.refunded', 'customer.created']) {
       const res = await sendCardEvent(w, intentEvent(type, p));
       expect([res.status, res.body]).toEqual([200, { received: true, ignored: true }]);
     }
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
   });
 
-  it('acknowledges events naming no payment of ours with ignored: true', async () => {
+  it('acknowledges events naming no payment of ours with ignored: true, and keeps nothing', async () => {
     const p = await payment();
     const stranger = { ...p, paymentId: '00000000-0000-4000-8000-000000000001', intentId: 'pi_not_ours' };
+    const before = (await inboxRows(w.t)).length;
     const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', stranger));
     expect([res.status, res.body]).toEqual([200, { received: true, ignored: true }]);
-    expect(temporal.delivered).toEqual([]);
+    expect(await inboxRows(w.t)).toHaveLength(before);
   });
 
-  it('answers 503 when Temporal cannot take the event, so the processor redelivers; the redelivery is handed over', async () => {
+  it('acknowledges without Temporal: there is none in this app, and the event waits in the inbox', async () => {
     const p = await payment();
     const event = intentEvent('payment_intent.succeeded', p);
-    temporal.state.fail = true;
     const res = await sendCardEvent(w, event);
-    expect(res.status).toBe(503);
-    expect(errorOf(res)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    temporal.state.fail = false;
+    expect([res.status, res.body]).toEqual([200, { received: true }]);
+    expect(await kept(p.paymentId)).toEqual([[event.id, 'payment_intent.succeeded', null, 'pending']]);
+  });
+
+  it('answers 500 INTERNAL_ERROR when the event cannot be kept, so the processor redelivers; the redelivery is kept once', async () => {
+    const p = await payment();
+    const event = intentEvent('payment_intent.succeeded', p);
+    await withInboxRefused(w.t, async () => {
+      const res = await sendCardEvent(w, event);
+      expect([res.status, errorCode(res)]).toEqual([500, 'INTERNAL_ERROR']);
+      expect(JSON.stringify(res.body)).not.toContain('disk full');
+    });
+    expect(await inboxRows(w.t, p.paymentId)).toEqual([]);
     expect((await sendCardEvent(w, event)).status).toBe(200);
-    expect(temporal.delivered).toEqual([{ paymentId: p.paymentId, event: { eventId: event.id, type: 'payment_intent.succeeded' } }]);
+    expect(await kept(p.paymentId)).toEqual([[event.id, 'payment_intent.succeeded', null, 'pending']]);
   });
 
   it('ignores mock payments (they never wait on the processor)', async () => {
@@ -515,7 +543,8 @@ describe('OpenAPI', () => {
     };
     const card = doc.paths['/webhooks/card-processor'].post;
     expect(card.parameters).toEqual([match.objectContaining({ name: 'Processor-Signature', in: 'header', required: true })]);
-    expect(Object.keys(card.responses).sort()).toEqual(['200', '400', '500', '503']);
+    // No 503: the route never waits on Temporal.
+    expect(Object.keys(card.responses).sort()).toEqual(['200', '400', '500']);
     expect(card.responses['400'].description).toMatch(/WEBHOOK_SIGNATURE_MISSING.*WEBHOOK_SIGNATURE_INVALID/s);
     expect(card.responses['500'].description).toContain('PAYMENT_MISMATCH_RECORD_FAILED');
     const esim = doc.paths['/webhooks/esim-provider'].post;

@@ -47,21 +47,25 @@ mcSXEi+xWfW+kFQsQTRbFk9/aYvAZy1PB9DvjMFGbC6G56g4FqfHqiUNVqbkbZLc
 zmRI95y3/GXp+lGgVNxJengL
 -----END PRIVATE KEY-----`;
 
-/** Records what the webhook asked of Temporal; `fail` makes deliveries throw (Temporal away). */
+/**
+ * Records what was asked of Temporal, in the order each call was taken; `fail` makes calls throw
+ * (Temporal away), `failEvents` refuses those event ids only, `delayMs` makes each delivery take
+ * a random time up to it (so parallel deliveries finish out of order).
+ */
 export function fakePaymentWorkflows() {
   const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
   const started: string[] = [];
-  const state = { fail: false };
+  const state = { fail: false, failEvents: new Set<string>(), delayMs: 0 };
   const workflows: PaymentWorkflows = {
     startSettlement(paymentId) {
       if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
       started.push(paymentId);
       return Promise.resolve();
     },
-    deliverEvent(paymentId, event) {
-      if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
+    async deliverEvent(paymentId, event) {
+      if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * state.delayMs));
+      if (state.fail || state.failEvents.has(event.eventId)) throw new Error('Temporal unavailable');
       delivered.push({ paymentId, event });
-      return Promise.resolve();
     },
   };
   return { workflows, delivered, started, state };
@@ -91,9 +95,13 @@ export interface WebhookTestApp {
   close(): Promise<void>;
 }
 
-/** The webhook routes alone, built as src/app.ts builds them. Database, config and clock come from createTestApp. */
+/**
+ * The webhook routes alone, built as src/app.ts builds them. Database, config and clock come from
+ * createTestApp. The card processor's events land in the inbox (webhook_inbox); tests relay them
+ * with createInboxRelay where they need Temporal.
+ */
 export async function createWebhookTestApp(
-  opts: { paymentWorkflows?: PaymentWorkflows; storeOrders?: StoreOrderReconciliation; env?: Record<string, string> } = {},
+  opts: { storeOrders?: StoreOrderReconciliation; env?: Record<string, string> } = {},
 ): Promise<WebhookTestApp> {
   const t = await createTestApp({ env: opts.env });
   await seedCatalog(t);
@@ -107,10 +115,10 @@ export async function createWebhookTestApp(
     register: (api) =>
       webhookRoutes(api, {
         orm: t.db.orm,
+        pool: t.db.pool,
         logger,
         clock: t.clock,
         config: t.config,
-        paymentWorkflows: opts.paymentWorkflows ?? fakePaymentWorkflows().workflows,
         storeOrders: opts.storeOrders,
       }),
   });
@@ -204,6 +212,47 @@ export async function withWebhookEventsRefused<T>(t: TestApp, fn: () => Promise<
   } finally {
     await t.db.query('drop trigger refuse_webhook_events on webhook_events');
   }
+}
+
+/** Runs `fn` while every insert into webhook_inbox fails (Postgres cannot keep the event). */
+export async function withInboxRefused<T>(t: TestApp, fn: () => Promise<T>): Promise<T> {
+  await t.db.query(
+    `create or replace function refuse_webhook_inbox() returns trigger language plpgsql as $$ begin raise exception 'disk full'; end $$`,
+  );
+  await t.db.query(
+    `create trigger refuse_webhook_inbox before insert on webhook_inbox for each row execute function refuse_webhook_inbox()`,
+  );
+  try {
+    return await fn();
+  } finally {
+    await t.db.query('drop trigger refuse_webhook_inbox on webhook_inbox');
+  }
+}
+
+export interface InboxRow {
+  id: string;
+  provider: string;
+  event_id: string;
+  payment_id: string;
+  type: string;
+  failure_message: string | null;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  /** Epoch milliseconds. */
+  next_attempt_at: number;
+  handled_at: number | null;
+}
+
+/** The inbox rows of a payment (or all), in arrival order. */
+export async function inboxRows(t: TestApp, paymentId?: string): Promise<InboxRow[]> {
+  return t.db.query<InboxRow>(
+    `select i.id::text as id, provider, event_id, payment_id, type, failure_message, status, attempts, last_error,
+            (extract(epoch from next_attempt_at) * 1000)::float8 as next_attempt_at,
+            (extract(epoch from handled_at) * 1000)::float8 as handled_at
+       from webhook_inbox i where ($1::uuid is null or payment_id = $1) order by i.id`,
+    [paymentId ?? null],
+  );
 }
 
 export async function webhookEvents(t: TestApp, where: { paymentId?: string; provider?: string } = {}) {

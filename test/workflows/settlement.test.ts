@@ -1,6 +1,7 @@
 // The settlement workflow with its real activities on a real database, the activation workflow
-// beside it, and the real webhook route in front (signed with the processor's own library):
-// callbacks go route → signal-with-start → settlement → activation, as in production.
+// beside it, and the real webhook route and relay in front (signed with the processor's own
+// library): callbacks go route → inbox → relay (signal-with-start) → settlement → activation, as
+// in production. Tests drain the relay after each callback, so the order of events is theirs.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -12,7 +13,9 @@ import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
+import { createLogger } from '../../src/http/logger';
 import { createPaymentWorkflows, type PaymentWorkflows } from '../../src/temporal/payments';
+import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
 import { errorCode, eventually } from '../helpers/app';
@@ -43,15 +46,14 @@ let worker: Worker;
 let running: Promise<void>;
 let payments: PaymentWorkflows;
 let activations: ActivationWorkflows;
+let relay: InboxRelay;
 const processor = fakeProcessor();
 
-// The database and the webhook route live for the file; the route reaches the current test's
+// The database and the webhook route live for the file; the relay reaches the current test's
 // Temporal through the real client code (createPaymentWorkflows).
 beforeAll(async () => {
   bundle = await bundleWorkflows(require.resolve('../fixtures/payment-workflows'));
-  w = await createWebhookTestApp({
-    paymentWorkflows: { startSettlement: (id) => payments.startSettlement(id), deliverEvent: (id, e) => payments.deliverEvent(id, e) },
-  });
+  w = await createWebhookTestApp();
 });
 afterAll(() => w?.close());
 
@@ -76,6 +78,14 @@ beforeEach(async () => {
   };
   payments = createPaymentWorkflows(env.client, config);
   activations = createActivationWorkflows(env.client, config);
+  relay = createInboxRelay({
+    pool: w.t.db.pool,
+    workflows: payments,
+    logger: createLogger('warn'),
+    batchSize: 50,
+    pollIntervalMs: 60_000,
+    maxBackoffMs: 1_000,
+  });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -99,6 +109,14 @@ afterEach(async () => {
   await running;
   await env?.teardown();
 });
+
+/** A callback as the processor sends it, then the relay's hand-over of whatever it left in the inbox. */
+async function send(event: object) {
+  const res = await sendCardEvent(w, event);
+  const relayed = await relay.drain();
+  expect(relayed.failed).toBe(0);
+  return res;
+}
 
 const settlement = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(paymentWorkflowId(p.paymentId));
 const activation = (p: PaymentFixture): WorkflowHandle => env.client.workflow.getHandle(activationWorkflowId(p.activationId));
@@ -163,7 +181,7 @@ describe('settlement from processor callbacks', () => {
     await completeIdentity(p);
     await payments.startSettlement(p.paymentId); // as payment create does
 
-    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    const res = await send(intentEvent('payment_intent.succeeded', p));
     expect([res.status, res.body]).toEqual([200, { received: true }]);
 
     expect(await outcome(p)).toBe('completed');
@@ -178,7 +196,7 @@ describe('settlement from processor callbacks', () => {
 
   it('payment first, then identity: the callback alone starts settlement; the activation waits for identity', async () => {
     const p = await pendingPayment();
-    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    const res = await send(intentEvent('payment_intent.succeeded', p));
     expect(res.status).toBe(200);
 
     expect(await outcome(p)).toBe('completed');
@@ -193,15 +211,12 @@ describe('settlement from processor callbacks', () => {
 
   it('payment_failed fails the payment with the last error message; canceled with payment_intent.canceled', async () => {
     const p = await pendingPayment();
-    await sendCardEvent(
-      w,
-      intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card has insufficient funds.' } }),
-    );
+    await send(intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Your card has insufficient funds.' } }));
     expect(await outcome(p)).toBe('failed');
     expect(await paymentRow(w.t, p.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'Your card has insufficient funds.' });
 
     const q = await pendingPayment();
-    await sendCardEvent(w, intentEvent('payment_intent.canceled', q));
+    await send(intentEvent('payment_intent.canceled', q));
     expect(await outcome(q)).toBe('failed');
     expect(await paymentRow(w.t, q.paymentId)).toMatchObject({ status: 'failed', failure_reason: 'payment_intent.canceled' });
     expect(await orderPaidSignals(q)).toBe(0);
@@ -225,7 +240,7 @@ describe('mismatches: nothing completes, nothing activates', () => {
     const p = await pendingPayment();
     await completeIdentity(p);
     await payments.startSettlement(p.paymentId);
-    const res = await sendCardEvent(w, intentEvent('payment_intent.succeeded', p, eventOverride(p)));
+    const res = await send(intentEvent('payment_intent.succeeded', p, eventOverride(p)));
     expect([res.status, res.body]).toEqual([200, { received: true }]);
     // Nothing was signalled; after the silence the workflow sees the failed payment and ends.
     expect(await outcome(p)).toBe('failed');
@@ -253,11 +268,11 @@ describe('mismatches: nothing completes, nothing activates', () => {
     await payments.startSettlement(p.paymentId);
     const event = intentEvent('payment_intent.succeeded', p, { amount_received: 100 });
     await withWebhookEventsRefused(w.t, async () => {
-      const res = await sendCardEvent(w, event);
+      const res = await send(event);
       expect([res.status, errorCode(res)]).toEqual([500, 'PAYMENT_MISMATCH_RECORD_FAILED']);
       expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
     });
-    const redelivered = await sendCardEvent(w, event);
+    const redelivered = await send(event);
     expect([redelivered.status, redelivered.body]).toEqual([200, { received: true }]);
     expect(await outcome(p)).toBe('failed');
     await expectMismatchFailed(p);
@@ -269,16 +284,16 @@ describe('duplicate and out-of-order callbacks', () => {
     const p = await pendingPayment();
     await completeIdentity(p);
     const event = intentEvent('payment_intent.succeeded', p);
-    const [a, b] = await Promise.all([sendCardEvent(w, event), sendCardEvent(w, event)]);
+    const [a, b] = await Promise.all([send(event), send(event)]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    await sendCardEvent(w, event);
+    await send(event);
     expect(await outcome(p)).toBe('completed');
     const first = await expectCompleted(p);
     expect(await activation(p).result()).toBe('activated');
 
     // After completion: the route acknowledges and delivers nothing; a late delivery straight to Temporal
     // (a race with the route's read) starts a run that changes nothing and does not signal again.
-    expect((await sendCardEvent(w, event)).body).toEqual({ received: true });
+    expect((await send(event)).body).toEqual({ received: true });
     await payments.deliverEvent(p.paymentId, { eventId: event.id, type: 'payment_intent.succeeded' });
     const late = settlement(p);
     expect(await late.result()).toBe('completed');
@@ -309,11 +324,11 @@ describe('duplicate and out-of-order callbacks', () => {
     const first = await pendingPayment();
     // An earlier attempt of the same order that failed (one live payment per order), whose intent succeeds after all.
     const second = await insertPayment(w.t, { sameOrderAs: first, status: 'failed' });
-    await sendCardEvent(w, intentEvent('payment_intent.succeeded', first));
+    await send(intentEvent('payment_intent.succeeded', first));
     expect(await outcome(first)).toBe('completed');
     const paid = await expectCompleted(first);
 
-    await sendCardEvent(w, intentEvent('payment_intent.succeeded', second));
+    await send(intentEvent('payment_intent.succeeded', second));
     expect(await outcome(second)).toBe('completed');
     expect(await paymentRow(w.t, second.paymentId)).toMatchObject({ status: 'completed', receipt_number: match.any(String) });
     expect(await webhookEvents(w.t, { paymentId: second.paymentId })).toContainEqual(
@@ -342,8 +357,22 @@ describe('duplicate and out-of-order callbacks', () => {
     expect(await outcome(p)).toBe('completed');
     await expectCompleted(p);
     // And through the route once completed: acknowledged, not delivered.
-    expect((await sendCardEvent(w, intentEvent('payment_intent.canceled', p))).status).toBe(200);
+    expect((await send(intentEvent('payment_intent.canceled', p))).status).toBe(200);
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('completed');
+  });
+
+  it('callbacks that waited in the inbox together reach the run in arrival order: a failure, then the success, completes', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    const failed = intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Card declined' } });
+    const succeeded = intentEvent('payment_intent.succeeded', p);
+    for (const event of [failed, succeeded]) expect((await sendCardEvent(w, event)).status).toBe(200);
+    expect(await relay.drain()).toMatchObject({ delivered: 2, failed: 0 });
+    expect(await outcome(p)).toBe('completed');
+    expect((await settlement(p).query(settlementStateQuery)).processedEventIds).toEqual([failed.id, succeeded.id]);
+    await expectCompleted(p);
+    expect(await activation(p).result()).toBe('activated');
+    expect(await orderPaidSignals(p)).toBe(1);
   });
 
   it('events may arrive before the workflow exists; a later startSettlement joins the same run', async () => {
@@ -363,11 +392,11 @@ describe('duplicate and out-of-order callbacks', () => {
   it('a failure, then the processor succeeds on a retry with another card: a new run completes it', async () => {
     const p = await pendingPayment();
     await completeIdentity(p);
-    await sendCardEvent(w, intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Card declined' } }));
+    await send(intentEvent('payment_intent.payment_failed', p, { last_payment_error: { message: 'Card declined' } }));
     expect(await outcome(p)).toBe('failed');
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('failed');
 
-    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    await send(intentEvent('payment_intent.succeeded', p));
     expect(await outcome(p)).toBe('completed');
     await expectCompleted(p);
     expect(await activation(p).result()).toBe('activated');
@@ -410,7 +439,7 @@ describe('silence, then the processor is asked', () => {
     expect(processor.calls.filter((id) => id === p.intentId)).toHaveLength(MAX_LOOKUPS);
     expect((await paymentRow(w.t, p.paymentId)).status).toBe('processing');
 
-    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    await send(intentEvent('payment_intent.succeeded', p));
     expect(await outcome(p)).toBe('completed');
     await expectCompleted(p);
   });
@@ -419,7 +448,7 @@ describe('silence, then the processor is asked', () => {
     const p = await pendingPayment();
     await payments.startSettlement(p.paymentId);
     await env.sleep((SILENCE_SECONDS - 60) * 1000);
-    await sendCardEvent(w, intentEvent('payment_intent.succeeded', p));
+    await send(intentEvent('payment_intent.succeeded', p));
     expect(await outcome(p)).toBe('completed');
     expect(processor.calls).not.toContain(p.intentId);
   });
