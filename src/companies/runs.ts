@@ -1,0 +1,21 @@
+import type { ReadinessGate, StatusChangeRequest, StatusChangeResult } from '../../workflows/company-contract';
+
+/**
+ * What the API asks of a company's onboarding workflow (`company:<id>`). The routes depend on this
+ * port; src/temporal/companies.ts implements it on a Temporal client, tests may pass a fake.
+ */
+export interface CompanyRuns {
+  /**
+   * Starts the company's run (CompanyId search attribute) and resolves once Temporal took it; a run
+   * that already exists counts as started. Throws when the run cannot be started (the caller removes
+   * the company it just wrote: a company never exists without its workflow).
+   */
+  start(companyId: string): Promise<void>;
+  /**
+   * The changeStatus update, answered once the status row and its audit row are written.
+   * COMPANY_INVALID_TRANSITION (details { from, action }) and SERVICE_UNAVAILABLE arrive as AppErrors.
+   */
+  changeStatus(companyId: string, request: StatusChangeRequest): Promise<StatusChangeResult>;
+  /** After a readiness change committed; best effort (logged, never thrown): readiness is recomputed from the database. */
+  readinessChanged(companyId: string, gate: ReadinessGate): Promise<void>;
+}
