@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
-import { AuditLog } from '../entities';
+import { AuditEvent } from '../entities';
 
 /**
  * Audit rows are written by the use case, through the EntityManager of its own transaction, so a
@@ -45,7 +45,7 @@ export async function writeAudit(em: EntityManager, entry: AuditEntry): Promise<
   const details = entry.details ?? {};
   assertNoSecrets(details, 'details');
   const id = randomUUID();
-  await em.insert(AuditLog, {
+  await em.insert(AuditEvent, {
     id,
     action: entry.action,
     actorUser: entry.actorUserId,

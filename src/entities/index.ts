@@ -1,5 +1,5 @@
 import { Activation } from './activation';
-import { AuditLog } from './audit-log';
+import { AuditEvent } from './audit-event';
 import { Operator, Package } from './catalog';
 import { Company, CompanyUser } from './company';
 import { Consent } from './consent';
@@ -14,7 +14,7 @@ import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
 
 export * from './activation';
-export * from './audit-log';
+export * from './audit-event';
 export * from './catalog';
 export * from './company';
 export * from './consent';
@@ -48,6 +48,6 @@ export const entities = [
   WebhookInboxEvent,
   Company,
   CompanyUser,
-  AuditLog,
+  AuditEvent,
   ReconciliationRecord,
 ];

@@ -27,7 +27,7 @@ interface AuditRow {
 }
 /** The ORM's pool reads timestamptz as text; the rows here carry Dates. */
 async function rowsOf(action: string): Promise<AuditRow[]> {
-  const rows = await db.query<AuditRow & { created_at: string }>('select * from audit_logs where action = $1 order by created_at, id', [
+  const rows = await db.query<AuditRow & { created_at: string }>('select * from audit_events where action = $1 order by created_at, id', [
     action,
   ]);
   return rows.map((row) => ({ ...row, created_at: new Date(row.created_at) }));

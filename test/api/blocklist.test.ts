@@ -20,7 +20,7 @@ interface AuditRow {
 }
 const auditOf = (action: string, entityId: string) =>
   t.db.query<AuditRow>(
-    'select action, actor_user_id, entity_type, entity_id, details from audit_logs where action = $1 and entity_id = $2 order by created_at',
+    'select action, actor_user_id, entity_type, entity_id, details from audit_events where action = $1 and entity_id = $2 order by created_at',
     [action, entityId],
   );
 
@@ -142,7 +142,7 @@ describe('device blocklist (X-Device-Id)', () => {
     const again = await signIn(phone, device);
     expect([again.status, errorCode(again)]).toEqual([403, 'AUTH_BLOCKLISTED']);
 
-    const [audit] = await t.db.query<AuditRow>(`select * from audit_logs where action = 'device.blocklisted' and actor_user_id = $1`, [
+    const [audit] = await t.db.query<AuditRow>(`select * from audit_events where action = 'device.blocklisted' and actor_user_id = $1`, [
       admin.userId,
     ]);
     expect(audit).toMatchObject({ entity_type: 'device', details: { reason: 'Stolen', revokedSessions: 1 } });
@@ -154,7 +154,7 @@ describe('device blocklist (X-Device-Id)', () => {
       .set(bearer(admin.token));
     expect(lifted.body).toEqual({ data: { deviceId: device, blocklisted: false, revokedSessions: 0 } });
     expect(
-      await t.db.query(`select 1 from audit_logs where action = 'device.unblocklisted' and actor_user_id = $1`, [admin.userId]),
+      await t.db.query(`select 1 from audit_events where action = 'device.unblocklisted' and actor_user_id = $1`, [admin.userId]),
     ).toHaveLength(1);
     expect((await session(elsewhere.token, device)).status).toBe(200);
     t.clock.advance(15 * 60_000 + 1000); // past the 3-codes-per-15-minutes limit of the phone

@@ -123,7 +123,7 @@ describe('POST /admin/reconciliation-records/:id/resolve', () => {
         note: 'Refunded in the processor dashboard, re_123',
       }),
     });
-    const audit = await t.db.query(`select action, actor_user_id, entity_type, entity_id, details from audit_logs where entity_id = $1`, [
+    const audit = await t.db.query(`select action, actor_user_id, entity_type, entity_id, details from audit_events where entity_id = $1`, [
       open.id,
     ]);
     expect(audit).toEqual([
@@ -145,7 +145,7 @@ describe('POST /admin/reconciliation-records/:id/resolve', () => {
     const again = await resolve(open.id, { note: 'Refunded twice?' });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    const audit = await t.db.query('select id from audit_logs where entity_id = $1', [open.id]);
+    const audit = await t.db.query('select id from audit_events where entity_id = $1', [open.id]);
     expect(audit).toHaveLength(1);
   });
 

@@ -14,6 +14,7 @@ import { Migration20261123223423_activation_workflow_started } from './Migration
 import { Migration20261123223512_housekeeping_indexes } from './Migration20261123223512_housekeeping_indexes';
 import { Migration20261123223651_reconciliation_records } from './Migration20261123223651_reconciliation_records';
 import { Migration20261123224302_webhook_inbox } from './Migration20261123224302_webhook_inbox';
+import { Migration20261123232129_audit_events } from './Migration20261123232129_audit_events';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -30,4 +31,5 @@ export const migrationsList = [
   { name: 'Migration20261123223512_housekeeping_indexes', class: Migration20261123223512_housekeeping_indexes },
   { name: 'Migration20261123223651_reconciliation_records', class: Migration20261123223651_reconciliation_records },
   { name: 'Migration20261123224302_webhook_inbox', class: Migration20261123224302_webhook_inbox },
+  { name: 'Migration20261123232129_audit_events', class: Migration20261123232129_audit_events },
 ];
