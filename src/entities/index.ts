@@ -10,6 +10,7 @@ import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
 import { ReconciliationRecord } from './reconciliation';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
+import { Setting } from './setting';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
 
@@ -25,6 +26,7 @@ export * from './payment';
 export * from './rate-limit';
 export * from './reconciliation';
 export * from './session';
+export * from './setting';
 export * from './user';
 export * from './webhook-inbox';
 
@@ -50,4 +52,5 @@ export const entities = [
   CompanyUser,
   AuditEvent,
   ReconciliationRecord,
+  Setting,
 ];
