@@ -10,6 +10,8 @@ import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { adminRoutes } from './admin/routes';
 import { createBlocklistService } from './admin/blocklist';
+import { createAuditReads } from './audit/reads';
+import { auditRoutes } from './audit/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -141,6 +143,7 @@ export function createApp(deps: AppDeps): Express {
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
+  auditRoutes(api, { reads: createAuditReads(orm) });
   temporalCodecRoutes(api, { config, logger: deps.logger });
 
   const app = express();
