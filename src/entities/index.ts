@@ -9,6 +9,7 @@ import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
 import { ReconciliationRecord } from './reconciliation';
+import { RosterEntry } from './roster-entry';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
 import { User } from './user';
@@ -25,6 +26,7 @@ export * from './otp';
 export * from './payment';
 export * from './rate-limit';
 export * from './reconciliation';
+export * from './roster-entry';
 export * from './session';
 export * from './setting';
 export * from './user';
@@ -52,5 +54,6 @@ export const entities = [
   CompanyUser,
   AuditEvent,
   ReconciliationRecord,
+  RosterEntry,
   Setting,
 ];

@@ -1,12 +1,15 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { LINK_STATUSES } from './link-status';
+import { RosterEntry } from './roster-entry';
 import { User } from './user';
 
-export const LINK_STATUSES = ['issued', 'sent', 'exported', 'used', 'expired', 'failed', 'revoked'] as const;
-export type LinkStatus = (typeof LINK_STATUSES)[number];
+export { ACTIVE_LINK_STATUSES, LINK_STATUSES, type LinkStatus } from './link-status';
 
 /**
  * A company invitation (magic link). Only the SHA-256 of the token is stored.
- * Company, roster and contract columns are completed by the B2B portal.
+ * Company, roster and contract columns are completed by the B2B portal. A link minted for a roster
+ * entry points at it (`roster_entry_id`); the trigger `roster_entries_latest_link` copies the entry's
+ * newest link onto the roster row (see RosterEntry).
  */
 export const InvitationLink = defineEntity({
   name: 'InvitationLink',
@@ -17,6 +20,8 @@ export const InvitationLink = defineEntity({
     user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
     companyId: p.uuid().nullable().index(),
     packageId: p.uuid().nullable(),
+    /** The roster entry the link was minted for; its history goes with the entry. */
+    rosterEntry: () => p.manyToOne(RosterEntry).mapToPk().nullable().deleteRule('cascade'),
     status: p.enum(LINK_STATUSES).default('issued'),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
@@ -26,4 +31,12 @@ export const InvitationLink = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
+  indexes: [
+    // An entry's latest link (and its history), newest first.
+    {
+      name: 'invitation_links_roster_latest_index',
+      expression:
+        'create index "invitation_links_roster_latest_index" on "invitation_links" ("roster_entry_id", "created_at" desc, "id" desc) where "roster_entry_id" is not null',
+    },
+  ],
 });

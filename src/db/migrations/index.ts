@@ -16,6 +16,7 @@ import { Migration20261123223651_reconciliation_records } from './Migration20261
 import { Migration20261123224302_webhook_inbox } from './Migration20261123224302_webhook_inbox';
 import { Migration20261123232129_audit_events } from './Migration20261123232129_audit_events';
 import { Migration20261123232238_settings } from './Migration20261123232238_settings';
+import { Migration20261123232350_roster_entries } from './Migration20261123232350_roster_entries';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -34,4 +35,5 @@ export const migrationsList = [
   { name: 'Migration20261123224302_webhook_inbox', class: Migration20261123224302_webhook_inbox },
   { name: 'Migration20261123232129_audit_events', class: Migration20261123232129_audit_events },
   { name: 'Migration20261123232238_settings', class: Migration20261123232238_settings },
+  { name: 'Migration20261123232350_roster_entries', class: Migration20261123232350_roster_entries },
 ];

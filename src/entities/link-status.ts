@@ -1,0 +1,8 @@
+/**
+ * Invitation link statuses. Their own module because both invitation_links and roster_entries (its
+ * copy of the latest link) use them, and those two entity modules import each other.
+ */
+export const LINK_STATUSES = ['issued', 'sent', 'exported', 'used', 'expired', 'failed', 'revoked'] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+/** A link a beneficiary can still open (until its expiresAt: lazy expiry reads it `expired` after). */
+export const ACTIVE_LINK_STATUSES = ['issued', 'sent', 'exported'] as const satisfies readonly LinkStatus[];
