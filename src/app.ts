@@ -12,6 +12,8 @@ import { adminRoutes } from './admin/routes';
 import { createBlocklistService } from './admin/blocklist';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
+import { createOrganizationSettings } from './settings/organization';
+import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -25,7 +27,13 @@ import type { Config } from './config';
 import { healthRoutes } from './health/routes';
 import { createResponseContract } from './http/contract';
 import { createErrorHandler } from './http/error-middleware';
+import { AppError } from './http/errors';
+import { companyAdminRoutes } from './companies/admin-routes';
+import { createCompanyAdmin } from './companies/admin-service';
 import { membershipFromPool } from './companies/membership';
+import { companyRoutes } from './companies/routes';
+import type { CompanyRuns } from './companies/runs';
+import { createCompanyService } from './companies/service';
 import { createGuards, staffAccessFromPool } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
@@ -64,6 +72,8 @@ export interface AppDeps {
   paymentProvider?: PaymentProvider;
   /** The Temporal side of payment settlement. */
   paymentWorkflows?: PaymentWorkflows;
+  /** The companies' onboarding runs; without it, registrations fail cleanly (nothing is kept) and status actions answer SERVICE_UNAVAILABLE. */
+  companyRuns?: CompanyRuns;
 }
 
 const noTemporal: ActivationWorkflows = {
@@ -75,6 +85,12 @@ const noTemporal: ActivationWorkflows = {
 const noPaymentTemporal: PaymentWorkflows = {
   startSettlement: () => Promise.reject(new Error('Temporal is not configured')),
   deliverEvent: () => Promise.reject(new Error('Temporal is not configured')),
+};
+
+const noCompanyTemporal: CompanyRuns = {
+  start: () => Promise.reject(new Error('Temporal is not configured')),
+  changeStatus: () => Promise.reject(new AppError('SERVICE_UNAVAILABLE', { message: 'Temporal is not configured' })),
+  readinessChanged: () => Promise.resolve(),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -144,7 +160,11 @@ export function createApp(deps: AppDeps): Express {
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
+  settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });
+  const companyRuns = deps.companyRuns ?? noCompanyTemporal;
+  companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
+  companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
 
   const app = express();
   app.disable('x-powered-by');

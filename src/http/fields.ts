@@ -14,7 +14,7 @@ import { z } from '../openapi/registry';
  * - Free text never holds U+0000: PostgreSQL text cannot store it.
  */
 
-const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 /** No NUL anywhere. */
 export const NO_NUL = '^[^\\u0000]*$';
 /** No NUL, and a character that trim() keeps. */

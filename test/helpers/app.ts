@@ -24,7 +24,10 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   deps?: Partial<
-    Pick<AppDeps, 'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows'>
+    Pick<
+      AppDeps,
+      'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns'
+    >
   >;
 }
 

@@ -1,0 +1,69 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { CompanyStatus } from '../entities';
+import { AppError } from '../http/errors';
+import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
+import type { PersonalDataCipher } from '../lib/crypto';
+import type { CompanyAction } from '../../workflows/company-contract';
+import { companyView, findCompany, listCompanies, type CompanyView } from './repository';
+import type { CompanyRuns } from './runs';
+import type { Actor } from './service';
+
+export interface CompanyAdminDeps {
+  orm: MikroORM;
+  cipher: PersonalDataCipher;
+  runs: CompanyRuns;
+}
+
+export interface CompanyListRequest extends OffsetPaging {
+  status?: CompanyStatus;
+  search?: string;
+}
+
+/**
+ * Internal administration of companies: the list, one company, and status actions. A status action
+ * is the company run's changeStatus update (the run validates it, writes the row and its audit row);
+ * the answer is the company as the database then holds it.
+ */
+export function createCompanyAdmin(deps: CompanyAdminDeps) {
+  const { orm, cipher, runs } = deps;
+
+  async function list(request: CompanyListRequest) {
+    const search = request.search?.trim();
+    const { rows, total } = await listCompanies(orm.em.fork(), {
+      status: request.status,
+      search: search ? search : undefined,
+      limit: request.limit,
+      offset: offsetOf(request),
+    });
+    return offsetPageBody(
+      'companies',
+      rows.map((row) => companyView(row, cipher)),
+      total,
+      request,
+    );
+  }
+
+  async function get(id: string): Promise<CompanyView> {
+    const row = await findCompany(orm.em.fork(), id);
+    if (!row) throw new AppError('COMPANY_NOT_FOUND');
+    return companyView(row, cipher);
+  }
+
+  async function changeStatus(actor: Actor, id: string, action: CompanyAction, reason: string | undefined): Promise<CompanyView> {
+    // The row first: an unknown id is COMPANY_NOT_FOUND, never a question to Temporal.
+    await get(id);
+    const trimmed = reason?.trim();
+    await runs.changeStatus(id, {
+      action,
+      actorUserId: actor.userId,
+      reason: trimmed ? trimmed : null,
+      ip: actor.ip,
+      userAgent: actor.userAgent,
+    });
+    return get(id);
+  }
+
+  return { list, get, changeStatus };
+}
+
+export type CompanyAdmin = ReturnType<typeof createCompanyAdmin>;

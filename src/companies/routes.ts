@@ -1,0 +1,69 @@
+import { auditRequestContext } from '../audit/writer';
+import { guard } from '../http/guards';
+import { json, type Api } from '../http/route';
+import type { CompanyService } from './service';
+import * as s from './schemas';
+
+export interface CompanyRouteDeps {
+  companies: CompanyService;
+}
+
+/** The portal's own company: GET and POST /b2b/company, PATCH /b2b/company/payment-mode. */
+export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
+  const tag = 'Portal: company';
+  const { companies } = deps;
+
+  api.define(
+    {
+      method: 'get',
+      path: '/b2b/company',
+      tag,
+      guard: guard.portal,
+      summary: 'The caller’s company and role',
+      description:
+        'No membership or approval needed: a company in any status is answered. `company` and `role` are both null when the ' +
+        'caller was invited but has not registered a company yet.',
+      response: json(s.MyCompanyResponse),
+      errors: [],
+    },
+    async ({ principal }) => ({ data: await companies.mine(principal.user.id) }),
+  );
+
+  api.define(
+    {
+      method: 'post',
+      path: '/b2b/company',
+      tag,
+      guard: guard.portal,
+      summary: 'Register the caller’s company',
+      description:
+        'Creates the company `pending` and the caller’s `admin` membership in one transaction, then starts the company’s ' +
+        'onboarding run (`company:<id>` in Temporal). If the run cannot be started nothing is kept: COMPANY_CREATE_FAILED. ' +
+        'A caller who already belongs to a company gets COMPANY_ALREADY_REGISTERED; a CR number already registered ' +
+        '(exactly as stored, after trimming) COMPANY_CR_EXISTS. `inKsa` is validated, never stored.',
+      body: s.RegisterCompanyBody,
+      response: json(s.RegisteredCompanyResponse, { status: 201 }),
+      errors: ['COMPANY_ALREADY_REGISTERED', 'COMPANY_CR_EXISTS', 'COMPANY_CREATE_FAILED'],
+    },
+    async ({ body, principal }) => ({ data: await companies.register(principal.user.id, body) }),
+  );
+
+  api.define(
+    {
+      method: 'patch',
+      path: '/b2b/company/payment-mode',
+      tag,
+      guard: guard.company('write'),
+      summary: 'Pick the company’s payment mode',
+      description:
+        '`prepaid` or `flexible`; switches freely until the company has an active contract (then CONTRACT_ALREADY_EXISTS). ' +
+        'The same mode again changes nothing. A change is audited (`company.payment_mode_changed`, before and after).',
+      body: s.PaymentModeBody,
+      response: json(s.CompanyWrapped),
+      errors: ['COMPANY_NOT_FOUND', 'CONTRACT_ALREADY_EXISTS'],
+    },
+    async ({ body, principal, company, req }) => ({
+      data: await companies.setPaymentMode({ userId: principal.user.id, ...auditRequestContext(req) }, company.companyId, body.paymentMode),
+    }),
+  );
+}
