@@ -14,6 +14,8 @@ import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
 import { createOrganizationSettings } from './settings/organization';
 import { settingsRoutes } from './settings/routes';
+import { createOrganizationSettings } from './settings/organization';
+import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -160,6 +162,7 @@ export function createApp(deps: AppDeps): Express {
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
+  settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;

@@ -127,6 +127,8 @@ const schema = z
       })
       .prefault('loopback'),
     FEATURE_ESIM: bool.default(true),
+    /** The eSIM store gate: off, its routes (GET /admin/settings/fx-rates so far) answer STORE_DISABLED 422. */
+    FEATURE_ESIM_STORE: bool.default(false),
     /**
      * Check every answer against the OpenAPI document (status, body schema, required headers) and
      * answer INTERNAL_ERROR instead of a drifting one. Unset: on except in production.

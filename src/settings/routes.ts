@@ -1,0 +1,74 @@
+import type { Pool } from 'pg';
+import { auditRequestContext } from '../audit/writer';
+import type { Config } from '../config';
+import { guard } from '../http/guards';
+import { AppError } from '../http/errors';
+import { json, type Api } from '../http/route';
+import { readOrganizationSettings, type OrganizationSettingsService } from './organization';
+import * as s from './schemas';
+
+export interface SettingsRouteDeps {
+  pool: Pool;
+  organization: OrganizationSettingsService;
+  config: Pick<Config, 'FEATURE_ESIM_STORE'>;
+}
+
+/** Admin: settings (super_admin only): the seller identity on documents, and exchange rates (with the store). */
+export function settingsRoutes(api: Api, deps: SettingsRouteDeps): void {
+  const tag = 'Settings';
+
+  api.define(
+    {
+      method: 'get',
+      path: '/admin/settings/organization',
+      tag,
+      guard: guard.superAdmin,
+      summary: 'Read the organization settings',
+      description: 'The seller identity printed on generated documents; `data` is null until first saved.',
+      response: json(s.OrganizationSettingsOrNull),
+      errors: [],
+    },
+    async () => ({ data: await readOrganizationSettings(deps.pool) }),
+  );
+
+  api.define(
+    {
+      method: 'patch',
+      path: '/admin/settings/organization',
+      tag,
+      guard: guard.superAdmin,
+      summary: 'Save the organization settings',
+      description:
+        'Whole-object upsert: the body is validated against the full schema and replaces the stored value; optional fields ' +
+        'omitted (or null) are cleared, `showVatOnReceipts` defaults to false and `vatRatePercent` to 15. vatNumber is required ' +
+        'when showVatOnReceipts is true. Answers the stored object with defaults applied. Writes an `org.settings_updated` audit ' +
+        'row (before and after, actor, client IP, user agent) in the same transaction.',
+      body: s.OrganizationSettingsBody,
+      response: json(s.OrganizationSettingsResponse),
+      errors: [],
+    },
+    async ({ body, principal, req }) => ({
+      data: await deps.organization.save({ userId: principal.user.id, ...auditRequestContext(req) }, body),
+    }),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/admin/settings/fx-rates',
+      tag,
+      guard: guard.superAdmin,
+      summary: 'Read exchange rates',
+      description:
+        'Rates per USD as fetched by the store (never set by hand), for AED, EGP, EUR, GBP and SAR. Gated by the store gate ' +
+        '`FEATURE_ESIM_STORE`: while it is off, STORE_DISABLED 422. The rates and the schedule that fetches them come with the ' +
+        'store; until then an enabled gate answers an empty `rates` list.',
+      response: json(s.FxRates),
+      errors: ['STORE_DISABLED'],
+    },
+    () => {
+      if (!deps.config.FEATURE_ESIM_STORE) throw new AppError('STORE_DISABLED');
+      return { base: 'USD' as const, rates: [] };
+    },
+  );
+}

@@ -1,0 +1,197 @@
+import request from 'supertest';
+import type { z } from 'zod';
+import { readOrganizationSettings } from '../../src/settings/organization';
+import type { FxRates, OrganizationSettingsOrNull, OrganizationSettingsResponse } from '../../src/settings/schemas';
+import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { errorOf, typed } from '../helpers/responses';
+
+// Admin: settings (super_admin only): organization settings (whole-object upsert, audited) and exchange rates (store gate).
+let t: TestApp;
+let admin: { token: string; userId: string };
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await signUp(t, { name: 'Root' });
+  await t.db.query(`update users set app_role = 'super_admin' where id = $1`, [admin.userId]);
+});
+afterAll(() => t.close());
+
+const read = async (token = admin.token) =>
+  typed<z.infer<typeof OrganizationSettingsOrNull>>(await request(t.app).get('/admin/settings/organization').set(bearer(token)));
+const save = async (body: object, token = admin.token, lang = 'en') =>
+  typed<z.infer<typeof OrganizationSettingsResponse>>(
+    await request(t.app)
+      .patch('/admin/settings/organization')
+      .set(bearer(token))
+      .set('Accept-Language', lang)
+      .set('User-Agent', 'settings-test/1')
+      .send(body),
+  );
+
+interface AuditRow {
+  actor_user_id: string;
+  entity_type: string;
+  entity_id: string;
+  details: { before: unknown; after: unknown };
+  ip: string | null;
+  user_agent: string | null;
+}
+const audits = () =>
+  t.db.query<AuditRow>(
+    `select actor_user_id, entity_type, entity_id, details, ip, user_agent from audit_events
+      where action = 'org.settings_updated' order by created_at, id`,
+  );
+
+const FULL = {
+  legalNameEn: '  Acme Telecom LLC ',
+  legalNameAr: 'أكمي للاتصالات',
+  vatNumber: '300000000000003',
+  crNumber: '1010101010',
+  addressEn: 'Riyadh',
+  addressAr: 'الرياض',
+  supportEmail: 'Support@Example.com',
+  supportPhone: '+966501234567',
+  showVatOnReceipts: true,
+  vatRatePercent: 15,
+};
+
+describe('organization settings', () => {
+  // One flow: the order matters (null before the first save, then before/after in the trail).
+  it('reads null until saved; saves the whole object with defaults; omitted fields are cleared; each save is audited', async () => {
+    expect((await read()).body).toEqual({ data: null });
+    expect(await readOrganizationSettings(t.db.pool)).toBeNull();
+
+    const first = await save(FULL);
+    expect(first.status).toBe(200);
+    const stored = { ...FULL, legalNameEn: 'Acme Telecom LLC', supportEmail: 'support@example.com' };
+    expect(first.body).toEqual({ data: stored });
+    expect((await read()).body).toEqual({ data: stored });
+
+    const second = await save({ legalNameEn: 'Acme', legalNameAr: 'أكمي', addressEn: null });
+    const cleared = {
+      legalNameEn: 'Acme',
+      legalNameAr: 'أكمي',
+      vatNumber: null,
+      crNumber: null,
+      addressEn: null,
+      addressAr: null,
+      supportEmail: null,
+      supportPhone: null,
+      showVatOnReceipts: false,
+      vatRatePercent: 15,
+    };
+    expect(second.body).toEqual({ data: cleared });
+    expect((await read()).body).toEqual({ data: cleared });
+    // The PDF issue reads them with a pool or inside a transaction.
+    expect(await readOrganizationSettings(t.db.pool)).toEqual(cleared);
+    expect(await t.db.orm.em.fork().transactional((em) => readOrganizationSettings(em))).toEqual(cleared);
+    const [row] = await t.db.query<{ value: unknown; updated_by: string }>(
+      `select value, updated_by from settings where key = 'organization'`,
+    );
+    expect(row).toEqual({
+      value: { legalNameEn: 'Acme', legalNameAr: 'أكمي', showVatOnReceipts: false, vatRatePercent: 15 },
+      updated_by: admin.userId,
+    });
+
+    const trail = await audits();
+    expect(trail).toEqual([
+      {
+        actor_user_id: admin.userId,
+        entity_type: 'organization_settings',
+        entity_id: 'organization',
+        details: { before: null, after: stored },
+        ip: expect.stringMatching(/127\.0\.0\.1|::1/) as unknown,
+        user_agent: 'settings-test/1',
+      },
+      expect.objectContaining({ details: { before: stored, after: cleared } }) as unknown,
+    ]);
+  });
+
+  it('validates against the full schema (VALIDATION_ERROR in both languages), and a refusal changes nothing', async () => {
+    const base = { legalNameEn: 'Acme', legalNameAr: 'أكمي' };
+    const cases: Array<[object, string]> = [
+      [{ legalNameAr: 'أكمي' }, 'legalNameEn'],
+      [{ ...base, legalNameEn: '   ' }, 'legalNameEn'],
+      [{ ...base, legalNameAr: '' }, 'legalNameAr'],
+      [{ ...base, showVatOnReceipts: true }, 'vatNumber'],
+      [{ ...base, showVatOnReceipts: true, vatNumber: null }, 'vatNumber'],
+      [{ ...base, vatRatePercent: -1 }, 'vatRatePercent'],
+      [{ ...base, vatRatePercent: 100.5 }, 'vatRatePercent'],
+      [{ ...base, vatRatePercent: '15' }, 'vatRatePercent'],
+      [{ ...base, supportEmail: 'nope' }, 'supportEmail'],
+      [{ ...base, supportPhone: '0501234567' }, 'supportPhone'],
+      [{ ...base, legalNameEn: 'x'.repeat(256) }, 'legalNameEn'],
+      [{ ...base, extra: 1 }, ''],
+    ];
+    const before = await t.db.query('select value from settings');
+    const auditCount = (await audits()).length;
+    for (const [body, path] of cases) {
+      const res = await save(body);
+      expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+      expect(JSON.stringify(errorOf(res).details)).toContain(`"path":"${path}`);
+    }
+    const ar = await save({ ...base, showVatOnReceipts: true }, admin.token, 'ar');
+    expect([ar.status, errorCode(ar)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(errorOf(ar).message).not.toEqual(errorOf(await save({ ...base, showVatOnReceipts: true })).message);
+    expect(await t.db.query('select value from settings')).toEqual(before);
+    expect((await audits()).length).toBe(auditCount);
+  });
+
+  it('accepts the limits: VAT rate 0 and 100, showVatOnReceipts with a VAT number', async () => {
+    for (const vatRatePercent of [0, 100, 12.5]) {
+      const res = await save({ legalNameEn: 'A', legalNameAr: 'ب', vatNumber: '3', showVatOnReceipts: true, vatRatePercent });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ vatRatePercent, showVatOnReceipts: true, vatNumber: '3' });
+    }
+  });
+
+  it('is for super_admin only: 401 without a session, AUTH_FORBIDDEN for every other role (both languages)', async () => {
+    expect(errorCode(await request(t.app).get('/admin/settings/organization'))).toBe('AUTH_REQUIRED');
+    expect((await request(t.app).patch('/admin/settings/organization').send({})).status).toBe(401);
+    const other = await signUp(t);
+    for (const role of ['end_user', 'b2b_admin', 'support', 'activation_officer', 'admin']) {
+      await t.db.query(`update users set app_role = $2, managed_areas = $3, managed_areas_write = $3 where id = $1`, [
+        other.userId,
+        role,
+        role === 'admin' ? ['b2b'] : null,
+      ]);
+      const get = await read(other.token);
+      expect([role, get.status, errorCode(get)]).toEqual([role, 403, 'AUTH_FORBIDDEN']);
+      const patch = await save({ legalNameEn: 'X', legalNameAr: 'Y' }, other.token, 'ar');
+      expect([role, patch.status, errorCode(patch)]).toEqual([role, 403, 'AUTH_FORBIDDEN']);
+      expect(errorOf(patch).message).toBe('ليست لديك صلاحية لتنفيذ هذا الإجراء');
+    }
+  });
+});
+
+describe('GET /admin/settings/fx-rates', () => {
+  const rates = async (app = t.app, token = admin.token, lang = 'en') =>
+    typed<z.infer<typeof FxRates>>(await request(app).get('/admin/settings/fx-rates').set(bearer(token)).set('Accept-Language', lang));
+
+  it('answers STORE_DISABLED 422 while FEATURE_ESIM_STORE is off (the default), in both languages', async () => {
+    expect(t.config.FEATURE_ESIM_STORE).toBe(false);
+    const en = await rates();
+    expect([en.status, errorCode(en)]).toEqual([422, 'STORE_DISABLED']);
+    expect(errorOf(en).message).toBe('The store is currently unavailable');
+    const ar = await rates(t.app, admin.token, 'ar');
+    expect(errorOf(ar).message).toBe('المتجر غير متاح حالياً');
+  });
+
+  it('checks the guard before the gate', async () => {
+    expect(errorCode(await request(t.app).get('/admin/settings/fx-rates'))).toBe('AUTH_REQUIRED');
+    const user = await signUp(t);
+    const res = await rates(t.app, user.token);
+    expect([res.status, errorCode(res)]).toEqual([403, 'AUTH_FORBIDDEN']);
+  });
+
+  it('with the gate on, answers the documented shape (no rates until the store fetches them)', async () => {
+    const on = await createTestApp({ env: { FEATURE_ESIM_STORE: 'true' } });
+    try {
+      const root = await signUp(on, { name: 'Root' });
+      await on.db.query(`update users set app_role = 'super_admin' where id = $1`, [root.userId]);
+      const res = await rates(on.app, root.token);
+      expect([res.status, res.body]).toEqual([200, { base: 'USD', rates: [] }]);
+    } finally {
+      await on.close();
+    }
+  });
+});
