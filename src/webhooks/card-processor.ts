@@ -5,6 +5,7 @@ import Stripe from 'stripe';
 import { z } from 'zod';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
+import { fromMinorUnits } from '../payments/money';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
 import type { ProcessorEvent } from '../temporal/payments';
 import { isUuid } from '../http/fields';
@@ -58,10 +59,60 @@ const SucceededIntent = IntentRef.extend({
   currency: z.string(),
 });
 
-const PAYMENT_COLUMNS = 'id, order_id, user_id, status, amount, currency, gateway_transaction_id';
-const BY_ID = `select ${PAYMENT_COLUMNS} from payments where id = $1 and provider = 'card_processor'`;
-const BY_INTENT = `select ${PAYMENT_COLUMNS} from payments where gateway_transaction_id = $1 and provider = 'card_processor'
-  order by created_at desc limit 1`;
+/** Payment statuses an event can still change: a success completes a failed payment too; a failure only an open one. */
+const DELIVERABLE: Record<HandledType, string[]> = {
+  'payment_intent.succeeded': ['pending', 'processing', 'failed'],
+  'payment_intent.payment_failed': ['pending', 'processing'],
+  'payment_intent.canceled': ['pending', 'processing'],
+};
+
+/**
+ * The route's one statement (one round trip for every event that names a payment of ours):
+ * finds the payment (by metadata.payment_id, else the newest by intent id) and keeps the event
+ * in the inbox when it is `eligible`: the payment can still take it and, for a success, the
+ * stored payment is exactly what the event says (the gate, $8-$13: text and numeric equality;
+ * null keeps nothing). The gate is never weaker than the four rules, which the route then checks
+ * on the very row returned, so a mismatch is never kept. `appended`: kept now (an eligible event
+ * not appended was in the inbox already: a redelivery).
+ */
+const FIND_AND_KEEP = `with p as (
+  select id, order_id, user_id, status, amount, currency, gateway_transaction_id,
+         status = any($7::text[]) and ($4 <> 'payment_intent.succeeded' or coalesce(
+           id::text = $8 and order_id::text = $9 and user_id::text = $10 and currency = $11
+           and amount = $12::numeric and amount = $13::numeric, false)) as eligible
+    from (
+      select 1 as rank, * from payments where id = $1::uuid and provider = 'card_processor'
+      union all
+      (select 2 as rank, * from payments where gateway_transaction_id = $2 and provider = 'card_processor' order by created_at desc limit 1)
+    ) found order by rank limit 1
+), kept as (
+  insert into webhook_inbox (provider, event_id, payment_id, type, failure_message, received_at, next_attempt_at)
+  select 'card_processor', $3, p.id, $4, $5, $6, now() from p where p.eligible
+  on conflict (provider, event_id) do nothing
+  returning id
+)
+select p.*, exists (select 1 from kept) as appended from p`;
+
+interface FoundPayment extends PaymentRow {
+  eligible: boolean;
+  appended: boolean;
+}
+
+/** What a success must match for the gate: the metadata ids, the currency and both amounts as stored; null when it cannot match. */
+function gateOf(intent: z.infer<typeof SucceededIntent>): string[] | null {
+  const m = intent.metadata;
+  if (intent.status !== 'succeeded' || !m?.payment_id || !m.order_id || !m.user_id) return null;
+  if (!Number.isSafeInteger(intent.amount) || !Number.isSafeInteger(intent.amount_received)) return null;
+  const currency = intent.currency.toUpperCase();
+  return [
+    m.payment_id,
+    m.order_id,
+    m.user_id,
+    currency,
+    fromMinorUnits(intent.amount, currency),
+    fromMinorUnits(intent.amount_received, currency),
+  ];
+}
 
 /** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */
 function signedAt(header: string): number | null {
@@ -115,21 +166,36 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     return envelope.data;
   }
 
-  /** By metadata.payment_id first, then by the intent id we stored at create time. */
-  async function findPayment(intentId: string, metadata: Record<string, string> | null): Promise<PaymentRow | null> {
-    const byMetadata = metadata?.payment_id;
-    if (byMetadata && isUuid(byMetadata)) {
-      const { rows } = await deps.pool.query<PaymentRow>({ name: 'card-webhook-payment-by-id', text: BY_ID, values: [byMetadata] });
-      if (rows[0]) return rows[0];
-    }
-    const { rows } = await deps.pool.query<PaymentRow>({ name: 'card-webhook-payment-by-intent', text: BY_INTENT, values: [intentId] });
+  /** FIND_AND_KEEP for one event: the payment it names (null: none of ours), and whether the event is in the inbox. */
+  async function findAndKeep(
+    event: ProcessorEvent,
+    intent: { id: string; metadata: Record<string, string> | null },
+    gate: string[] | null,
+  ): Promise<FoundPayment | null> {
+    const byMetadata = intent.metadata?.payment_id;
+    const { rows } = await deps.pool.query<FoundPayment>({
+      name: 'card-webhook-find-and-keep',
+      text: FIND_AND_KEEP,
+      values: [
+        byMetadata && isUuid(byMetadata) ? byMetadata : null,
+        intent.id,
+        event.eventId,
+        event.type,
+        event.failureMessage ?? null,
+        clock(),
+        DELIVERABLE[event.type],
+        ...(gate ?? [null, null, null, null, null, null]),
+      ],
+    });
     return rows[0] ?? null;
   }
 
-  /** Into the inbox (a redelivered event id is already there: one row); the relay signals the workflow. */
-  async function keep(paymentId: string, event: ProcessorEvent): Promise<CardProcessorAck> {
-    const appended = await appendToInbox(deps.pool, { provider: 'card_processor', paymentId, event, receivedAt: clock() });
-    if (!appended) logger.debug({ paymentId, eventId: event.eventId }, 'processor event already in the inbox');
+  /** The answer once the rules hold: eligible events are in the inbox (now or from before); others could change nothing. */
+  async function acknowledge(found: FoundPayment, event: ProcessorEvent): Promise<CardProcessorAck> {
+    if (found.eligible || !DELIVERABLE[event.type].includes(found.status)) return { received: true };
+    // The rules hold but the gate refused: it is never weaker than the rules, so this is a bug. Keep the event anyway.
+    logger.error({ paymentId: found.id, eventId: event.eventId }, 'inbox gate refused an event the rules accept; kept it');
+    await appendToInbox(deps.pool, { provider: 'card_processor', paymentId: found.id, event, receivedAt: clock() });
     return { received: true };
   }
 
@@ -137,7 +203,8 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     const parsed = SucceededIntent.safeParse(object);
     if (!parsed.success) throw validationError(issuesOf(parsed.error).map((i) => ({ ...i, path: `data.object.${i.path}` })));
     const intent = parsed.data;
-    const payment = await findPayment(intent.id, intent.metadata);
+    const event: ProcessorEvent = { eventId, type: 'payment_intent.succeeded' };
+    const payment = await findAndKeep(event, intent, gateOf(intent));
     if (!payment) {
       logger.warn({ eventId, intentId: intent.id }, 'succeeded processor event names no payment of ours');
       return { received: true, ignored: true };
@@ -156,34 +223,31 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
       currency: intent.currency,
       metadata: intent.metadata,
     });
-    if (!verification.ok) {
-      let outcome: { recorded: boolean; paymentFailed: boolean };
-      try {
-        outcome = await recordMismatch(deps.orm.em.fork(), {
-          paymentId: payment.id,
-          eventId,
-          eventType: 'payment_intent.succeeded',
-          intentId: intent.id,
-          mismatches: verification.mismatches,
-          now: clock(),
-        });
-      } catch (err) {
-        logger.error(
-          { err, code: AMOUNT_MISMATCH, paymentId: payment.id, eventId },
-          'mismatch could not be recorded; the processor will redeliver',
-        );
-        throw new AppError('PAYMENT_MISMATCH_RECORD_FAILED');
-      }
-      // Structured, and without the payload: which rules failed, expected against received.
-      logger.warn(
-        { code: AMOUNT_MISMATCH, paymentId: payment.id, eventId, intentId: intent.id, mismatches: verification.mismatches, ...outcome },
-        'processor event does not match the stored payment',
+    if (verification.ok) return acknowledge(payment, event);
+    if (payment.eligible) logger.error({ paymentId: payment.id, eventId }, 'inbox gate let through an event the rules refuse');
+    let outcome: { recorded: boolean; paymentFailed: boolean };
+    try {
+      outcome = await recordMismatch(deps.orm.em.fork(), {
+        paymentId: payment.id,
+        eventId,
+        eventType: 'payment_intent.succeeded',
+        intentId: intent.id,
+        mismatches: verification.mismatches,
+        now: clock(),
+      });
+    } catch (err) {
+      logger.error(
+        { err, code: AMOUNT_MISMATCH, paymentId: payment.id, eventId },
+        'mismatch could not be recorded; the processor will redeliver',
       );
-      return { received: true };
+      throw new AppError('PAYMENT_MISMATCH_RECORD_FAILED');
     }
-    // Duplicate of a success we already settled: nothing to keep (settlement is idempotent anyway).
-    if (payment.status === 'completed' || payment.status === 'refunded') return { received: true };
-    return keep(payment.id, { eventId, type: 'payment_intent.succeeded' });
+    // Structured, and without the payload: which rules failed, expected against received.
+    logger.warn(
+      { code: AMOUNT_MISMATCH, paymentId: payment.id, eventId, intentId: intent.id, mismatches: verification.mismatches, ...outcome },
+      'processor event does not match the stored payment',
+    );
+    return { received: true };
   }
 
   async function failed(
@@ -193,15 +257,15 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
   ): Promise<CardProcessorAck> {
     const parsed = IntentRef.safeParse(object);
     if (!parsed.success) throw validationError(issuesOf(parsed.error).map((i) => ({ ...i, path: `data.object.${i.path}` })));
-    const payment = await findPayment(parsed.data.id, parsed.data.metadata);
+    const failureMessage = type === 'payment_intent.payment_failed' ? (parsed.data.last_payment_error?.message ?? undefined) : undefined;
+    const event: ProcessorEvent = { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) };
+    // A completed payment is never downgraded, and a failed one is failed already: the statement keeps nothing for those.
+    const payment = await findAndKeep(event, parsed.data, null);
     if (!payment) {
       logger.info({ eventId, eventType: type, intentId: parsed.data.id }, 'processor event names no payment of ours');
       return { received: true, ignored: true };
     }
-    // A completed payment is never downgraded; a failed one is failed already.
-    if (payment.status !== 'pending' && payment.status !== 'processing') return { received: true };
-    const failureMessage = type === 'payment_intent.payment_failed' ? (parsed.data.last_payment_error?.message ?? undefined) : undefined;
-    return keep(payment.id, { eventId, type, ...(failureMessage ? { failureMessage: failureMessage.slice(0, 500) } : {}) });
+    return acknowledge(payment, event);
   }
 
   return {

@@ -226,6 +226,11 @@ describe('POST /webhooks/card-processor: events', () => {
       (p) => [{ rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: '00000000-0000-4000-8000-000000000000' }],
     ],
     [
+      '4. metadata order_id in capitals (ids compare as text, as stored)',
+      (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId.toUpperCase(), user_id: p.userId } }),
+      (p) => [{ rule: 'metadata', field: 'metadata.order_id', expected: p.orderId, received: p.orderId.toUpperCase() }],
+    ],
+    [
       '4. metadata user_id missing',
       (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
       (p) => [{ rule: 'metadata', field: 'metadata.user_id', expected: p.userId, received: null }],
