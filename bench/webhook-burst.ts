@@ -2,37 +2,41 @@
  * Webhook burst (part of `npm run bench`; `--no-webhooks` skips it, `--only webhooks`
  * runs nothing else).
  *
- * What the issue asked: 1,000 signed `payment_intent.succeeded` deliveries to
+ * What the issues asked: 1,000 signed `payment_intent.succeeded` deliveries to
  * POST /webhooks/card-processor, 10 per payment for 100 payments, are all
  * acknowledged, and each payment ends `completed` exactly once with one
- * settlement; the acknowledgement throughput and p99 are reported next to GET
- * /healthz, measured the same way on the same API process in the same run.
+ * settlement; the acknowledgement throughput (budget: at least 20% of GET /healthz)
+ * and p99 are reported next to GET /healthz, measured the same way on the same API
+ * process in the same run. Then payment → `activated` latency
+ * (bench/activation-latency.ts), and the burst again with Temporal stopped.
  *
  * Processes (each its own, like the rest of the bench):
- *   - the Temporal CLI dev server (in memory, loopback, headless, our search
- *     attributes registered), started here;
+ *   - the Temporal CLI dev server (loopback, headless, our search attributes
+ *     registered, its database in a SQLite file so it can be stopped and started
+ *     again with its state), started here;
  *   - a worker with the real workflows and the real activities (worker/main.ts
- *     startWorker + buildActivityDeps), a fork of this file with `--worker`;
- *   - the API under test, the `app+temporal` server kind of run.ts: the real app
- *     with the real Temporal client, signalling the dev server;
+ *     startWorker + buildActivityDeps) and the webhook relay (src/webhooks/relay.ts,
+ *     as worker/main.ts starts it), a fork of this file with `--worker`;
+ *   - the API under test, the `app+temporal` server kind of run.ts: the real app,
+ *     whose webhook route verifies and writes the inbox (it never calls Temporal);
  *   - the bench's PostgreSQL and, in the parent, the load generator.
  *
- * Fixtures (SQL, as test/helpers/webhooks.ts insertPayment writes them): one user
- * owning 100 pending activations, each with its order and a card-processor payment
- * in `processing`, and a running activation workflow per activation (started as
- * the create route starts it) so each settlement's "order paid" signal has a target.
+ * Fixtures (SQL, as test/helpers/webhooks.ts insertPayment writes them): per payment
+ * a person, a pending activation with its order and a card-processor payment in
+ * `processing`, and a running activation workflow (started as the create route
+ * starts it) so each settlement's "order paid" signal has a target.
  *
  * The burst: per payment 4 distinct event ids delivered 4, 3, 2 and 1 times (a
  * processor redelivers the same event, and may send one state in several events),
  * every delivery signed anew (`Processor-Signature`, the processor's own library).
  * Payments go in blocks that fill the connections, shuffled within the block, so a
- * payment's 10 deliveries are in flight together and race each other: for the
- * workflow id (signal-with-start) and against the settlement completing the payment.
- * The worker settles while the burst runs, as it would in production.
+ * payment's 10 deliveries are in flight together and race each other: for the inbox
+ * row (one per event id) and against the settlement completing the payment. The
+ * relay and the worker settle while the burst runs, as they would in production.
  *
  * Measurement: after a warm-up (--warmup seconds of GET /healthz and of signed
- * deliveries naming no payment of ours, which warm the route without reaching
- * Temporal), GET /healthz, the burst, and once settled GET /healthz again: 1,000
+ * deliveries naming no payment of ours, which warm the route without writing the
+ * inbox), GET /healthz, the burst, and once settled GET /healthz again: 1,000
  * requests each at the same concurrency (--connections), by the same client
  * (node:http, keep-alive, one request at a time per connection). Throughput is
  * requests / wall time of the batch; latency is per request, from the request to the
@@ -41,49 +45,68 @@
  *
  * After the burst it waits (bounded, SETTLE_TIMEOUT_MS) for every payment to complete
  * and every settlement run to close, and checks, PASS or FAIL each: all acknowledged;
- * every payment completed with a receipt and its order paid; exactly one settlement
- * run per payment (Temporal visibility, polled until stable: it is eventually
- * consistent), closed `completed`, named by the payment's one settlement receipt;
- * completed once (no write to the payment row after the completing one, receipt and
- * paid_at unchanged since first seen, no mismatch record); each activation got
- * exactly one orderPaid signal (its history) and reads paid (its query).
+ * the acknowledgement throughput budget; every payment completed with a receipt and
+ * its order paid; exactly one settlement run per payment (Temporal visibility, polled
+ * until stable: it is eventually consistent), closed `completed`, named by the
+ * payment's one settlement receipt; completed once (no write to the payment row after
+ * the completing one, receipt and paid_at unchanged since first seen, no mismatch
+ * record); each activation got exactly one orderPaid signal (its history) and reads
+ * paid (its query).
+ *
+ * Temporal stopped during the burst (last): 100 more payments, the dev server stopped
+ * (SIGTERM), the same burst sent (every delivery must still be acknowledged), the
+ * server kept down OUTAGE_SECONDS more while the relay retries, then started again on
+ * the same port and file; the same settlement checks then hold for these payments
+ * (each settles exactly once, after Temporal is back).
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import path from 'node:path';
 import pino from 'pino';
-import Stripe from 'stripe';
 import type { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
 import { loadConfig } from '../src/config';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { nativePool, openOrm } from '../src/db/orm';
-import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../src/temporal/activations';
+import { SEARCH_ATTRIBUTES } from '../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
 import { paymentWorkflowId } from '../workflows/settlement-contract';
+import { measureActivationLatency, printLatency, type LatencyReport } from './activation-latency';
 import { pidAlive } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
+import {
+  acknowledged,
+  DELIVERIES_PER_PAYMENT,
+  EVENT_COPIES,
+  forEachConcurrently,
+  httpClient,
+  insertFixtures,
+  planDeliveries,
+  sign,
+  startActivations,
+  succeededEvent,
+  TASK_QUEUE,
+  WEBHOOK_PATH,
+  type Answer,
+  type PaymentFixture,
+} from './webhook-fixtures';
 
 // ---------------------------------------------------------------------------
 // Parameters
 // ---------------------------------------------------------------------------
 
 const PAYMENTS = 100;
-/** Copies of each distinct event of one payment: 4 event ids, 10 deliveries. */
-const EVENT_COPIES = [4, 3, 2, 1];
-const DELIVERIES_PER_PAYMENT = EVENT_COPIES.reduce((a, b) => a + b, 0);
 const DELIVERIES = PAYMENTS * DELIVERIES_PER_PAYMENT;
 const SETTLE_TIMEOUT_MS = 60_000;
-const AMOUNT = '49.00';
-const AMOUNT_MINOR = 4900;
-const CURRENCY = 'SAR';
-const TASK_QUEUE = 'bench-webhooks';
-const WEBHOOK_PATH = '/webhooks/card-processor';
 const HEALTHZ_PATH = '/healthz';
+/** Budget: webhook acknowledgements per second at least this share of GET /healthz requests per second. */
+const ACK_BUDGET_RATIO = 0.2;
+/** Temporal stays stopped this long after the outage burst's last acknowledgement (the relay retries meanwhile). */
+const OUTAGE_SECONDS = 3;
+/** Fixture sets (ICCIDs apart): the burst, the latency phase, the outage burst. */
+const FIXTURE_SET = { burst: 1, latency: 2, outage: 3 } as const;
 
 const ROOT = path.resolve(__dirname, '..', '..'); // dist/bench -> repository root
 const OUT_DIR = path.join(ROOT, '.data', 'bench');
@@ -158,8 +181,26 @@ export interface WebhookReport {
   signalsToSettlement: number;
   settlementRuns: number;
   seconds: { setup: Record<string, number>; measure: number; settleAndVerify: number; total: number };
+  /** The burst's checks, the acknowledgement budget among them. */
   checks: Check[];
+  latency: LatencyReport;
+  outage: OutageReport;
   verdict: 'PASS' | 'FAIL';
+}
+
+/** The burst again with the Temporal dev server stopped, then started again. */
+export interface OutageReport {
+  payments: number;
+  deliveries: number;
+  ack: Batch;
+  /** From stopping the server to its frontend answering again. */
+  downSeconds: number;
+  /** Inbox rows the relay had tried to hand over (and failed) while the server was down. */
+  retriedRows: number;
+  /** From the restart until every payment read `completed` (null: not within the timeout). */
+  settledSecondsAfterRestart: number | null;
+  settlementRuns: number;
+  checks: Check[];
 }
 
 // ---------------------------------------------------------------------------
@@ -186,6 +227,21 @@ export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
     );
     const m = await measure(local, deps, stack);
     const verification = await verify(stack.db.pool, stack.temporal.client, stack.payments, m.ack, m.settled);
+    const checks = [verification.checks[0], ackBudgetCheck(m.throughputRatio), ...verification.checks.slice(1)];
+    const settleAndVerify = seconds(m.burstEnd);
+    printOutcome(m, verification, checks);
+    const latency = await measureActivationLatency({
+      orm: stack.db.orm,
+      pool: stack.db.pool,
+      client: stack.temporal.client,
+      http: m.http,
+      secret: stack.secret,
+      fixtureSet: FIXTURE_SET.latency,
+    });
+    printLatency(latency);
+    const outage = await outageBurst(deps, stack, m.http);
+    printOutage(outage);
+    const pass = [...checks, ...outage.checks].every((c) => c.pass) && latency.budget.verdict === 'PASS';
     const report: WebhookReport = {
       route: `POST ${WEBHOOK_PATH}`,
       payments: PAYMENTS,
@@ -199,11 +255,13 @@ export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
       settledSecondsAfterBurst: m.settled.completedAt === null ? null : (m.settled.completedAt - m.burstEnd) / 1000,
       signalsToSettlement: verification.signalsToSettlement,
       settlementRuns: verification.settlementRuns,
-      seconds: { setup: stack.setup, measure: m.seconds, settleAndVerify: seconds(m.burstEnd), total: seconds(t0) },
-      checks: verification.checks,
-      verdict: verification.checks.every((c) => c.pass) ? 'PASS' : 'FAIL',
+      seconds: { setup: stack.setup, measure: m.seconds, settleAndVerify, total: seconds(t0) },
+      checks,
+      latency,
+      outage,
+      verdict: pass ? 'PASS' : 'FAIL',
     };
-    printOutcome(report);
+    console.log(`  webhook phase ${fmt(report.seconds.total, 1)} s`);
     return report;
   } finally {
     await local.run();
@@ -244,9 +302,15 @@ async function setUp(local: Cleanups, deps: BurstDeps): Promise<Stack> {
     return child;
   });
   const db = await openDatabase(local, deps.databaseUrl);
-  const payments = await timed('fixtures', () => insertFixtures(db.orm, db.pool));
+  const payments = await timed('fixtures', () => insertFixtures(db.orm, db.pool, PAYMENTS, FIXTURE_SET.burst));
   await timed('activations', () => startActivations(temporal.client, payments));
   return { temporal, worker, api, secret, db, payments, setup };
+}
+
+async function openDatabase(local: Cleanups, url: string): Promise<{ orm: MikroORM; pool: Pool }> {
+  const orm = await openOrm(url, 4);
+  local.add('database connections', () => orm.close());
+  return { orm, pool: await nativePool(orm) };
 }
 
 interface Measured {
@@ -259,6 +323,8 @@ interface Measured {
   burstEnd: number;
   /** Warm-up, GET /healthz before and the burst. */
   seconds: number;
+  /** The client, for the phases after the burst. */
+  http: ReturnType<typeof httpClient>;
 }
 
 /** Warm-up, GET /healthz, the burst, settlement, GET /healthz again; prints the table. */
@@ -268,7 +334,10 @@ async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<
   const http = httpClient(stack.api.port, deps.connections);
   // The executor turns a throw into a rejection, which the clean-up list reports and moves past.
   local.add('HTTP agent', () => new Promise<void>((resolve) => resolve(http.close())));
-  const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid, temporal: stack.temporal.proc.pid }, deps.postgresCpu);
+  const meters = cpuMeters(
+    { api: stack.api.proc.pid, worker: stack.worker.pid, temporal: stack.temporal.current.proc.pid },
+    deps.postgresCpu,
+  );
   await warmUp(http, stack.secret, deps.connections, deps.warmupSeconds);
   const healthz = (when: string) =>
     runBatch(
@@ -299,7 +368,60 @@ async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<
   const throughputRatio = ack.rps / baseline.rps;
   const p99Ratio = ack.latencyMs.p99 / baseline.p99;
   printBatches([before, ack, after], throughputRatio, p99Ratio);
-  return { healthz: [before, after], ack, throughputRatio, p99Ratio, settled, burstEnd, seconds: measureSeconds };
+  return { healthz: [before, after], ack, throughputRatio, p99Ratio, settled, burstEnd, seconds: measureSeconds, http };
+}
+
+function ackBudgetCheck(throughputRatio: number): Check {
+  return {
+    name: `acknowledgement throughput at least ${fmt(ACK_BUDGET_RATIO * 100, 0)}% of GET ${HEALTHZ_PATH}`,
+    pass: throughputRatio >= ACK_BUDGET_RATIO,
+    detail: `${fmt(throughputRatio * 100, 1)}%`,
+  };
+}
+
+/**
+ * Temporal stopped during a burst: 100 more payments with their activation workflows, the
+ * dev server stopped, the burst sent (every delivery acknowledged: the route writes the
+ * inbox only), the server kept down OUTAGE_SECONDS more while the relay retries, then
+ * started again with its database; then the burst's settlement checks for these payments.
+ */
+async function outageBurst(deps: BurstDeps, stack: Stack, http: ReturnType<typeof httpClient>): Promise<OutageReport> {
+  const payments = await insertFixtures(stack.db.orm, stack.db.pool, PAYMENTS, FIXTURE_SET.outage);
+  await startActivations(stack.temporal.client, payments);
+  const deliveries = planDeliveries(payments, stack.secret, deps.connections);
+  console.log(`
+Temporal stopped during the burst: ${PAYMENTS} more payments, ${fmt(deliveries.length, 0)} deliveries`);
+  const down = performance.now();
+  await stopDevServer(stack.temporal, deps);
+  const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid }, deps.postgresCpu);
+  const ack = await runBatch(
+    `POST ${WEBHOOK_PATH} (Temporal stopped)`,
+    deliveries,
+    deps.connections,
+    meters,
+    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }),
+    acknowledged,
+    (d) => `payment ${d.payment} event ${d.eventId}`,
+  );
+  await sleep(OUTAGE_SECONDS * 1000);
+  const { rows } = await stack.db.pool.query<{ n: string }>(
+    `select count(*) as n from webhook_inbox where payment_id = any($1::uuid[]) and status = 'pending' and attempts > 0`,
+    [payments.map((p) => p.paymentId)],
+  );
+  await restartDevServer(stack.temporal);
+  const restarted = performance.now();
+  const settled = await waitForSettlement(stack.db.pool, stack.temporal.client, payments, restarted);
+  const verification = await verify(stack.db.pool, stack.temporal.client, payments, ack, settled);
+  return {
+    payments: PAYMENTS,
+    deliveries: deliveries.length,
+    ack,
+    downSeconds: (restarted - down) / 1000,
+    retriedRows: Number(rows[0].n),
+    settledSecondsAfterRestart: settled.completedAt === null ? null : (settled.completedAt - restarted) / 1000,
+    settlementRuns: payments.reduce((n, p) => n + (settled.runs.get(paymentWorkflowId(p.paymentId))?.length ?? 0), 0),
+    checks: verification.checks.map((c) => ({ ...c, name: `Temporal stopped: ${c.name}` })),
+  };
 }
 
 /**
@@ -329,9 +451,12 @@ class Cleanups {
 // ---------------------------------------------------------------------------
 
 interface DevServer {
-  proc: ChildProcess;
   address: string;
   client: Client;
+  /** The command line, to start the same server again: same port, same database file. */
+  args: string[];
+  /** The server's process; replaced when it is started again. */
+  current: { proc: ChildProcess };
 }
 
 /** The CLI's name for each search attribute type (`--search-attribute Name=Keyword`). */
@@ -345,21 +470,27 @@ const CLI_TYPE: Record<string, string> = {
   KEYWORD_LIST: 'KeywordList',
 };
 
+function temporalCli(): string {
+  const cli = process.env.TEMPORAL_CLI_PATH;
+  if (!cli || !existsSync(cli)) {
+    throw new Error(`Temporal CLI not found (TEMPORAL_CLI_PATH=${cli ?? ''}); run through npm run bench, or source scripts/env.sh`);
+  }
+  return cli;
+}
+
 /**
- * `temporal server start-dev` in memory on a free loopback port, with the search
+ * `temporal server start-dev` on a free loopback port, its database in a SQLite file of
+ * this run (so it can be stopped and started again with its state), with the search
  * attributes the app sets (activation runs fail to start without them). Its log goes
  * to .data/bench/webhooks-temporal.log. Returns once the default namespace answers
  * and lists our search attributes, with a client connected to it.
  */
 async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServer> {
-  const cli = process.env.TEMPORAL_CLI_PATH;
-  if (!cli || !existsSync(cli)) {
-    throw new Error(`Temporal CLI not found (TEMPORAL_CLI_PATH=${cli ?? ''}); run through npm run bench, or source scripts/env.sh`);
-  }
+  const cli = temporalCli();
   stopStaleDevServers();
   const port = await deps.freePort(61000, 63000);
   const address = `127.0.0.1:${port}`;
-  const attributes = Object.values(SEARCH_ATTRIBUTES);
+  const dbFile = devServerFile(process.pid, 'db');
   const args = [
     'server',
     'start-dev',
@@ -368,23 +499,55 @@ async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServ
     '--port',
     String(port),
     '--headless',
+    '--db-filename',
+    dbFile,
     '--log-level',
     'warn',
     ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
-    ...attributes.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`]),
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE[key.type]}`]),
   ];
   mkdirSync(OUT_DIR, { recursive: true });
-  const log = openSync(TEMPORAL_LOG, 'w');
+  removeDbFiles(dbFile);
+  const current = { proc: spawnDevServer(cli, args, 'w') };
+  local.add('Temporal dev server', async () => {
+    await deps.stopChild(current.proc);
+    removeDbFiles(dbFile);
+  });
+  const connection = await connectWhenReady(current.proc, address);
+  local.add('Temporal client', () => connection.close());
+  // The development payload key, as the API and worker children (their configs leave TEMPORAL_PAYLOAD_KEYS unset).
+  const dataConverter = dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: undefined });
+  return { address, args, current, client: new Client({ connection, namespace: 'default', dataConverter }) };
+}
+
+/** Stops the server (SIGTERM, as an operator would) and waits for it to exit. */
+async function stopDevServer(server: DevServer, deps: BurstDeps): Promise<void> {
+  await deps.stopChild(server.current.proc);
+}
+
+/** Starts the same server again (same port, same database file) and waits until it answers. */
+async function restartDevServer(server: DevServer): Promise<void> {
+  server.current.proc = spawnDevServer(temporalCli(), server.args, 'a');
+  const connection = await connectWhenReady(server.current.proc, server.address);
+  await connection.close();
+}
+
+function spawnDevServer(cli: string, args: string[], logFlags: 'w' | 'a'): ChildProcess {
+  const log = openSync(TEMPORAL_LOG, logFlags);
   const proc = spawn(cli, args, { stdio: ['ignore', log, log] });
   closeSync(log);
   // The pid file lets the next run stop this server if the bench is killed outright.
-  const pidFile = devServerPidFile(process.pid);
+  const pidFile = devServerFile(process.pid, 'pid');
   writeFileSync(pidFile, String(proc.pid));
   const forget = () => rmSync(pidFile, { force: true });
   proc.once('exit', forget);
   killOnExit(proc, forget);
-  local.add('Temporal dev server', () => deps.stopChild(proc));
+  return proc;
+}
 
+/** A connection once the default namespace answers and lists our search attributes. */
+async function connectWhenReady(proc: ChildProcess, address: string): Promise<Connection> {
+  const attributes = Object.values(SEARCH_ATTRIBUTES);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
@@ -394,13 +557,7 @@ async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServ
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         const listed = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-        const missing = attributes.filter((key) => !listed.customAttributes?.[key.name]);
-        if (missing.length === 0) {
-          local.add('Temporal client', () => connection.close());
-          // The development payload key, as the API and worker children (their configs leave TEMPORAL_PAYLOAD_KEYS unset).
-          const dataConverter = dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: undefined });
-          return { proc, address, client: new Client({ connection, namespace: 'default', dataConverter }) };
-        }
+        if (attributes.every((key) => listed.customAttributes?.[key.name])) return connection;
       } catch {
         // namespace or attributes not there yet
       }
@@ -411,6 +568,11 @@ async function startDevServer(local: Cleanups, deps: BurstDeps): Promise<DevServ
     if (Date.now() > deadline) throw new Error(`the Temporal dev server did not become ready; see ${path.relative(ROOT, TEMPORAL_LOG)}`);
     await sleep(250);
   }
+}
+
+/** SQLite's files of the server's database. */
+function removeDbFiles(dbFile: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${dbFile}${suffix}`, { force: true });
 }
 
 /**
@@ -427,20 +589,25 @@ function killOnExit(proc: ChildProcess, also?: () => void): void {
   proc.once('exit', () => process.off('exit', kill));
 }
 
-function devServerPidFile(benchPid: number): string {
-  return path.join(OUT_DIR, `webhooks-temporal.${benchPid}.pid`);
+function devServerFile(benchPid: number, kind: 'pid' | 'db'): string {
+  return path.join(OUT_DIR, `webhooks-temporal.${benchPid}.${kind}`);
 }
 
 /**
  * A dev server left by a bench that was killed outright (SIGKILL): stop it if its
- * bench is gone and the pid still is a `start-dev` (not a reused pid).
+ * bench is gone and the pid still is a `start-dev` (not a reused pid), and remove its
+ * database file.
  */
 function stopStaleDevServers(): void {
   if (!existsSync(OUT_DIR)) return;
   for (const entry of readdirSync(OUT_DIR)) {
-    const benchPid = Number(/^webhooks-temporal\.(\d+)\.pid$/.exec(entry)?.[1]);
-    if (!benchPid || pidAlive(benchPid)) continue;
+    const [, benchPid, kind] = /^webhooks-temporal\.(\d+)\.(pid|db)$/.exec(entry) ?? [];
+    if (!benchPid || pidAlive(Number(benchPid))) continue;
     const file = path.join(OUT_DIR, entry);
+    if (kind === 'db') {
+      removeDbFiles(file);
+      continue;
+    }
     const pid = Number(readFileSync(file, 'utf8'));
     if (pid && commandLine(pid).includes('start-dev')) process.kill(pid, 'SIGKILL');
     rmSync(file, { force: true });
@@ -483,15 +650,17 @@ async function startWorkerChild(local: Cleanups, deps: BurstDeps, address: strin
 
 /**
  * Worker child entry: the real workflows and activities (as worker/main.ts builds
- * them) on the bench database and dev server. Stops on 'stop', on a signal, and
+ * them) and the webhook relay on the bench database and dev server. Stops on 'stop', on a signal, and
  * when the bench is gone (IPC disconnect), so it never outlives it.
  */
 async function workerChild(): Promise<void> {
   // Loaded here only: the parent never needs the worker SDK (native runtime, bundler).
   const { DefaultLogger, Runtime } = await import('@temporalio/worker');
   const { buildActivityDeps, startWorker } = await import('../worker/main.js');
+  const { startInboxRelay } = await import('../src/webhooks/relay.js');
   const send = (msg: WorkerMessage) => process.send?.(msg);
   let running: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let relay: ReturnType<typeof startInboxRelay> | undefined;
   let orm: MikroORM | undefined;
   let stopping = false;
   const stop = async (code = 0) => {
@@ -500,6 +669,7 @@ async function workerChild(): Promise<void> {
     // A graceful shutdown waits for running tasks, which can retry for long once Temporal or PostgreSQL is gone.
     setTimeout(() => process.exit(code), 5_000);
     await running?.shutdown().catch(() => undefined);
+    await relay?.stop().catch(() => undefined);
     await orm?.close().catch(() => undefined);
     process.exit(code);
   };
@@ -508,7 +678,12 @@ async function workerChild(): Promise<void> {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+    // The core logs every failed poll while the outage phase keeps the server stopped: errors only.
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      shutdownSignals: [],
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, console: {} } },
+    });
     const config = loadConfig({
       NODE_ENV: 'test',
       CONTRACT_CHECKS: 'false',
@@ -517,216 +692,31 @@ async function workerChild(): Promise<void> {
       TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS,
       TEMPORAL_TASK_QUEUE: process.env.BENCH_TEMPORAL_TASK_QUEUE,
       MESSAGES_FILE: process.env.BENCH_MESSAGES_FILE,
+      // Mock providers without delays: the payment -> activated latency is the system's own.
+      MOCK_IDENTITY_DELAY_MS: '0',
+      MOCK_OPERATOR_DELAY_MS: '0',
+      // Settled runs close soon after the burst, so the checks can see them closed; still longer than
+      // the relay's 5 s hand-over deadline, so a delivery that read the payment as processing lands in the same run.
+      PAYMENT_SETTLEMENT_LINGER_SECONDS: '6',
     });
     orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
+    const logger = pino({ name: 'bench-worker', level: 'warn' });
     running = await startWorker({
       activityDeps: buildActivityDeps(config, orm),
       dataConverter: dataConverterFromConfig(config),
       address: config.TEMPORAL_ADDRESS,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       connectTimeoutMs: 30_000,
-      logger: pino({ name: 'bench-worker', level: 'warn' }),
+      logger,
     });
+    // As worker/main.ts: the relay hands the API's inbox rows to the settlement workflows.
+    relay = startInboxRelay(config, { pool: await nativePool(orm), logger });
     send({ type: 'ready' });
     await running.done;
   } catch (err) {
     send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     await stop(1);
   }
-}
-
-// ---------------------------------------------------------------------------
-// Fixtures
-// ---------------------------------------------------------------------------
-
-interface PaymentFixture {
-  paymentId: string;
-  orderId: string;
-  userId: string;
-  activationId: string;
-  intentId: string;
-}
-
-async function openDatabase(local: Cleanups, url: string): Promise<{ orm: MikroORM; pool: Pool }> {
-  const orm = await openOrm(url, 4);
-  local.add('database connections', () => orm.close());
-  return { orm, pool: await nativePool(orm) };
-}
-
-/**
- * One user (the SIM limit per user is the create route's rule, not the schema's),
- * and per payment an order, its item, a pending activation and a card-processor
- * payment in `processing`, columns as test/helpers/webhooks.ts insertPayment writes
- * them. One statement; ids from PostgreSQL, returned in order.
- */
-async function insertFixtures(orm: MikroORM, pool: Pool): Promise<PaymentFixture[]> {
-  await seedDemoCatalog(orm.em.fork()); // idempotent: the history phase may have seeded it
-  const userId = randomUUID();
-  await pool.query(
-    `insert into users (id, name, app_role, identity_type, is_active, created_at, updated_at)
-     values ($1, 'Webhook bench user', 'end_user', 'citizen', true, now(), now())`,
-    [userId],
-  );
-  const { rows } = await pool.query<{ payment_id: string; order_id: string; activation_id: string; intent_id: string }>(
-    `with spec as materialized (
-       select n, gen_random_uuid() as order_id, gen_random_uuid() as item_id, gen_random_uuid() as activation_id,
-              gen_random_uuid() as payment_id, '8999901' || lpad(n::text, 12, '0') as iccid
-         from generate_series(1, $2::int) n
-     ), o as (
-       insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at)
-       select order_id, $1, 'pending_payment', $3::numeric, $4, now(), now() from spec
-     ), i as (
-       insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar)
-       select item_id, order_id, $5, iccid, 1, $3::numeric from spec
-     ), a as (
-       insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status,
-                                identity_status, created_at, updated_at)
-       select activation_id, order_id, item_id, $1, $6, $5, iccid, 'physical', 'pending', 'waiting', now(), now() from spec
-     ), p as (
-       insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
-                             gateway_transaction_id, client_secret, created_at, updated_at)
-       select payment_id, order_id, $1, 'card_scheme_1', 'card_processor', 'processing', $3::numeric, $4, 'bench-' || payment_id,
-              repeat('0', 64), 'pi_' || left(replace(payment_id::text, '-', ''), 24),
-              'pi_' || left(replace(payment_id::text, '-', ''), 24) || '_secret', now(), now()
-         from spec
-     )
-     select payment_id, order_id, activation_id, 'pi_' || left(replace(payment_id::text, '-', ''), 24) as intent_id from spec order by n`,
-    [userId, PAYMENTS, AMOUNT, CURRENCY, DEMO.packages.starter, DEMO.operators.mock],
-  );
-  return rows.map((r) => ({ paymentId: r.payment_id, orderId: r.order_id, userId, activationId: r.activation_id, intentId: r.intent_id }));
-}
-
-/**
- * Starts every activation's workflow as the create route does (pending, unpaid;
- * identity never verified, so it stays pending), then asks each for its state: the
- * worker has run them all before the measurement starts.
- */
-async function startActivations(client: Client, payments: PaymentFixture[]): Promise<void> {
-  const workflows = createActivationWorkflows(client, loadConfig({ NODE_ENV: 'test', TEMPORAL_TASK_QUEUE: TASK_QUEUE }));
-  await forEachConcurrently(payments, 10, (p) =>
-    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
-  );
-  await forEachConcurrently(payments, 10, async (p) => {
-    const state = await client.workflow.getHandle(activationWorkflowId(p.activationId)).query(stateQuery);
-    if (state.status !== 'pending' || state.paid)
-      throw new Error(`activation ${p.activationId} is not pending and unpaid: ${JSON.stringify(state)}`);
-  });
-}
-
-async function forEachConcurrently<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      for (let i = next++; i < items.length; i = next++) await fn(items[i]);
-    }),
-  );
-}
-
-// ---------------------------------------------------------------------------
-// Deliveries
-// ---------------------------------------------------------------------------
-
-interface Delivery {
-  payment: number;
-  eventId: string;
-  body: string;
-  header: string;
-}
-
-/** A succeeded event about the payment's intent that passes all four settlement rules. */
-function succeededEvent(p: Pick<PaymentFixture, 'paymentId' | 'orderId' | 'userId' | 'intentId'>, eventId: string) {
-  return {
-    id: eventId,
-    object: 'event',
-    type: 'payment_intent.succeeded',
-    created: Math.floor(Date.now() / 1000),
-    data: {
-      object: {
-        id: p.intentId,
-        object: 'payment_intent',
-        status: 'succeeded',
-        amount: AMOUNT_MINOR,
-        amount_received: AMOUNT_MINOR,
-        currency: CURRENCY.toLowerCase(),
-        metadata: { payment_id: p.paymentId, order_id: p.orderId, user_id: p.userId },
-        last_payment_error: null,
-      },
-    },
-  };
-}
-
-/** `Processor-Signature` for the raw body, made by the processor's own library. */
-function sign(body: string, secret: string): string {
-  return Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: Math.floor(Date.now() / 1000) });
-}
-
-/**
- * All deliveries, signed, in sending order: payments in blocks that fill the
- * connections (5 payments at 50), each block shuffled, so all 10 deliveries of a
- * payment are in flight at about the same time.
- */
-function planDeliveries(payments: PaymentFixture[], secret: string, connections: number): Delivery[] {
-  const perPayment = payments.map((p, payment) =>
-    EVENT_COPIES.flatMap((copies, k) => {
-      const eventId = `evt_bench_${payment}_${k}_${randomBytes(4).toString('hex')}`;
-      const body = JSON.stringify(succeededEvent(p, eventId));
-      return Array.from({ length: copies }, () => ({ payment, eventId, body, header: sign(body, secret) }));
-    }),
-  );
-  const block = Math.max(1, Math.floor(connections / DELIVERIES_PER_PAYMENT));
-  const order: Delivery[] = [];
-  for (let i = 0; i < perPayment.length; i += block) order.push(...shuffle(perPayment.slice(i, i + block).flat()));
-  return order;
-}
-
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
-}
-
-/** 200 with `{ received: true }` and not `ignored` (ignored: the route found no payment of ours). */
-function acknowledged(r: { status: number; body: string }): boolean {
-  if (r.status !== 200) return false;
-  try {
-    const ack = JSON.parse(r.body) as { received?: unknown; ignored?: unknown };
-    return ack.received === true && ack.ignored === undefined;
-  } catch {
-    return false;
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Load generation
-// ---------------------------------------------------------------------------
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** Keep-alive HTTP/1.1 to the API on at most `connections` sockets. */
-function httpClient(port: number, connections: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const send = (method: string, urlPath: string, body?: string, headers: Record<string, string> = {}) =>
-    new Promise<Answer>((resolve, reject) => {
-      const allHeaders =
-        body === undefined
-          ? headers
-          : { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
-      const req = request({ host: '127.0.0.1', port, method, path: urlPath, agent, headers: allHeaders }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { send, close: () => agent.destroy() };
 }
 
 /**
@@ -1096,24 +1086,39 @@ function printBatches(batches: Batch[], throughputRatio: number, p99Ratio: numbe
   }
 }
 
-function printOutcome(r: WebhookReport): void {
+function printOutcome(m: Measured, v: Verification, checks: Check[]): void {
   const after =
-    r.settledSecondsAfterBurst === null
+    m.settled.completedAt === null
       ? `not within ${SETTLE_TIMEOUT_MS / 1000} s`
-      : `${fmt(r.settledSecondsAfterBurst, 2)} s after the last acknowledgement`;
+      : `${fmt((m.settled.completedAt - m.burstEnd) / 1000, 2)} s after the last acknowledgement`;
   console.log(
-    `  settlement: every payment completed ${after}; ${r.settlementRuns} settlement runs; ` +
-      `${fmt(r.signalsToSettlement, 0)} of ${fmt(r.deliveries, 0)} deliveries reached a run as a signal ` +
-      `(the route acknowledges a completed payment's deliveries without one; runs drop repeated event ids)`,
+    `  settlement: every payment completed ${after}; ${v.settlementRuns} settlement runs; ` +
+      `${fmt(v.signalsToSettlement, 0)} of ${fmt(DELIVERIES, 0)} deliveries reached a run as a signal ` +
+      `(one inbox row per event id; the route and the relay skip events of a completed payment; runs drop repeated event ids)`,
   );
-  for (const c of r.checks) console.log(`  ${c.pass ? 'PASS' : '*** FAIL ***'}  ${c.name}: ${c.detail}`);
+  printChecks(checks);
+}
+
+function printOutage(r: OutageReport): void {
+  const l = r.ack.latencyMs;
   console.log(
-    `  webhook phase ${fmt(r.seconds.total, 1)} s (set-up ${fmt(
-      Object.values(r.seconds.setup).reduce((a, b) => a + b, 0),
-      1,
-    )} s, ` +
-      `warm-up and measurement ${fmt(r.seconds.measure, 1)} s, settlement, GET /healthz again and checks ${fmt(r.seconds.settleAndVerify, 1)} s)`,
+    `  ${fmt(r.ack.requests - r.ack.failures, 0)} of ${fmt(r.ack.requests, 0)} deliveries acknowledged with Temporal stopped: ` +
+      `${fmt(r.ack.rps, 0)} req/s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms`,
   );
+  for (const f of r.ack.failureSamples) console.log(`  FAILED ${f.what}: ${f.status} ${f.body}`);
+  const settled =
+    r.settledSecondsAfterRestart === null
+      ? `not within ${SETTLE_TIMEOUT_MS / 1000} s`
+      : `${fmt(r.settledSecondsAfterRestart, 2)} s after it answered again`;
+  console.log(
+    `  Temporal down ${fmt(r.downSeconds, 1)} s (${OUTAGE_SECONDS} s after the last acknowledgement, then started again with its database); ` +
+      `${r.retriedRows} inbox rows had been tried and kept meanwhile; every payment completed ${settled}; ${r.settlementRuns} settlement runs`,
+  );
+  printChecks(r.checks);
+}
+
+function printChecks(checks: Check[]): void {
+  for (const c of checks) console.log(`  ${c.pass ? 'PASS' : '*** FAIL ***'}  ${c.name}: ${c.detail}`);
 }
 
 function sleep(ms: number): Promise<void> {
