@@ -278,14 +278,9 @@ describe('POST /admin/companies/:id/status', () => {
 
   it('answers SERVICE_UNAVAILABLE when the run does not answer in time, and the company as it is', async () => {
     const { companyId } = await company('Omicron Timeout');
-    const original = runs.changeStatus;
-    runs.changeStatus = () => Promise.reject(new AppError('SERVICE_UNAVAILABLE'));
-    try {
-      const res = await act(companyId, { action: 'approve' });
-      expect([res.status, errorCode(res)]).toEqual([503, 'SERVICE_UNAVAILABLE']);
-    } finally {
-      runs.changeStatus = original;
-    }
+    runs.failNextStatusChange(new AppError('SERVICE_UNAVAILABLE'));
+    const res = await act(companyId, { action: 'approve' });
+    expect([res.status, errorCode(res)]).toEqual([503, 'SERVICE_UNAVAILABLE']);
     expect(await statusOf(companyId)).toBe('pending');
   });
 });

@@ -13,6 +13,8 @@ export interface FakeCompanyRuns extends CompanyRuns {
   statusCalls: { companyId: string; request: StatusChangeRequest }[];
   /** The next start fails with this error (once). */
   failNextStart(err?: Error): void;
+  /** The next changeStatus fails with this error (once), writing nothing. */
+  failNextStatusChange(err: Error): void;
 }
 
 /**
@@ -21,11 +23,15 @@ export interface FakeCompanyRuns extends CompanyRuns {
  */
 export function fakeCompanyRuns(db: () => TestApp['db']): FakeCompanyRuns {
   let nextStartError: Error | null = null;
+  let nextStatusError: Error | null = null;
   const fake: FakeCompanyRuns = {
     started: [],
     statusCalls: [],
     failNextStart(err = new Error('Temporal is away')) {
       nextStartError = err;
+    },
+    failNextStatusChange(err) {
+      nextStatusError = err;
     },
     start(companyId) {
       const err = nextStartError;
@@ -36,6 +42,9 @@ export function fakeCompanyRuns(db: () => TestApp['db']): FakeCompanyRuns {
     },
     async changeStatus(companyId, req) {
       fake.statusCalls.push({ companyId, request: req });
+      const err = nextStatusError;
+      nextStatusError = null;
+      if (err) throw err;
       const [current] = await db().query<{ status: CompanyStatus }>('select status from companies where id = $1', [companyId]);
       const to = transitionOf(current.status, req.action);
       if (!to) throw new AppError('COMPANY_INVALID_TRANSITION', { details: { from: current.status, action: req.action } });
