@@ -1,11 +1,16 @@
 // Activities are built from their dependencies so tests can hand in fakes and the worker
 // hands in the real ones (ORM, providers). One file per area; this factory assembles them.
 import { createActivationActivities, type ActivationActivityDeps } from './activations';
+import { createCompanyActivities, type CompanyActivityDeps } from './companies';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 
-export type ActivityDeps = ActivationActivityDeps & PaymentActivityDeps & HousekeepingActivityDeps & RecoveryActivityDeps;
+export type ActivityDeps = ActivationActivityDeps &
+  PaymentActivityDeps &
+  HousekeepingActivityDeps &
+  RecoveryActivityDeps &
+  CompanyActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -13,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createHousekeepingActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createCompanyActivities(deps),
   };
 }
 

@@ -32,7 +32,17 @@ export interface CompanyWorkflowInput {
   status: CompanyStatusValue;
   /** Carried across continue-as-new; absent at registration (all false). */
   readiness?: Readiness;
+  /** Carried across continue-as-new; absent at registration (0). */
+  canSendLinksFlips?: number;
+  /**
+   * Handled events (status changes, readiness recomputes, notices) after which the run continues as
+   * new even if the server has not suggested it yet; default COMPANY_EVENTS_PER_RUN. Tests set it low.
+   */
+  continueAsNewAfter?: number;
 }
+
+/** A run keeps its history short: about 10 history events per handled event, far below the server's limits. */
+export const COMPANY_EVENTS_PER_RUN = 500;
 
 /** An administrator's status action, with what its audit row records. */
 export interface StatusChangeRequest {
@@ -42,6 +52,11 @@ export interface StatusChangeRequest {
   reason: string | null;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * The API request's id, when the caller has one: it becomes the update id, so a request retried
+   * against the same run is the same update (run once, answered the same). Absent: a fresh id.
+   */
+  requestId?: string;
 }
 
 export interface StatusChangeResult {
@@ -78,3 +93,17 @@ export interface CompanyWorkflowState {
 }
 
 export const companyStateQuery = defineQuery<CompanyWorkflowState>('companyState');
+
+/** The bilingual notices the run sends to the company's portal admins (best effort). */
+export type CompanyNotice = 'approved' | 'ready_to_send_links';
+
+/** One message of a notice: each admin gets an e-mail and an SMS, where they have that contact. */
+export interface NoticeDelivery {
+  userId: string;
+  channel: 'email' | 'sms';
+}
+
+/** ApplicationFailure type of a company row that does not exist (a spec code: COMPANY_NOT_FOUND 404). */
+export const COMPANY_NOT_FOUND = 'COMPANY_NOT_FOUND';
+/** ApplicationFailure type of a refused status action (a spec code: COMPANY_INVALID_TRANSITION 409, details { from, action }). */
+export const COMPANY_INVALID_TRANSITION = 'COMPANY_INVALID_TRANSITION';

@@ -7,3 +7,4 @@ export { activationWorkflow } from './activation';
 export { settlementWorkflow } from './settlement';
 export { housekeepingWorkflow } from './housekeeping';
 export { activationRecoveryWorkflow } from './activation-recovery';
+export { companyOnboardingWorkflow } from './company-onboarding';

@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Config } from '../config';
 import type { ClientType, UserRow } from '../entities';
@@ -202,18 +202,25 @@ export function createSessionService(deps: SessionDeps) {
     });
   }
 
-  /** Every live session of a user ends now (company suspension; deactivation does it by trigger). */
+  /** Every live session of a user ends now (deactivation does it by trigger). */
   async function revokeAllForUser(userId: string): Promise<number> {
-    const rows = await deps.orm.em
-      .fork()
-      .execute<{ id: string }[]>(
-        'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
-        [clock(), userId, clock()],
-      );
-    return rows.length;
+    return revokeLiveSessions(deps.orm.em.fork(), userId, clock());
   }
 
   return { issue, authenticate, logout, revokeAllForUser };
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/**
+ * Ends every live session of a user now, in `em`'s transaction when it runs in one, and answers how
+ * many ended; repeating it ends nothing more. The sessions trigger NOTIFYs `auth_changed`, so cached
+ * sessions are dropped at once. Used by revokeAllForUser and by company suspension (activities/companies.ts).
+ */
+export async function revokeLiveSessions(em: EntityManager, userId: string, now: Date): Promise<number> {
+  const rows = await em.execute<{ id: string }[]>(
+    'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
+    [now, userId, now],
+  );
+  return rows.length;
+}

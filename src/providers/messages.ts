@@ -8,7 +8,13 @@ export type Channel = 'sms' | 'email';
  * What a message says, as data: the real senders render it in the recipient's language, or in
  * English and Arabic together when the caller does not know the language (src/providers/templates.ts).
  */
-export type MessageContent = { kind: 'otp'; code: string; ttlSeconds: number } | { kind: 'esim_ready'; activationCode: string };
+export type MessageContent =
+  | { kind: 'otp'; code: string; ttlSeconds: number }
+  | { kind: 'esim_ready'; activationCode: string }
+  /** To a company's portal admins: the company was approved. */
+  | { kind: 'company_approved'; companyName: string }
+  /** To a company's portal admins: contract, payment and roster are all in place (canSendLinks turned true). */
+  | { kind: 'company_ready'; companyName: string };
 
 export interface OutgoingMessage {
   channel: Channel;

@@ -16,6 +16,8 @@ const SUBJECTS: Record<string, Bilingual> = {
   'otp.login': { en: `Your ${BRAND} sign-in code`, ar: `رمز الدخول إلى ${BRAND}` },
   'otp.change_phone': { en: 'Confirm your new phone number', ar: 'تأكيد رقم هاتفك الجديد' },
   'esim.qr': { en: 'Your eSIM is ready', ar: 'شريحتك الإلكترونية (eSIM) جاهزة' },
+  'company.approved': { en: 'Your company account is approved', ar: 'تمت الموافقة على حساب شركتك' },
+  'company.ready_to_send_links': { en: 'You can now send invitation links', ar: 'يمكنك الآن إرسال روابط الدعوة' },
 };
 const OTP_SUBJECT: Bilingual = { en: `Your ${BRAND} verification code`, ar: `رمز التحقق من ${BRAND}` };
 const GENERIC_SUBJECT: Bilingual = { en: `A message from ${BRAND}`, ar: `رسالة من ${BRAND}` };
@@ -33,7 +35,21 @@ const minutesIn: Record<Language, (n: number) => string> = {
 
 const minutesOf = (seconds: number) => Math.max(1, Math.round(seconds / 60));
 
+/** The company notices: the same words by e-mail and SMS. */
+function companyNotice(content: Extract<MessageContent, { kind: 'company_approved' | 'company_ready' }>, lang: Language): string {
+  const name = content.companyName;
+  if (content.kind === 'company_approved') {
+    return lang === 'en'
+      ? `${name} is approved on ${BRAND}. You can now sign in to the company portal and stage your people.`
+      : `تمت الموافقة على ${name} في ${BRAND}. يمكنك الآن الدخول إلى بوابة الشركة وإضافة الأشخاص.`;
+  }
+  return lang === 'en'
+    ? `${name} is ready on ${BRAND}: the contract, payment and roster are in place. You can now send invitation links.`
+    : `${name} جاهزة في ${BRAND}: العقد والدفع وقائمة الأشخاص مكتملة. يمكنك الآن إرسال روابط الدعوة.`;
+}
+
 function emailBody(content: MessageContent, lang: Language): string {
+  if (content.kind === 'company_approved' || content.kind === 'company_ready') return companyNotice(content, lang);
   if (content.kind === 'otp') {
     const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
     return lang === 'en'
@@ -46,6 +62,7 @@ function emailBody(content: MessageContent, lang: Language): string {
 }
 
 function smsBody(content: MessageContent, lang: Language): string {
+  if (content.kind === 'company_approved' || content.kind === 'company_ready') return companyNotice(content, lang);
   if (content.kind === 'otp') {
     const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
     return lang === 'en'

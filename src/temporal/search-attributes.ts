@@ -13,4 +13,6 @@ export const SEARCH_ATTRIBUTES = {
   ActivationStatus: defineSearchAttributeKey('ActivationStatus', SearchAttributeType.KEYWORD),
   /** On settlement runs (`payment:<id>`) from their start, and on an activation run once its order is paid. */
   PaymentId: defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD),
+  /** On a company's onboarding run (`company:<id>`) from its start, kept across continue-as-new. */
+  CompanyId: defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD),
 };

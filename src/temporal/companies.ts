@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { Logger } from 'pino';
+import type { CompanyRuns } from '../companies/runs';
+import type { Config } from '../config';
+import { createLogger } from '../http/logger';
+import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
+import { changeStatusUpdate, companyWorkflowId, readinessChangedSignal, type CompanyWorkflowInput } from '../../workflows/company-contract';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { executeUpdate } from './update';
+
+export type CompanyRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'LOG_LEVEL'>;
+
+/** How long registration waits for the start: then it fails and the company it wrote is removed (src/companies/runs.ts). */
+export const COMPANY_START_DEADLINE_MS = 10_000;
+/** A readiness signal is a hint (the run recomputes from the database): it never holds a request up for long. */
+const SIGNAL_DEADLINE_MS = 5_000;
+
+/**
+ * The CompanyRuns port on a Temporal client. Id policies, chosen on purpose: the run is started once,
+ * at registration, with REJECT_DUPLICATE + USE_EXISTING, so a start that finds the company's run
+ * (running, or closed by an operator) counts as started and never opens a second one.
+ */
+export function createCompanyRuns(
+  client: Client,
+  config: CompanyRunsConfig,
+  opts: { logger?: Pick<Logger, 'warn'>; startDeadlineMs?: number } = {},
+): CompanyRuns {
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const startDeadlineMs = opts.startDeadlineMs ?? COMPANY_START_DEADLINE_MS;
+  const handle = (companyId: string) => client.workflow.getHandle(companyWorkflowId(companyId));
+
+  return {
+    async start(companyId) {
+      const input: CompanyWorkflowInput = { companyId, status: 'pending' };
+      try {
+        await client.withDeadline(Date.now() + startDeadlineMs, () =>
+          client.workflow.start(companyOnboardingWorkflow, {
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            workflowId: companyWorkflowId(companyId),
+            args: [input],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            // Operators find a company's run by `CompanyId = "…"` in the Temporal UI.
+            typedSearchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES
+              ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.CompanyId, value: companyId }])
+              : undefined,
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+
+    async changeStatus(companyId, request) {
+      // The request's id makes a retried request the same update; without one each call is its own.
+      const updateId = `changeStatus:${request.requestId ?? randomUUID()}`;
+      return executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
+    },
+
+    async readinessChanged(companyId, gate) {
+      try {
+        await client.withDeadline(Date.now() + SIGNAL_DEADLINE_MS, () => handle(companyId).signal(readinessChangedSignal, { gate }));
+      } catch (err) {
+        // The change is committed; the run recomputes readiness from the database at the next signal.
+        logger.warn({ err, companyId, gate }, 'readiness signal not delivered to the company run');
+      }
+    },
+  };
+}
