@@ -45,5 +45,14 @@ export const User = defineEntity({
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
   },
+  indexes: [
+    // The administration users list (GET /admin/users): staff only, newest first, among every end user.
+    {
+      name: 'users_staff_created_index',
+      expression:
+        `create index "users_staff_created_index" on "users" ("created_at" desc, "id" desc) ` +
+        `where "app_role" in ('activation_officer', 'support', 'admin', 'super_admin')`,
+    },
+  ],
 });
 export type UserRow = InstanceType<typeof User.class>;

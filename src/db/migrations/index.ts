@@ -17,6 +17,7 @@ import { Migration20261123224302_webhook_inbox } from './Migration20261123224302
 import { Migration20261123232129_audit_events } from './Migration20261123232129_audit_events';
 import { Migration20261123232238_settings } from './Migration20261123232238_settings';
 import { Migration20261123232350_roster_entries } from './Migration20261123232350_roster_entries';
+import { Migration20261123232842_staff_users_index } from './Migration20261123232842_staff_users_index';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -36,4 +37,5 @@ export const migrationsList = [
   { name: 'Migration20261123232129_audit_events', class: Migration20261123232129_audit_events },
   { name: 'Migration20261123232238_settings', class: Migration20261123232238_settings },
   { name: 'Migration20261123232350_roster_entries', class: Migration20261123232350_roster_entries },
+  { name: 'Migration20261123232842_staff_users_index', class: Migration20261123232842_staff_users_index },
 ];
