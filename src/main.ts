@@ -8,6 +8,7 @@ import { openDatabase } from './db/database';
 import { createLogger } from './http/logger';
 import { createProviders } from './providers';
 import { createActivationWorkflows } from './temporal/activations';
+import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';
 import { createPaymentWorkflows } from './temporal/payments';
 
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     temporalReady: () => temporal.ready(),
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
+    companyRuns: createCompanyRuns(temporal.client, config, { logger }),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');
