@@ -32,6 +32,9 @@ interface Purge {
  *   without an expiry never end.
  * - webhook_receipts: de-duplication receipts (WEBHOOK_RECEIPTS) older than the retention.
  *   Reconciliation records (mismatch, duplicate_charge, …) and settlement claims stay.
+ * - webhook_inbox: rows the relay delivered or skipped before the cutoff. A pending row is never
+ *   purged (the relay still owes it to its workflow). A processor redelivery after the purge is
+ *   kept again and skipped by the relay (its payment has settled) or dropped by the workflow.
  *
  * The device blocklist is never purged: a device block has no end until a super_admin lifts it.
  */
@@ -48,6 +51,11 @@ const PURGES: Record<PurgeTarget, Purge> = {
       sql: `created_at < ? and (${WEBHOOK_RECEIPTS.map((r) => `(provider = ? and outcome in (${r.outcomes.map(() => '?').join(', ')}))`).join(' or ')})`,
       params: [cutoff, ...WEBHOOK_RECEIPTS.flatMap((r) => [r.provider, ...r.outcomes])],
     }),
+  },
+  webhook_inbox: {
+    table: 'webhook_inbox',
+    key: 'id',
+    where: (cutoff) => ({ sql: `status <> 'pending' and handled_at < ?`, params: [cutoff] }),
   },
 };
 

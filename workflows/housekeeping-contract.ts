@@ -5,7 +5,15 @@
  * What housekeeping purges, one kind of row each. What "past its life" means for each is in
  * activities/housekeeping.ts. The device blocklist is not here: a device block has no end.
  */
-export const PURGE_TARGETS = ['otp_challenges', 'otp_requests', 'token_blocklist', 'sessions', 'rate_limits', 'webhook_receipts'] as const;
+export const PURGE_TARGETS = [
+  'otp_challenges',
+  'otp_requests',
+  'token_blocklist',
+  'sessions',
+  'rate_limits',
+  'webhook_receipts',
+  'webhook_inbox',
+] as const;
 export type PurgeTarget = (typeof PURGE_TARGETS)[number];
 
 /** One purge: rows of `target` that ended more than `keepMs` ago. */

@@ -72,8 +72,11 @@ export function housekeepingScheduleSpecs(config: HousekeepingConfig): ScheduleS
     spec(
       HOUSEKEEPING_SCHEDULE_IDS.webhookReceipts,
       config.HOUSEKEEPING_WEBHOOK_RECEIPTS_EVERY_SECONDS,
-      [{ target: 'webhook_receipts', keepMs: seconds(config.HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS * 24 * 3600) }],
-      `Purges webhook de-duplication receipts older than ${config.HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS} days. Reconciliation records are kept.`,
+      [
+        { target: 'webhook_receipts', keepMs: seconds(config.HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS * 24 * 3600) },
+        { target: 'webhook_inbox', keepMs: seconds(config.HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS * 24 * 3600) },
+      ],
+      `Purges webhook de-duplication receipts and handed-over inbox events older than ${config.HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS} days. Reconciliation records and pending inbox events are kept.`,
     ),
   ];
 }

@@ -8,6 +8,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createHousekeepingActivities, type HousekeepingActivities } from '../../activities/housekeeping';
 import { PURGE_TARGETS, type PurgeTarget } from '../../workflows/housekeeping-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
+import { seedCatalog } from '../helpers/activations';
+import { insertPayment } from '../helpers/webhooks';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -27,6 +29,7 @@ beforeEach(async () => {
     'sessions',
     'rate_limits',
     'webhook_events',
+    'webhook_inbox',
     'device_blocklist',
   ]) {
     await t.db.query(`delete from ${table}`);
@@ -163,6 +166,32 @@ describe('webhook_receipts: de-duplication receipts older than the retention', (
 
     expect(await purge('webhook_receipts', retention)).toEqual({ deleted: 2 });
     expect(await ids('select id from webhook_events')).toEqual(kept.sort());
+  });
+});
+
+describe('webhook_inbox: events the relay finished with, older than the retention', () => {
+  it('purges delivered and skipped rows handled before the cutoff; pending rows stay whatever their age', async () => {
+    const retention = 90 * DAY;
+    await seedCatalog(t.db);
+    const { paymentId } = await insertPayment(t);
+    const inbox = async (status: string, handledAt: Date | null, receivedAt = ago(400 * DAY)) => {
+      const [row] = await t.db.query<{ id: string }>(
+        `insert into webhook_inbox (provider, event_id, payment_id, type, received_at, status, next_attempt_at, handled_at)
+         values ('card_processor', $1, $2, 'payment_intent.succeeded', $3, $4, $3, $5) returning id::text`,
+        [`evt_${randomUUID()}`, paymentId, receivedAt, status, handledAt],
+      );
+      return row.id;
+    };
+    await inbox('delivered', ago(retention + MINUTE));
+    await inbox('skipped', ago(200 * DAY));
+    const kept = [
+      await inbox('delivered', ago(retention - MINUTE)),
+      // Never handed over (Temporal away for months, say): the relay still owes it to the workflow.
+      await inbox('pending', null),
+    ];
+
+    expect(await purge('webhook_inbox', retention)).toEqual({ deleted: 2 });
+    expect(await ids('select id::text from webhook_inbox')).toEqual(kept.sort());
   });
 });
 

@@ -89,7 +89,10 @@ it('hands each schedule its purges with the configured retention and batch size'
   expect(await inputOf(HOUSEKEEPING_SCHEDULE_IDS.rateLimits)).toEqual({ ...common, purges: [{ target: 'rate_limits', keepMs: 120_000 }] });
   expect(await inputOf(HOUSEKEEPING_SCHEDULE_IDS.webhookReceipts)).toEqual({
     ...common,
-    purges: [{ target: 'webhook_receipts', keepMs: 30 * DAY }],
+    purges: [
+      { target: 'webhook_receipts', keepMs: 30 * DAY },
+      { target: 'webhook_inbox', keepMs: 30 * DAY },
+    ],
   });
 });
 
