@@ -39,7 +39,16 @@ export interface CompanyWorkflowInput {
    * new even if the server has not suggested it yet; default COMPANY_EVENTS_PER_RUN. Tests set it low.
    */
   continueAsNewAfter?: number;
+  /** How long an approved company's run waits without a readiness signal before it reads readiness anyway; default READINESS_RECHECK_MS. */
+  readinessRecheckMs?: number;
 }
+
+/**
+ * Readiness signals are best effort (a change commits even when Temporal is away), so an approved
+ * company's run also rereads readiness after this long without one: a lost signal delays a
+ * canSendLinks notice by at most this much, never forever.
+ */
+export const READINESS_RECHECK_MS = 6 * 3600_000;
 
 /** A run keeps its history short: about 10 history events per handled event, far below the server's limits. */
 export const COMPANY_EVENTS_PER_RUN = 500;

@@ -16,6 +16,7 @@ import {
   COMPANY_INVALID_TRANSITION,
   COMPANY_NOT_FOUND,
   companyStateQuery,
+  READINESS_RECHECK_MS,
   readinessChangedSignal,
   transitionOf,
   type CompanyAction,
@@ -96,7 +97,7 @@ export async function companyOnboardingWorkflow(input: CompanyWorkflowInput): Pr
   );
 
   for (;;) {
-    await condition(() => readinessStale || pendingNotices.length > 0 || timeToContinue());
+    if (!(await workToDo())) readinessStale = true; // no signal for a while: one may have been lost
     if (readinessStale) {
       readinessStale = false; // signals arriving while we read mark it stale again: one more read, not one per signal
       await recomputeReadiness();
@@ -113,6 +114,18 @@ export async function companyOnboardingWorkflow(input: CompanyWorkflowInput): Pr
         return next({ ...input, status: state.status, readiness: state.readiness, canSendLinksFlips: state.canSendLinksFlips });
       }
     }
+  }
+
+  /** Waits for work; false when an approved company's run waited READINESS_RECHECK_MS without any. */
+  async function workToDo(): Promise<boolean> {
+    const approved = state.status === 'approved';
+    // A status change (reactivate, suspend) is a reason to wake too: the next wait has or loses its recheck.
+    const work = () => readinessStale || pendingNotices.length > 0 || timeToContinue() || (state.status === 'approved') !== approved;
+    if (!approved) {
+      await condition(work);
+      return true;
+    }
+    return condition(work, input.readinessRecheckMs ?? READINESS_RECHECK_MS);
   }
 
   function timeToContinue(): boolean {

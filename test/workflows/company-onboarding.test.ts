@@ -19,6 +19,7 @@ import {
   COMPANY_ACTIONS,
   COMPANY_STATUS_VALUES,
   companyStateQuery,
+  READINESS_RECHECK_MS,
   companyWorkflowId,
   transitionOf,
   type CompanyAction,
@@ -396,6 +397,18 @@ describe('readiness', () => {
     await eventually(() => expect(reads(f.companyId)).toBe(2));
     await new Promise((r) => setTimeout(r, 300));
     expect(reads(f.companyId)).toBe(2);
+  });
+
+  it('an approved company rereads readiness after READINESS_RECHECK_MS without a signal: a lost signal delays the notice, never loses it', async () => {
+    const f = await companyAt('approved');
+    await eventually(() => expect(noticesTo(f, 'company.approved')).toHaveLength(4));
+    const before = reads(f.companyId);
+    readiness.set(f.companyId, READY); // committed, but its signal never reached the run
+    await env.sleep(READINESS_RECHECK_MS / 2);
+    expect(reads(f.companyId)).toBe(before);
+    await env.sleep(READINESS_RECHECK_MS);
+    await eventually(() => expect(noticesTo(f, 'company.ready_to_send_links')).toHaveLength(4));
+    expect(await state(f.companyId)).toMatchObject({ readiness: READY, canSendLinksFlips: 1 });
   });
 
   it('a readiness signal to a company with no run is logged and swallowed', async () => {
