@@ -48,6 +48,8 @@ import { webhookRoutes } from './webhooks/routes';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';
 import { reconciliationRoutes } from './reconciliation/routes';
+import { rosterRoutes } from './roster/routes';
+import { createRosterService } from './roster/service';
 import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
@@ -168,6 +170,7 @@ export function createApp(deps: AppDeps): Express {
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
+  rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
 
   const app = express();
   app.disable('x-powered-by');

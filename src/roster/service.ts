@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Pool, PoolClient } from 'pg';
+import { writeAudit } from '../audit/writer';
+import type { CompanyRuns } from '../companies/runs';
+import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
+import type { CsvColumn, CsvValue } from '../http/csv';
+import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
+import type { PersonalDataCipher } from '../lib/crypto';
+import {
+  createRosterReads,
+  exportRows,
+  findContacts,
+  insertEntries,
+  insertUsers,
+  type ExportRow,
+  type LinkStatusFilter,
+  type NewUser,
+  type RosterRow,
+} from './repository';
+import { checkRow, contactsOf, dropBatchDuplicates, rowRejection, type RowRejection, type StagedRow } from './rows';
+
+export interface RosterServiceDeps {
+  orm: MikroORM;
+  pool: Pool;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  logger: Logger;
+  /** Told after a stage committed rows; best effort (the workflow recomputes readiness from the database). */
+  companyRuns: Pick<CompanyRuns, 'readinessChanged'>;
+}
+
+/** Who acts, from the verified session and the membership, and where from (for the audit row). */
+export interface RosterActor {
+  userId: string;
+  companyId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface RosterEntryView {
+  id: string;
+  companyId: string;
+  userId: string;
+  nationality: string | null;
+  status: RosterStatus;
+  packageId: string | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  identityType: IdentityType;
+  linkStatus: LinkStatus | null;
+  linkExpiresAt: string | null;
+  linkCreatedAt: string | null;
+  activated: boolean;
+}
+
+export interface RosterListQuery extends OffsetPaging {
+  status?: RosterStatus;
+  linkStatus?: LinkStatusFilter;
+  search?: string;
+}
+
+const DEADLOCK = '40P01';
+const byKey = (u: NewUser) => u.phoneHash ?? u.emailHash ?? '';
+
+/** The columns of people.csv, exactly as the spec names them. */
+export const PEOPLE_CSV_COLUMNS = [
+  { key: 'name', header: 'name' },
+  { key: 'contact', header: 'contact' },
+  { key: 'identity_type', header: 'identity_type' },
+  { key: 'nationality', header: 'nationality' },
+  { key: 'roster_status', header: 'roster_status' },
+  { key: 'link_status', header: 'link_status' },
+  { key: 'link_expires_at', header: 'link_expires_at' },
+  { key: 'package', header: 'package' },
+  { key: 'created_at', header: 'created_at' },
+] as const satisfies readonly CsvColumn<string>[];
+type PeopleCsvKey = (typeof PEOPLE_CSV_COLUMNS)[number]['key'];
+
+/**
+ * The company roster: staging people from a parsed CSV (partial accept), the list, the export.
+ * Contacts are stored encrypted on the staged user row and found through their keyed hashes.
+ */
+export function createRosterService(deps: RosterServiceDeps) {
+  const { cipher, clock } = deps;
+  const reads = createRosterReads(deps.pool);
+  const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
+
+  function view(row: RosterRow): RosterEntryView {
+    return {
+      id: row.id,
+      companyId: row.company_id,
+      userId: row.user_id,
+      nationality: row.nationality,
+      status: row.status,
+      packageId: row.package_id,
+      createdBy: row.created_by,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      name: row.name,
+      phone: decrypt(row.phone_encrypted),
+      email: decrypt(row.email_encrypted),
+      identityType: row.identity_type,
+      linkStatus: row.link_status,
+      linkExpiresAt: row.link_expires_at,
+      linkCreatedAt: row.link_created_at,
+      activated: row.activated,
+    };
+  }
+
+  /**
+   * The search text, trimmed (an e-mail lower-cased, as stored), as the keyed hash the users'
+   * phone and e-mail hashes were made with. Blank: no search.
+   */
+  function searchHash(search: string | undefined): string | undefined {
+    const value = search?.trim();
+    if (!value) return undefined;
+    return cipher.lookupHash(value.includes('@') ? value.toLowerCase() : value);
+  }
+
+  async function list(companyId: string, q: RosterListQuery) {
+    const filter = {
+      companyId,
+      status: q.status,
+      linkStatus: q.linkStatus,
+      searchHash: searchHash(q.search),
+      now: clock(),
+      offset: offsetOf(q),
+      limit: q.limit,
+    };
+    const [rows, total] = await Promise.all([reads.page(filter), reads.total(filter)]);
+    return offsetPageBody('entries', rows.map(view), total, q);
+  }
+
+  /** people.csv: every entry, newest first, unmasked contact; audited with the row count in the same transaction. */
+  async function exportCsv(actor: RosterActor) {
+    const rows = await deps.orm.em.fork().transactional(async (em) => {
+      const found = await exportRows(em, actor.companyId, clock());
+      await writeAudit(em, {
+        action: 'company.roster_export',
+        actorUserId: actor.userId,
+        companyId: actor.companyId,
+        entityType: 'roster',
+        entityId: actor.companyId,
+        details: { count: found.length },
+        ip: actor.ip,
+        userAgent: actor.userAgent,
+        at: clock(),
+      });
+      return found;
+    });
+    return { filename: 'people.csv', columns: PEOPLE_CSV_COLUMNS, rows: rows.map(csvRow) };
+  }
+
+  function csvRow(row: ExportRow): Record<PeopleCsvKey, CsvValue> {
+    return {
+      name: row.name,
+      contact: decrypt(row.email_encrypted) ?? decrypt(row.phone_encrypted),
+      identity_type: row.identity_type,
+      nationality: row.nationality,
+      roster_status: row.status,
+      link_status: row.link_status,
+      link_expires_at: row.link_expires_at,
+      package: row.package_name_en,
+      created_at: row.created_at,
+    };
+  }
+
+  /**
+   * Stages rows: per-row checks, duplicates within the batch, then in one transaction the accounts
+   * and roster rows of the rest, one statement per table. A contact already on this company's
+   * roster is ALREADY_ON_ROSTER (re-uploading a file is safe), one held by any other account
+   * CONTACT_EXISTS; a contact taken by a concurrent request between the check and the insert is
+   * caught by the users' unique hashes and classified the same way.
+   */
+  async function stage(actor: RosterActor, rawRows: unknown[]) {
+    const rejected: RowRejection[] = [];
+    const valid: StagedRow[] = [];
+    rawRows.forEach((raw, i) => {
+      const checked = checkRow(raw, i + 1);
+      if (Array.isArray(checked)) rejected.push(...checked);
+      else valid.push(checked);
+    });
+    const { unique, rejected: duplicates } = dropBatchDuplicates(valid);
+    rejected.push(...duplicates);
+
+    let staged = 0;
+    if (unique.length > 0) {
+      const result = await withDeadlockRetry(() => inTransaction((db) => stageRows(db, actor, unique)));
+      staged = result.staged;
+      rejected.push(...result.rejected);
+    }
+    if (staged > 0) {
+      await deps.companyRuns.readinessChanged(actor.companyId, 'rosterStaged').catch((err: unknown) => {
+        deps.logger.warn({ err, companyId: actor.companyId }, 'readinessChanged after roster staging failed');
+      });
+    }
+    rejected.sort((a, b) => a.rowNumber - b.rowNumber);
+    return { staged, rejected };
+  }
+
+  async function stageRows(db: PoolClient, actor: RosterActor, rows: StagedRow[]) {
+    const hashed = rows.map((row) => ({ row, contacts: contactsOf(row).map((c) => ({ ...c, hash: cipher.lookupHash(c.value) })) }));
+    const allHashes = hashed.flatMap((h) => h.contacts.map((c) => c.hash));
+    const rejected: RowRejection[] = [];
+
+    const classify = async (candidates: typeof hashed) => {
+      const existing = new Map((await findContacts(db, actor.companyId, allHashes)).map((c) => [c.hash, c.onRoster]));
+      const free: typeof hashed = [];
+      for (const candidate of candidates) {
+        const onRoster = candidate.contacts.find((c) => existing.get(c.hash) === true);
+        const taken = candidate.contacts.find((c) => existing.has(c.hash));
+        if (onRoster) rejected.push(rowRejection(candidate.row.rowNumber, onRoster.field, 'ROSTER_ROW_ALREADY_ON_ROSTER'));
+        else if (taken) rejected.push(rowRejection(candidate.row.rowNumber, taken.field, 'ROSTER_ROW_CONTACT_EXISTS'));
+        else free.push(candidate);
+      }
+      return free;
+    };
+
+    const free = await classify(hashed);
+    const at = clock();
+    const users = free.map(({ row, contacts }): NewUser & { nationality: string | null; rowNumber: number } => {
+      const phone = contacts.find((c) => c.field === 'phone');
+      const email = contacts.find((c) => c.field === 'email');
+      return {
+        id: randomUUID(),
+        rowNumber: row.rowNumber,
+        name: row.name,
+        phoneEncrypted: phone ? cipher.encrypt(phone.value) : null,
+        phoneHash: phone?.hash ?? null,
+        emailEncrypted: email ? cipher.encrypt(email.value) : null,
+        emailHash: email?.hash ?? null,
+        identityType: row.identityType,
+        nationality: row.nationality,
+      };
+    });
+    // In hash order, so two requests staging the same people take the unique-index entries in the same order.
+    users.sort((a, b) => byKey(a).localeCompare(byKey(b)));
+    const written = users.length > 0 ? await insertUsers(db, users, at) : new Set<string>();
+    const lost = users.filter((u) => !written.has(u.id));
+    if (lost.length > 0) {
+      // Taken between our check and our insert (committed by then: the insert waited for it).
+      const lostRows = new Set(lost.map((u) => u.rowNumber));
+      const unexplained = await classify(hashed.filter((h) => lostRows.has(h.row.rowNumber)));
+      // Its holder cannot have gone again within the same instant; should it have, the row is still not staged.
+      for (const { row, contacts } of unexplained)
+        rejected.push(rowRejection(row.rowNumber, contacts[0].field, 'ROSTER_ROW_CONTACT_EXISTS'));
+    }
+    // Back in file order: the entries' timestamps follow it.
+    const kept = users.filter((u) => written.has(u.id)).sort((a, b) => a.rowNumber - b.rowNumber);
+    const staged =
+      kept.length > 0
+        ? await insertEntries(
+            db,
+            actor.companyId,
+            actor.userId,
+            kept.map((u) => ({ userId: u.id, nationality: u.nationality })),
+            at,
+          )
+        : 0;
+    return { staged, rejected };
+  }
+
+  /**
+   * Requests staging overlapping people in another order (or a sign-up holding one contact while we
+   * hold another) can deadlock on the unique indexes; PostgreSQL then aborts one, which starts over
+   * and finds the other's rows committed.
+   */
+  async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if ((err as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw err;
+        deps.logger.warn({ attempt }, 'roster staging deadlocked; retrying');
+      }
+    }
+  }
+
+  async function inTransaction<T>(work: (db: PoolClient) => Promise<T>): Promise<T> {
+    const db = await deps.pool.connect();
+    try {
+      await db.query('begin');
+      const result = await work(db);
+      await db.query('commit');
+      return result;
+    } catch (err) {
+      await db.query('rollback').catch(() => undefined);
+      throw err;
+    } finally {
+      db.release();
+    }
+  }
+
+  return { list, exportCsv, stage };
+}
+
+export type RosterService = ReturnType<typeof createRosterService>;

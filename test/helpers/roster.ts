@@ -1,0 +1,56 @@
+// What the roster route tests share: stage through the route, and callers of a company in any status.
+import request from 'supertest';
+import type { z } from 'zod';
+import type { ReadinessGate } from '../../workflows/company-contract';
+import type { CompanyStatus } from '../../src/entities';
+import type { StageRosterResponse } from '../../src/roster/schemas';
+import { bearer, type TestApp } from './app';
+import { insertCompany, joinCompany } from './companies';
+import { fakeCompanyRuns, signInAs, type Caller } from './company-routes';
+import { typed } from './responses';
+
+export type StageAnswer = z.infer<typeof StageRosterResponse>;
+
+/** The fake runs of company-routes.ts, also recording readiness signals. */
+export function recordingRuns(db: () => TestApp['db']) {
+  const readiness: { companyId: string; gate: ReadinessGate }[] = [];
+  const runs = fakeCompanyRuns(db);
+  runs.readinessChanged = (companyId, gate) => {
+    readiness.push({ companyId, gate });
+    return Promise.resolve();
+  };
+  return { runs, readiness };
+}
+
+/** A b2b_admin with `role` in a new company in `status` (written with SQL). */
+export async function rosterCaller(
+  t: TestApp,
+  status: CompanyStatus = 'approved',
+  role: 'admin' | 'member' = 'admin',
+): Promise<Caller & { companyId: string }> {
+  const companyId = await insertCompany(t.db, status);
+  const caller = await signInAs(t, 'b2b_admin');
+  await joinCompany(t.db, companyId, caller.userId, role);
+  return { ...caller, companyId };
+}
+
+export async function stage(t: TestApp, token: string, rows: unknown, lang?: string) {
+  const req = request(t.app).post('/b2b/roster/stage').set(bearer(token));
+  if (lang) req.set('Accept-Language', lang);
+  return typed<StageAnswer>(await req.send({ rows }));
+}
+
+let contact = 0;
+/** A unique staged person: a non-Saudi E.164 phone and an e-mail, distinct from every sign-up of the file. */
+export function person(overrides: Record<string, unknown> = {}) {
+  contact += 1;
+  const n = `${process.pid % 1000}`.padStart(3, '0') + `${contact}`.padStart(5, '0');
+  return {
+    name: `Person ${contact}`,
+    phone: `+4477${n}`,
+    email: `person${n}@staff.example`,
+    identityType: 'resident',
+    nationality: 'Egypt',
+    ...overrides,
+  };
+}
