@@ -10,6 +10,8 @@ import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { adminRoutes } from './admin/routes';
 import { createBlocklistService } from './admin/blocklist';
+import { adminUserRoutes } from './admin/user-routes';
+import { createAdminUsers } from './admin/users';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
 import { createOrganizationSettings } from './settings/organization';
@@ -164,6 +166,7 @@ export function createApp(deps: AppDeps): Express {
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
+  adminUserRoutes(api, { users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: cache.evictUser }) });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { isUniqueViolation } from '../auth/users';
+import type { AppRole } from '../entities';
+import { AppError } from '../http/errors';
+import type { PersonalDataCipher } from '../lib/crypto';
+
+/** An account a super_admin creates: its identifiers count as proven (staff vouch for them). */
+export interface NewAccount {
+  name: string;
+  appRole: AppRole;
+  phone?: string;
+  email?: string;
+  managedAreas: string[] | null;
+  managedAreasWrite: string[] | null;
+}
+
+export interface ProvisionDeps {
+  orm: MikroORM;
+  cipher: PersonalDataCipher;
+  logger: Pick<Logger, 'error'>;
+}
+
+/**
+ * Creates an account in one transaction, in two parts:
+ * 1. the identity: the `users` row with its proven phone / e-mail (keyed hashes, ciphertext) and role;
+ * 2. the profile: whatever the caller records about the new account (`profile`: areas, a company
+ *    membership, the audit row).
+ * An identifier already proven by another account answers ADMIN_USER_PHONE_EXISTS / _EMAIL_EXISTS,
+ * first from a lookup and, when two requests race past it, from the unique index. Any other failure
+ * of the identity is ADMIN_USER_CREATE_FAILED; a failure of the profile is ADMIN_USER_PROFILE_NOT_CREATED.
+ * Either way the transaction rolls back, so no identity is ever left without its profile.
+ */
+export async function provisionAccount(
+  deps: ProvisionDeps,
+  account: NewAccount,
+  now: Date,
+  profile: (em: EntityManager, userId: string) => Promise<void>,
+): Promise<string> {
+  const { cipher } = deps;
+  const phoneHash = account.phone ? cipher.lookupHash(account.phone) : null;
+  const emailHash = account.email ? cipher.lookupHash(account.email) : null;
+  try {
+    return await deps.orm.em.fork().transactional(async (em) => {
+      await assertIdentifiersFree(em, phoneHash, emailHash);
+      const id = randomUUID();
+      await insertIdentity(deps, em, id, account, { phoneHash, emailHash }, now);
+      try {
+        await profile(em, id);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        deps.logger.error({ err }, 'account profile not created: the identity is rolled back');
+        throw new AppError('ADMIN_USER_PROFILE_NOT_CREATED');
+      }
+      return id;
+    });
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // The commit itself failed (or the connection): nothing was kept.
+    deps.logger.error({ err }, 'account not created');
+    throw new AppError('ADMIN_USER_CREATE_FAILED');
+  }
+}
+
+async function assertIdentifiersFree(em: EntityManager, phoneHash: string | null, emailHash: string | null): Promise<void> {
+  const taken = await em.execute<{ phone: boolean; email: boolean }[]>(
+    'select phone_hash = ? as phone, email_hash = ? as email from users where phone_hash = ? or email_hash = ?',
+    [phoneHash, emailHash, phoneHash, emailHash],
+  );
+  if (taken.some((r) => r.phone)) throw new AppError('ADMIN_USER_PHONE_EXISTS');
+  if (taken.some((r) => r.email)) throw new AppError('ADMIN_USER_EMAIL_EXISTS');
+}
+
+async function insertIdentity(
+  deps: ProvisionDeps,
+  em: EntityManager,
+  id: string,
+  account: NewAccount,
+  hashes: { phoneHash: string | null; emailHash: string | null },
+  now: Date,
+): Promise<void> {
+  const { cipher } = deps;
+  try {
+    await em.execute(
+      `insert into users (id, name, app_role, phone_encrypted, phone_hash, email_encrypted, email_hash,
+                          managed_areas, managed_areas_write, verified_at, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?::text[], ?::text[], ?, ?, ?)`,
+      [
+        id,
+        account.name,
+        account.appRole,
+        account.phone ? cipher.encrypt(account.phone) : null,
+        hashes.phoneHash,
+        account.email ? cipher.encrypt(account.email) : null,
+        hashes.emailHash,
+        textArray(account.managedAreas),
+        textArray(account.managedAreasWrite),
+        now,
+        now,
+        now,
+      ],
+    );
+  } catch (err) {
+    // Another request proved the identifier between the lookup and this insert.
+    if (isUniqueViolation(err, 'users_phone_hash_unique')) throw new AppError('ADMIN_USER_PHONE_EXISTS');
+    if (isUniqueViolation(err, 'users_email_hash_unique')) throw new AppError('ADMIN_USER_EMAIL_EXISTS');
+    deps.logger.error({ err }, 'account identity not created');
+    throw new AppError('ADMIN_USER_CREATE_FAILED');
+  }
+}
+
+/** A text[] parameter as a PostgreSQL array literal (the query builder would spread a JS array into a list). */
+export function textArray(values: readonly string[] | null): string | null {
+  return values === null ? null : `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
