@@ -12,6 +12,8 @@ import { adminRoutes } from './admin/routes';
 import { createBlocklistService } from './admin/blocklist';
 import { adminUserRoutes } from './admin/user-routes';
 import { createAdminUsers } from './admin/users';
+import { companyInviteRoutes } from './admin/invite-routes';
+import { createCompanyInvites } from './admin/invites';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
 import { createOrganizationSettings } from './settings/organization';
@@ -167,6 +169,7 @@ export function createApp(deps: AppDeps): Express {
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
   adminUserRoutes(api, { users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: cache.evictUser }) });
+  companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });
