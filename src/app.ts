@@ -18,8 +18,6 @@ import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
 import { createOrganizationSettings } from './settings/organization';
 import { settingsRoutes } from './settings/routes';
-import { createOrganizationSettings } from './settings/organization';
-import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -170,7 +168,6 @@ export function createApp(deps: AppDeps): Express {
   auditRoutes(api, { reads: createAuditReads(orm) });
   adminUserRoutes(api, { users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: cache.evictUser }) });
   companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
-  settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
