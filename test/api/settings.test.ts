@@ -17,7 +17,9 @@ afterAll(() => t.close());
 
 const read = async (token = admin.token) =>
   typed<z.infer<typeof OrganizationSettingsOrNull>>(await request(t.app).get('/admin/settings/organization').set(bearer(token)));
+/** Each save a second after the previous one, so the audit trail has an order. */
 const save = async (body: object, token = admin.token, lang = 'en') =>
+  t.clock.advance(1000) ??
   typed<z.infer<typeof OrganizationSettingsResponse>>(
     await request(t.app)
       .patch('/admin/settings/organization')
