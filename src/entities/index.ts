@@ -9,7 +9,7 @@ import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
 import { RateLimitCounter } from './rate-limit';
 import { ReconciliationRecord } from './reconciliation';
-import { RosterEntry } from './roster-entry';
+import { RosterCount, RosterEntry } from './roster-entry';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
 import { User } from './user';
@@ -55,5 +55,6 @@ export const entities = [
   AuditEvent,
   ReconciliationRecord,
   RosterEntry,
+  RosterCount,
   Setting,
 ];

@@ -65,3 +65,19 @@ export const RosterEntry = defineEntity({
   ],
 });
 export type RosterEntryRow = InstanceType<typeof RosterEntry.class>;
+
+/**
+ * How many roster entries a company has per roster status, kept by the statement-level triggers
+ * `roster_counts_*` on roster_entries (migration RosterCounts), never by the application: the
+ * roster list's `total` without a link-status filter or a search reads these rows instead of
+ * counting the company's entries on every page.
+ */
+export const RosterCount = defineEntity({
+  name: 'RosterCount',
+  tableName: 'roster_counts',
+  properties: {
+    company: () => p.manyToOne(Company).mapToPk().primary().deleteRule('cascade'),
+    status: p.enum(ROSTER_STATUSES).primary(),
+    entries: p.integer().default(0),
+  },
+});

@@ -113,3 +113,40 @@ describe('roster_entries', () => {
     expect(await db.query('select id from roster_entries where id = $1', [again])).toEqual([]);
   });
 });
+
+describe('roster_counts', () => {
+  const counts = async (companyId: string) =>
+    Object.fromEntries(
+      (
+        await db.query<{ status: string; entries: number }>('select status, entries from roster_counts where company_id = $1', [companyId])
+      ).map((r) => [r.status, r.entries]),
+    );
+
+  it('follows inserts (one statement of many rows), status changes, moves and deletes, per company and status', async () => {
+    const companyId = await insertCompany(db, 'approved');
+    const other = await insertCompany(db, 'approved');
+    const users = await Promise.all([1, 2, 3, 4].map((i) => insertUser(db, `Counted ${i}`)));
+    await db.query(
+      `insert into roster_entries (company_id, user_id, created_at, updated_at) select $1, u, now(), now() from unnest($2::uuid[]) u`,
+      [companyId, users],
+    );
+    expect(await counts(companyId)).toEqual({ staged: 4 });
+    await db.query(`update roster_entries set status = 'enabled' where user_id = any($1)`, [users.slice(0, 2)]);
+    expect(await counts(companyId)).toEqual({ staged: 2, enabled: 2 });
+    // An update that changes no status (the latest-link copy, say) changes no counter.
+    await db.query(`update roster_entries set nationality = 'Oman' where company_id = $1`, [companyId]);
+    expect(await counts(companyId)).toEqual({ staged: 2, enabled: 2 });
+    await db.query(`update roster_entries set company_id = $2 where user_id = $1`, [users[3], other]);
+    expect([await counts(companyId), await counts(other)]).toEqual([{ staged: 1, enabled: 2 }, { staged: 1 }]);
+    await db.query('delete from roster_entries where user_id = $1', [users[0]]);
+    await db.query('delete from users where id = $1', [users[2]]);
+    expect(await counts(companyId)).toEqual({ staged: 0, enabled: 1 });
+  });
+
+  it('goes with its company, rows and all', async () => {
+    const companyId = await insertCompany(db, 'approved');
+    await entry(companyId, await insertUser(db, 'Leaving'));
+    await db.query('delete from companies where id = $1', [companyId]);
+    expect(await counts(companyId)).toEqual({});
+  });
+});

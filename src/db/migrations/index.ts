@@ -18,6 +18,7 @@ import { Migration20261123232129_audit_events } from './Migration20261123232129_
 import { Migration20261123232238_settings } from './Migration20261123232238_settings';
 import { Migration20261123232350_roster_entries } from './Migration20261123232350_roster_entries';
 import { Migration20261123232842_staff_users_index } from './Migration20261123232842_staff_users_index';
+import { Migration20261123233744_roster_counts } from './Migration20261123233744_roster_counts';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -38,4 +39,5 @@ export const migrationsList = [
   { name: 'Migration20261123232238_settings', class: Migration20261123232238_settings },
   { name: 'Migration20261123232350_roster_entries', class: Migration20261123232350_roster_entries },
   { name: 'Migration20261123232842_staff_users_index', class: Migration20261123232842_staff_users_index },
+  { name: 'Migration20261123233744_roster_counts', class: Migration20261123233744_roster_counts },
 ];
