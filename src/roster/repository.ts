@@ -139,7 +139,20 @@ export function createRosterReads(pool: Pool) {
     return rows;
   }
 
+  /**
+   * The number of entries the filter matches. Without a link-status filter or a search it is read
+   * from roster_counts (kept by triggers), not counted: counting is linear in the company's roster.
+   */
   async function total(f: ListFilter): Promise<number> {
+    if (!f.linkStatus && !f.searchHash) {
+      const { rows } = await pool.query<{ total: number }>({
+        name: f.status ? 'roster-total-counted-s' : 'roster-total-counted',
+        text: `select coalesce(sum(c.entries), 0)::int as total from roster_counts c
+                where c.company_id = $1${f.status ? ' and c.status = $2' : ''}`,
+        values: f.status ? [f.companyId, f.status] : [f.companyId],
+      });
+      return rows[0].total;
+    }
     const where = whereOf(f);
     const { rows } = await pool.query<{ total: number }>({
       name: `roster-total-${where.key || 'all'}`,
