@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../audit/writer';
 import { deviceHasher } from '../auth/devices';
-import { AppError, validationError } from '../http/errors';
+import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 
 export interface BlocklistDeps {
@@ -39,7 +39,7 @@ export function createBlocklistService(deps: BlocklistDeps) {
   }
 
   async function blockUser(actor: Actor, userId: string, reason: string) {
-    if (userId === actor.userId) throw validationError([{ path: 'id', message: 'You cannot blocklist your own account' }]);
+    if (userId === actor.userId) throw new AppError('AUTH_FORBIDDEN', { message: 'You cannot blocklist your own account' });
     return orm.em.fork().transactional(async (em) => {
       const user = await lockUser(em, userId);
       if (user.blocklisted_at) return { userId, blocklisted: true, blocklistedAt: iso(user.blocklisted_at), revokedSessions: 0 };

@@ -1,6 +1,6 @@
 import { auditRequestContext } from '../audit/writer';
 import { COMPANY_ROLES } from '../entities';
-import { Email, SaudiPhone, text, Uuid } from '../http/fields';
+import { Email, PHONE_OR_EMAIL, SaudiPhone, text, Uuid } from '../http/fields';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
@@ -16,7 +16,12 @@ export const CompanyInviteBody = z
   })
   .refine((b) => b.phone !== undefined || b.email !== undefined, { path: ['phone'], message: 'Give a phone number or an e-mail address' })
   .refine((b) => b.role !== 'member' || b.companyId !== undefined, { path: ['companyId'], message: 'companyId is required for a member' })
-  .openapi('CompanyInviteRequest');
+  .openapi('CompanyInviteRequest', {
+    allOf: [
+      PHONE_OR_EMAIL,
+      { anyOf: [{ properties: { role: { const: 'admin' } } }, { properties: { role: { const: 'member' } }, required: ['companyId'] }] },
+    ],
+  });
 
 export const CompanyInvite = z
   .object({

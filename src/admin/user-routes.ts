@@ -73,13 +73,13 @@ export function adminUserRoutes(api: Api, deps: { users: AdminUsers }): void {
       summary: 'Update a staff user’s areas or name',
       description:
         'A list given replaces the stored one, a list left out keeps its value, and every managed area is also viewed (to take ' +
-        'an area away entirely, send it in neither list). Areas only for `admin` users (others: VALIDATION_ERROR). Takes ' +
+        'an area away entirely, send it in neither list). Areas only for `admin` users (others: ADMIN_USER_AREAS_NOT_ALLOWED). Takes ' +
         'effect on the next request: guards read areas from the database each time and GET /auth/session is not served from ' +
         `a stale cache. Audited as \`admin_user.areas_updated\` (before/after) and \`admin_user.renamed\`. ${WHAT}`,
       params: s.AdminUserParams,
       body: s.UpdateAdminUserBody,
       response: json(s.AdminUserResponse),
-      errors: ['ADMIN_USER_NOT_FOUND'],
+      errors: ['ADMIN_USER_NOT_FOUND', 'ADMIN_USER_AREAS_NOT_ALLOWED'],
     },
     async ({ params, body, principal, req }) => ({
       data: await users.update({ userId: principal.user.id, ...auditRequestContext(req) }, params.id, body),
@@ -95,12 +95,12 @@ export function adminUserRoutes(api: Api, deps: { users: AdminUsers }): void {
       summary: 'Deactivate a staff user',
       description:
         'The account can no longer sign in (AUTH_ACCOUNT_DEACTIVATED) and its live sessions are revoked in the same ' +
-        'transaction. Deactivating an inactive user changes nothing; your own account is a VALIDATION_ERROR on `id`. ' +
+        'transaction. Deactivating an inactive user changes nothing; your own account is AUTH_FORBIDDEN. ' +
         `Audited as \`admin_user.deactivated\`. ${WHAT}`,
       params: s.AdminUserParams,
       response: json(s.AdminUserResponse),
-      // VALIDATION_ERROR: your own account.
-      errors: ['ADMIN_USER_NOT_FOUND', 'VALIDATION_ERROR'],
+      // AUTH_FORBIDDEN (from the guard's list): also your own account.
+      errors: ['ADMIN_USER_NOT_FOUND'],
     },
     async ({ params, principal, req }) => ({
       data: await users.deactivate({ userId: principal.user.id, ...auditRequestContext(req) }, params.id),
@@ -117,11 +117,11 @@ export function adminUserRoutes(api: Api, deps: { users: AdminUsers }): void {
       description:
         'Removes the account with its sessions, codes and consents; audit rows it wrote keep their action with no actor. A ' +
         'user who has orders, activations or payments cannot be removed: ADMIN_USER_DELETE_FAILED with `details.reason` ' +
-        '`HAS_RECORDS` (deactivate them instead). Your own account is a VALIDATION_ERROR on `id`. Audited as ' +
+        '`HAS_RECORDS` (deactivate them instead). Your own account is AUTH_FORBIDDEN. Audited as ' +
         `\`admin_user.deleted\`. ${WHAT}`,
       params: s.AdminUserParams,
       response: json(s.AdminUserDeleted),
-      errors: ['ADMIN_USER_NOT_FOUND', 'ADMIN_USER_DELETE_FAILED', 'VALIDATION_ERROR'],
+      errors: ['ADMIN_USER_NOT_FOUND', 'ADMIN_USER_DELETE_FAILED'],
     },
     async ({ params, principal, req }) => ({
       data: await users.remove({ userId: principal.user.id, ...auditRequestContext(req) }, params.id),

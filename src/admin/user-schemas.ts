@@ -1,4 +1,4 @@
-import { E164Phone, Email, PathId, SaudiPhone, text } from '../http/fields';
+import { E164Phone, Email, PathId, PHONE_OR_EMAIL, SaudiPhone, text } from '../http/fields';
 import { STAFF_AREAS } from '../http/guards';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
@@ -27,7 +27,18 @@ export const CreateAdminUserBody = z
     path: ['managedAreas'],
     message: 'Only admin users hold areas',
   })
-  .openapi('CreateAdminUserRequest');
+  .openapi('CreateAdminUserRequest', {
+    allOf: [
+      PHONE_OR_EMAIL,
+      // Areas only for admin: any other role sends none (or empty lists).
+      {
+        anyOf: [
+          { properties: { appRole: { const: 'admin' } } },
+          { properties: { managedAreas: { maxItems: 0 }, managedAreasWrite: { maxItems: 0 } } },
+        ],
+      },
+    ],
+  });
 
 export const UpdateAdminUserBody = z
   .strictObject({
@@ -36,7 +47,7 @@ export const UpdateAdminUserBody = z
     managedAreasWrite: WriteAreas.optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), { path: [''], message: 'Give name, managedAreas or managedAreasWrite' })
-  .openapi('UpdateAdminUserRequest');
+  .openapi('UpdateAdminUserRequest', { minProperties: 1 });
 
 export const AdminUserParams = z.object({ id: PathId });
 

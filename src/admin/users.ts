@@ -114,7 +114,8 @@ export function createAdminUsers(deps: AdminUsersDeps) {
   }
 
   const notYourself = (actor: Actor, id: string, what: string) => {
-    if (actor.userId === id) throw validationError([{ path: 'id', message: `You cannot ${what} your own account` }]);
+    // A refusal of who asks, not of the request's shape: the same call on another account is fine.
+    if (actor.userId === id) throw new AppError('AUTH_FORBIDDEN', { message: `You cannot ${what} your own account` });
   };
 
   async function create(actor: Actor, input: CreateStaffInput): Promise<AdminUserView> {
@@ -183,7 +184,7 @@ export function createAdminUsers(deps: AdminUsersDeps) {
     const updated = await orm.em.fork().transactional(async (em) => {
       const row = await lockStaff(em, id);
       const touchesAreas = input.managedAreas !== undefined || input.managedAreasWrite !== undefined;
-      if (touchesAreas && row.app_role !== 'admin') throw areasOnlyForAdmin();
+      if (touchesAreas && row.app_role !== 'admin') throw new AppError('ADMIN_USER_AREAS_NOT_ALLOWED');
       const before = view(row);
       const areas = touchesAreas
         ? grants(input.managedAreas ?? before.managedAreas ?? [], input.managedAreasWrite ?? before.managedAreasWrite ?? [])

@@ -2,18 +2,13 @@ import { chars, Uuid } from '../http/fields';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
 
-export const AuditEventListQuery = z
-  .strictObject({
-    ...offsetParams,
-    action: chars(1, 100).optional().openapi({ description: 'Only this action, e.g. `org.settings_updated` (exact)' }),
-    companyId: Uuid.optional().openapi({ description: 'Only rows about this company' }),
-    entityType: chars(1, 100).optional().openapi({ description: 'Only rows about this kind of entity, e.g. `user`, `company`' }),
-    entityId: chars(1, 200).optional().openapi({ description: 'With `entityType`: only rows about this one entity' }),
-  })
-  .refine((q) => q.entityId === undefined || q.entityType !== undefined, {
-    path: ['entityId'],
-    message: 'entityId needs entityType',
-  });
+export const AuditEventListQuery = z.strictObject({
+  ...offsetParams,
+  action: chars(1, 100).optional().openapi({ description: 'Only this action, e.g. `org.settings_updated` (exact)' }),
+  companyId: Uuid.optional().openapi({ description: 'Only rows about this company' }),
+  entityType: chars(1, 100).optional().openapi({ description: 'Only rows about this kind of entity, e.g. `user`, `company`' }),
+  entityId: chars(1, 200).optional().openapi({ description: 'Only rows about this entity id (with `entityType`, one entity)' }),
+});
 
 export const AuditEvent = z
   .object({

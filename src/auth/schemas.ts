@@ -1,7 +1,7 @@
 import { APP_ROLES, IDENTITY_TYPES, REQUIRED_CONSENT_TYPES, CONSENT_TYPES } from '../entities';
 import { z } from '../openapi/registry';
 
-import { chars, E164Phone, Email, SaudiPhone, text } from '../http/fields';
+import { chars, E164Phone, Email, SaudiPhone, text, PHONE_OR_EMAIL } from '../http/fields';
 
 export { E164Phone, Email, SaudiPhone };
 export const Name = text(1, 255, 'Name');
@@ -38,8 +38,6 @@ export function consentsValid(value: unknown): value is z.infer<typeof Consent>[
 }
 
 /** Register and login need a phone or an e-mail (AUTH_NO_CREDENTIAL otherwise). */
-const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['email'] }] };
-
 export const RegisterBody = z
   .object({ phone: SaudiPhone.optional(), email: Email.optional(), name: Name, consents: ConsentList })
   .openapi('RegisterRequest', { ...PHONE_OR_EMAIL, required: ['name', 'consents'] });

@@ -317,6 +317,12 @@ export const errorCodes = {
     en: 'The user profile could not be created, please try again later',
     ar: 'تعذر إنشاء ملف المستخدم، يرجى المحاولة لاحقاً',
   },
+  // Ours: areas (managedAreas / managedAreasWrite) are for admin users; the target's role refuses them.
+  ADMIN_USER_AREAS_NOT_ALLOWED: {
+    status: 409,
+    en: 'Only admin users can be given managed areas',
+    ar: 'لا يمكن تعيين المجالات المُدارة إلا لمستخدمي الإدارة',
+  },
   ADMIN_USER_DELETE_FAILED: {
     status: 502,
     en: 'The user could not be deleted, please try again later',

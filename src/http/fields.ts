@@ -112,3 +112,6 @@ export const Uuid = z.guid({ message: 'Must be a UUID' }).openapi({ format: 'uui
 
 /** A path id: any string, so a malformed id answers the route's NOT_FOUND like an unknown one and nothing leaks. */
 export const PathId = z.string().openapi({ description: 'A UUID; anything else answers as not found' });
+
+/** JSON Schema for "a phone or an e-mail, or both" (refinements are invisible to the document; this states them). */
+export const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['email'] }] };

@@ -31,7 +31,13 @@ export const OrganizationSettingsBody = z
     path: ['vatNumber'],
     message: 'vatNumber is required when showVatOnReceipts is true',
   })
-  .openapi('OrganizationSettingsRequest');
+  .openapi('OrganizationSettingsRequest', {
+    anyOf: [
+      { properties: { showVatOnReceipts: { const: false } } },
+      { not: { required: ['showVatOnReceipts'] } },
+      { required: ['vatNumber'], properties: { vatNumber: { type: 'string' } } },
+    ],
+  });
 
 export const OrganizationSettings = z
   .object({

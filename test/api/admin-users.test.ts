@@ -296,11 +296,14 @@ describe('PATCH /admin/users/:id', () => {
     ]);
   });
 
-  it('refuses areas for a non-admin, an empty body and unknown areas; unknown users are ADMIN_USER_NOT_FOUND', async () => {
+  it('refuses areas for a non-admin (ADMIN_USER_AREAS_NOT_ALLOWED), an empty body and unknown areas; unknown users are ADMIN_USER_NOT_FOUND', async () => {
     const support = await create({ appRole: 'support', name: 'Support', email: newEmail() });
     const areas = await patch(support.body.data.id, { managedAreas: ['b2b'] }, root.token, 'ar');
-    expect([areas.status, errorCode(areas)]).toEqual([400, 'VALIDATION_ERROR']);
-    expect(JSON.stringify(errorOf(areas).details)).toContain('"path":"managedAreas"');
+    expect([areas.status, errorCode(areas), errorOf(areas).message]).toEqual([
+      409,
+      'ADMIN_USER_AREAS_NOT_ALLOWED',
+      'لا يمكن تعيين المجالات المُدارة إلا لمستخدمي الإدارة',
+    ]);
     for (const body of [{}, { managedAreas: ['store'] }, { name: '' }]) {
       const res = await patch(support.body.data.id, body);
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
@@ -372,9 +375,9 @@ describe('POST /admin/users/:id/deactivate', () => {
     ]);
   });
 
-  it('refuses your own account (VALIDATION_ERROR) and unknown users (ADMIN_USER_NOT_FOUND, both languages)', async () => {
+  it('refuses your own account (AUTH_FORBIDDEN) and unknown users (ADMIN_USER_NOT_FOUND, both languages)', async () => {
     const self = await request(t.app).post(`/admin/users/${root.userId}/deactivate`).set(bearer(root.token));
-    expect([self.status, errorCode(self)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect([self.status, errorCode(self)]).toEqual([403, 'AUTH_FORBIDDEN']);
     const missing = await request(t.app)
       .post(`/admin/users/${randomUUID()}/deactivate`)
       .set(bearer(root.token))
@@ -427,7 +430,7 @@ describe('DELETE /admin/users/:id', () => {
 
   it('refuses your own account', async () => {
     const self = await request(t.app).delete(`/admin/users/${root.userId}`).set(bearer(root.token));
-    expect([self.status, errorCode(self)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect([self.status, errorCode(self)]).toEqual([403, 'AUTH_FORBIDDEN']);
   });
 });
 

@@ -108,7 +108,7 @@ describe('user blocklist', () => {
       .send({ reason: 'x' });
     expect([unknown.status, errorCode(unknown)]).toEqual([404, 'ADMIN_USER_NOT_FOUND']);
     const self = await request(t.app).post(`/admin/users/${admin.userId}/blocklist`).set(bearer(admin.token)).send({ reason: 'x' });
-    expect([self.status, errorCode(self)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect([self.status, errorCode(self)]).toEqual([403, 'AUTH_FORBIDDEN']);
     const noReason = await request(t.app).post(`/admin/users/${user.userId}/blocklist`).set(bearer(admin.token)).send({});
     expect([noReason.status, errorCode(noReason)]).toEqual([400, 'VALIDATION_ERROR']);
     expect(await auditOf('user.blocklisted', user.userId)).toEqual([]);
