@@ -63,8 +63,9 @@
  *   --no-history      skip the GET /activations/history benchmark
  *   --history-rows N  activations in its second phase (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and phase (default 1000)
+ *   --no-roster       skip the B2B roster list (bench/roster.ts)
  *   --no-webhooks     skip the webhook burst
- *   --only P          run one phase only: scenarios, history or webhooks
+ *   --only P          run one phase only: scenarios, history, roster or webhooks
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -116,6 +117,7 @@ import {
 } from './history';
 import { pidAlive } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
+import { rosterPhase } from './roster';
 import { webhookBurst } from './webhook-burst';
 
 // ---------------------------------------------------------------------------
@@ -521,11 +523,13 @@ interface Options {
   historyRequests: number;
   /** The alternating scenarios (off with --only history or --only webhooks). */
   scenarios: boolean;
+  /** The B2B roster list at 10,000 and 100,000 rows (bench/roster.ts; --history-requests per request kind). */
+  roster: boolean;
   /** The webhook burst next to GET /healthz (bench/webhook-burst.ts). */
   webhooks: boolean;
 }
 
-const PHASES = ['scenarios', 'history', 'webhooks'] as const;
+const PHASES = ['scenarios', 'history', 'roster', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
@@ -539,6 +543,7 @@ function parseOptions(argv: string[]): Options {
     historyRows: 1_000_000,
     historyRequests: 1000,
     scenarios: true,
+    roster: true,
     webhooks: true,
   };
   const num = (i: number) => {
@@ -557,6 +562,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--no-history') opts.history = false;
     else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
+    else if (arg === '--no-roster') opts.roster = false;
     else if (arg === '--no-webhooks') opts.webhooks = false;
     else if (arg === '--only') {
       const phase = argv[++i] as (typeof PHASES)[number];
@@ -806,6 +812,7 @@ async function main(): Promise<void> {
       ? `${opts.rounds} rounds x ${scenarios.length} scenarios, ${opts.warmupSeconds}s warm-up + ${opts.durationSeconds}s each`
       : '',
     opts.history ? `GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : '',
+    opts.roster ? 'GET /b2b/roster at 10,000 and 100,000 roster rows' : '',
     opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
   ].filter(Boolean);
   console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.connections} connections; ${phases.join('; then ')}`);
@@ -829,6 +836,15 @@ async function main(): Promise<void> {
     }
     if (opts.history) history = await historyBench(databaseUrl, fixtures, opts, postgresCpu);
   }
+  // Its own timed server, company and rows (bench/roster.ts).
+  const roster = opts.roster
+    ? await rosterPhase({
+        databaseUrl,
+        requests: opts.historyRequests,
+        stopChild,
+        onCleanup: (name, fn) => void cleanups.push({ name, fn }),
+      })
+    : undefined;
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   const webhooks = opts.webhooks
     ? await webhookBurst({
@@ -845,7 +861,10 @@ async function main(): Promise<void> {
 
   const budgets = reports.filter((r) => r.verdict);
   const verdict =
-    budgets.every((r) => r.verdict === 'PASS') && (!history || history.verdict === 'PASS') && (!webhooks || webhooks.verdict === 'PASS')
+    budgets.every((r) => r.verdict === 'PASS') &&
+    (!history || history.verdict === 'PASS') &&
+    (!roster || roster.verdict === 'PASS') &&
+    (!webhooks || webhooks.verdict === 'PASS')
       ? 'PASS'
       : 'FAIL';
   const file = path.join(OUT_DIR, 'results.json');
@@ -871,6 +890,7 @@ async function main(): Promise<void> {
         verdict,
         scenarios: reports,
         history,
+        roster,
         webhooks,
       },
       null,
