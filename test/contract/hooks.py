@@ -4,17 +4,18 @@ GET /activations/records: `to` must be at or after `from`, a rule between two qu
 that JSON Schema cannot state. Generated pairs that break it are dropped instead of letting the
 operation answer 400 unchecked: every other VALIDATION_ERROR there still fails the run.
 
-POST /admin/users and POST /admin/companies/invites: the super_admin identity creates accounts.
-Generated e-mail addresses come from a small space, so an end user's later PUT /auth/me with the
-same address would answer the spec's VALIDATION_ERROR ("already registered"), a refusal that
-depends on another identity's request, not on the document. Accounts created by the super_admin
-get an address of their own instead; the routes still see an e-mail whenever one was generated.
+PUT /auth/me, POST /admin/users and POST /admin/companies/invites: generated e-mail addresses come
+from a small space, so one identity's PUT /auth/me with an address another identity (or an account
+the super_admin created) already holds answers the spec's VALIDATION_ERROR ("already registered"):
+a refusal that depends on another request, not on the document. A valid generated address is
+swapped for one of its own; the routes still see an e-mail whenever one was generated.
 
 /admin/companies/{id}: schemathesis infers a link from the invite answer's `companyId`, which is
 null for a first admin (no company yet); it then sends the text "None" as the id. A null there
 means "no company", so the case is sent with an id of no company instead (answered 404).
 """
 
+import re
 from datetime import datetime
 from uuid import uuid4
 
@@ -36,10 +37,23 @@ def to_not_before_from(context, query):
     return start is None or end is None or end >= start
 
 
+# The document's e-mail rule (src/http/fields.ts EMAIL): only a valid address is swapped for another
+# valid one, so a negative case that breaks the e-mail rule still breaks it.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_EMAIL = re.compile(rf"^{_ATOM}(?:\.{_ATOM})*@(?:{_LABEL}\.)+[A-Za-z]{{2,63}}$")
+
+
 def _own_address(context, body):
-    if isinstance(body, dict) and isinstance(body.get("email"), str):
+    email = body.get("email") if isinstance(body, dict) else None
+    if isinstance(email, str) and len(email) <= 254 and _EMAIL.match(email):
         return {**body, "email": f"fuzz-{uuid4().hex[:12]}@example.com"}
     return body
+
+
+@schemathesis.hook("map_body").apply_to(path="/auth/me", method="PUT")
+def profile_address(context, body):
+    return _own_address(context, body)
 
 
 @schemathesis.hook("map_body").apply_to(path="/admin/users", method="POST")
