@@ -69,14 +69,16 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const ATTR_CHAR = /[!#$&+\-.^_`|~0-9A-Za-z]/;
 
 /**
- * `attachment; filename=<ASCII fallback>; filename*=UTF-8''<RFC 5987>` (RFC 6266). A plain ASCII name
- * renders as `attachment; filename=people.csv; filename*=UTF-8''people.csv`. The fallback replaces
+ * `attachment; filename=<ASCII fallback>; filename*=UTF-8''<RFC 5987>` (RFC 6266). A name that is a
+ * plain token needs no second form: `attachment; filename=people.csv`, exactly as the spec writes the
+ * CSV exports' header. The fallback replaces
  * anything outside printable ASCII, plus `"`, `\`, `/` and `%` (old clients percent-decode it), by `_`
  * and is a quoted-string only when it is not a token; control characters never reach the header.
  */
 export function contentDisposition(filename: string): string {
   if (filename.length === 0) throw new TypeError('contentDisposition needs a file name');
   const fallback = asciiFallback(filename);
+  if (fallback === filename && TOKEN.test(filename)) return `attachment; filename=${filename}`;
   const quoted = TOKEN.test(fallback) ? fallback : `"${fallback}"`;
   return `attachment; filename=${quoted}; filename*=UTF-8''${rfc5987(filename)}`;
 }

@@ -452,7 +452,12 @@ function successResponse(r: SuccessSpec, common: HeaderSpec[]): ResponseConfig {
         description: r.description,
         headers: headersObject([
           ...common,
-          { name: 'Content-Disposition', schema: z.string(), required: true, description: "attachment; filename=…; filename*=UTF-8''…" },
+          {
+            name: 'Content-Disposition',
+            schema: z.string(),
+            required: true,
+            description: "attachment; filename=… (plus filename*=UTF-8''… when the name is not a plain ASCII token)",
+          },
           {
             name: 'X-Truncated',
             schema: z.literal('true'),
@@ -467,7 +472,12 @@ function successResponse(r: SuccessSpec, common: HeaderSpec[]): ResponseConfig {
         description: r.description,
         headers: headersObject([
           ...common,
-          { name: 'Content-Disposition', schema: z.string(), required: true, description: "attachment; filename=…; filename*=UTF-8''…" },
+          {
+            name: 'Content-Disposition',
+            schema: z.string(),
+            required: true,
+            description: "attachment; filename=… (plus filename*=UTF-8''… when the name is not a plain ASCII token)",
+          },
         ]),
         content: Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),
       };
