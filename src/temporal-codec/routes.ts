@@ -33,6 +33,11 @@ export const CodecPayloads = z
   .strictObject({ payloads: z.array(CodecPayload).max(1000) })
   .openapi('TemporalPayloads', { description: 'Payloads in, payloads out: the same number, in the same order' });
 
+/** The request: proto JSON leaves an empty list out (the CLI sends `{}` for a query without arguments). */
+const CodecRequest = z
+  .strictObject({ payloads: z.array(CodecPayload).max(1000).default([]) })
+  .openapi('TemporalPayloadsRequest', { description: 'Payloads to convert; `payloads` left out means none' });
+
 const NamespaceHeader = z.object({
   'X-Namespace': z.string().optional().openapi({ description: 'The namespace the Temporal UI shows (every namespace shares our keys)' }),
 });
@@ -106,7 +111,7 @@ export function temporalCodecRoutes(api: Api, deps: TemporalCodecDeps): void {
     // a few views. Only a signed-in super_admin gets past the guard, and every decode is logged.
     rateLimit: false,
     headers: NamespaceHeader,
-    body: CodecPayloads,
+    body: CodecRequest,
     // Temporal's own limit is 4 MB per request; base64 makes it 4/3 of that.
     bodyOptions: { limit: '6mb' },
     response: json(CodecPayloads, { description: 'The converted payloads', headers: CORS_HEADERS }),
