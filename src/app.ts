@@ -166,7 +166,9 @@ export function createApp(deps: AppDeps): Express {
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
-  adminUserRoutes(api, { users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: cache.evictUser }) });
+  adminUserRoutes(api, {
+    users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
+  });
   companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   temporalCodecRoutes(api, { config, logger: deps.logger });

@@ -198,10 +198,13 @@ it('an API killed between commit and start: the recovery schedule starts the wor
 
   await schedule().unpause('e2e: recover');
   await eventually(async () => expect(await hasRun(activationId)).toBe(true), 30_000);
-  const [marked] = await db.query<{ workflow_started_at: Date | null }>('select workflow_started_at from activations where id = $1', [
-    activationId,
-  ]);
-  expect(marked.workflow_started_at).not.toBeNull();
+  // The recovery marks the row right after the start it made: the run may be visible a moment before.
+  await eventually(async () => {
+    const [marked] = await db.query<{ workflow_started_at: Date | null }>('select workflow_started_at from activations where id = $1', [
+      activationId,
+    ]);
+    expect(marked.workflow_started_at).not.toBeNull();
+  }, 10_000);
 
   // From here it is an ordinary activation: identity, then payment, then the handoff.
   expect(
