@@ -23,7 +23,7 @@
  * servers, so the load generator never shares its event loop.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
 import { createApp } from '../src/app';
@@ -32,6 +32,7 @@ import { nativePool, openOrm } from '../src/db/orm';
 import { createLogger } from '../src/http/logger';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createMemoryMessageSender } from '../src/providers/messages';
+import { asker, captureStatements, jsonPoster, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 
 export const ROSTER_SMALL_ROWS = 10_000;
@@ -114,7 +115,7 @@ interface Fixture {
 type FromChild =
   | { type: 'ready'; port: number; fixture: Fixture }
   | { type: 'failed'; error: string }
-  | { type: 'timing'; samples: Record<string, { ms: number[]; non2xx: number }> }
+  | { type: 'timing'; samples: Record<string, TimingSamples> }
   | { type: 'sql'; statements: Record<string, string> };
 
 function benchConfig(): Config {
@@ -127,7 +128,7 @@ async function serveRoster(): Promise<void> {
   const config = benchConfig();
   const orm = await openOrm(process.env.BENCH_DATABASE_URL ?? '', config.DATABASE_POOL_MAX);
   const pool = await nativePool(orm);
-  const statements = captureStatements(pool, Object.values(STATEMENTS));
+  const statements = captureStatements(pool, STATEMENTS);
   const messages = createMemoryMessageSender();
   const app = createApp({
     config,
@@ -137,21 +138,8 @@ async function serveRoster(): Promise<void> {
     logger: createLogger(config.LOG_LEVEL, { write() {} }),
     temporalReady: () => Promise.resolve(),
   });
-  let samples = new Map<string, { ms: number[]; non2xx: number }>();
-  const listener: RequestListener = (req, res) => {
-    const url = req.url ?? '';
-    if (req.method === 'GET' && (url.startsWith('/b2b/roster') || url.startsWith('/auth/session'))) {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        let s = samples.get(url);
-        if (!s) samples.set(url, (s = { ms: [], non2xx: 0 }));
-        s.ms.push(Number(process.hrtime.bigint() - start) / 1e6);
-        if (res.statusCode < 200 || res.statusCode > 299) s.non2xx++;
-      });
-    }
-    app(req, res);
-  };
-  const server: Server = createServer(listener);
+  const timer = requestTimer(app, ['/b2b/roster', '/auth/session'], 'GET');
+  const server: Server = createServer(timer.listener);
   server.keepAliveTimeout = 65_000;
   const stop = async () => {
     server.closeAllConnections();
@@ -163,10 +151,7 @@ async function serveRoster(): Promise<void> {
   process.on('disconnect', () => void stop());
   process.on('message', (msg) => {
     if (msg === 'stop') void stop();
-    if (msg === 'timing') {
-      send({ type: 'timing', samples: Object.fromEntries(samples) });
-      samples = new Map();
-    }
+    if (msg === 'timing') send({ type: 'timing', samples: timer.take() });
     if (msg === 'sql') send({ type: 'sql', statements: { ...statements } });
   });
   try {
@@ -180,31 +165,9 @@ async function serveRoster(): Promise<void> {
   }
 }
 
-/** Records the text of the named statements as the app sends them through the pool. */
-function captureStatements(pool: Pool, names: string[]): Record<string, string> {
-  const captured: Record<string, string> = {};
-  const target = pool as unknown as { query: (...args: unknown[]) => unknown };
-  const original = target.query;
-  target.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as { name?: unknown; text?: unknown } | undefined;
-    if (config && typeof config.name === 'string' && typeof config.text === 'string' && names.includes(config.name)) {
-      captured[config.name] = config.text;
-    }
-    return original.apply(this, args);
-  };
-  return captured;
-}
-
 /** A b2b_admin signed in as a mobile client, admin of an approved company, through HTTP like a client (the role and company by SQL). */
 async function companyAdminFixture(baseUrl: string, pool: Pool, sent: { to: string; text: string }[]): Promise<Fixture> {
-  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${baseUrl}${url}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
+  const post = jsonPoster(baseUrl);
   const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
   const reg = await post('/auth/register', { phone: PHONE, name: 'Roster bench', consents });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
@@ -220,12 +183,7 @@ async function companyAdminFixture(baseUrl: string, pool: Pool, sent: { to: stri
     [userId],
   );
   await pool.query(`update users set app_role = 'b2b_admin' where id = $1`, [userId]);
-  const code = [...sent]
-    .reverse()
-    .find((m) => m.to === PHONE)
-    ?.text.match(/\b(\d{6})\b/)?.[1];
-  if (!code) throw new Error('no OTP was sent');
-  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: code }, { 'X-Client-Type': 'mobile' });
+  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: sentOtp(sent, PHONE) }, { 'X-Client-Type': 'mobile' });
   const token = (verify.json.session as { token?: string } | undefined)?.token;
   if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
   return { token, userId, companyId: rows[0].id };
@@ -255,19 +213,7 @@ async function startServer(deps: RosterDeps): Promise<Child> {
   return { proc, port: msg.port, fixture: msg.fixture };
 }
 
-function ask<K extends 'timing' | 'sql'>(child: Child, type: K): Promise<Extract<FromChild, { type: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (msg: FromChild) => {
-      if (msg.type !== type) return;
-      child.proc.off('message', onMessage);
-      resolve(msg as Extract<FromChild, { type: K }>);
-    };
-    child.proc.on('message', onMessage);
-    child.proc.send(type, (err) => err && reject(err));
-  });
-}
-
-const seconds = (since: number) => (performance.now() - since) / 1000;
+const ask = asker<FromChild>();
 /** The n-th staged person of the bench company: a unique phone, and an e-mail on every other row. */
 const benchPerson = (n: number) => ({
   name: `Bench person ${n}`,
@@ -457,10 +403,10 @@ async function measure(server: Child, db: PoolClient, deps: RosterDeps): Promise
     throw new Error(`the search did not find ${searched}: ${JSON.stringify(found)}`);
 
   for (let i = 0; i < WARMUP_REQUESTS; i++) for (const k of REQUESTS) await get(paths[k]);
-  await ask(server, 'timing'); // drop the warm-up samples
+  await ask(server, 'timing', 'timing'); // drop the warm-up samples
   const client: Record<RosterRequest, number[]> = { first: [], page50: [], search: [], control: [] };
   for (let i = 0; i < deps.requests; i++) for (const k of REQUESTS) client[k].push((await get(paths[k])).ms);
-  const { samples } = await ask(server, 'timing');
+  const { samples } = await ask(server, 'timing', 'timing');
   const sequential = {} as RosterSize['sequential'];
   for (const k of REQUESTS) {
     const s = samples[paths[k]];
@@ -468,18 +414,18 @@ async function measure(server: Child, db: PoolClient, deps: RosterDeps): Promise
     sequential[k] = { url: paths[k], server: latencyStats(s.ms), client: latencyStats(client[k]) };
   }
 
-  const { statements } = await ask(server, 'sql');
+  const { statements } = await ask(server, 'sql', 'sql');
   const companyId = server.fixture.companyId;
   const now = new Date().toISOString();
   const config = benchConfig();
   const hash = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY).lookupHash(searched);
   const offset = (DEEP_PAGE - 1) * PAGE_LIMIT;
   const explain = [
-    ...(await explainStatement(db, 'first page', statements[STATEMENTS.page], [companyId, 0, PAGE_LIMIT, now])),
-    ...(await explainStatement(db, `page ${DEEP_PAGE}`, statements[STATEMENTS.page], [companyId, offset, PAGE_LIMIT, now])),
-    ...(await explainStatement(db, 'total (counters)', statements[STATEMENTS.total], [companyId])),
-    ...(await explainStatement(db, 'search page', statements[STATEMENTS.searchPage], [companyId, hash, 0, PAGE_LIMIT, now])),
-    ...(await explainStatement(db, 'search total', statements[STATEMENTS.searchTotal], [companyId, hash])),
+    ...(await explainStatement(db, 'first page', statements.page, [companyId, 0, PAGE_LIMIT, now])),
+    ...(await explainStatement(db, `page ${DEEP_PAGE}`, statements.page, [companyId, offset, PAGE_LIMIT, now])),
+    ...(await explainStatement(db, 'total (counters)', statements.total, [companyId])),
+    ...(await explainStatement(db, 'search page', statements.searchPage, [companyId, hash, 0, PAGE_LIMIT, now])),
+    ...(await explainStatement(db, 'search total', statements.searchTotal, [companyId, hash])),
   ];
   const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from roster_entries')).rows;
   const [{ c }] = (await db.query<{ c: number }>('select count(distinct company_id)::int as c from roster_entries')).rows;

@@ -85,7 +85,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import express, { type Express } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { DEFAULT_PAGE_SIZE } from '../src/activations/read-service';
 import { createApp } from '../src/app';
 import { createSessionService } from '../src/auth/sessions';
@@ -115,7 +115,7 @@ import {
   type PlanCheck,
   type TableCounts,
 } from './history';
-import { pidAlive } from './processes';
+import { asker, captureStatements, jsonPoster, pidAlive, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
 import { rosterPhase } from './roster';
 import { webhookBurst } from './webhook-burst';
@@ -355,80 +355,12 @@ function requiredEnv(name: string): string {
 /** The history statements (first page, next page; no status filter), by prepared-statement name. */
 const HISTORY_STATEMENTS = { first: 'activation-reads-history-fa', cursor: 'activation-reads-history-ca' } as const;
 
-/**
- * Records the text of the named statements as the app sends them through the
- * pool; once all are seen, the pool's own `query` is put back untouched.
- */
-function captureStatements(pool: Pool, names: Record<string, string>): Record<string, string> {
-  const captured: Record<string, string> = {};
-  const target = pool as unknown as { query: (...args: unknown[]) => unknown };
-  const original = target.query;
-  const ownProperty = Object.prototype.hasOwnProperty.call(target, 'query');
-  const restore = () => {
-    if (ownProperty) target.query = original;
-    else delete (target as { query?: unknown }).query;
-  };
-  target.query = function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as { name?: unknown; text?: unknown } | undefined;
-    if (config && typeof config === 'object' && typeof config.name === 'string' && typeof config.text === 'string') {
-      const key = Object.keys(names).find((k) => names[k] === config.name);
-      if (key) captured[key] = config.text;
-      if (Object.keys(names).every((k) => captured[k] !== undefined)) restore();
-    }
-    return original.apply(this, args);
-  };
-  return captured;
-}
-
-interface TimingSamples {
-  ms: number[];
-  non2xx: number;
-}
-
-/** Wraps the app in a listener that times requests whose URL starts with one of `prefixes`, per URL. */
-function requestTimer(app: Express, prefixes: string[]): { listener: RequestListener; take: () => Record<string, TimingSamples> } {
-  let samples = new Map<string, TimingSamples>();
-  const listener: RequestListener = (req, res) => {
-    const url = req.url ?? '';
-    if (prefixes.some((prefix) => url.startsWith(prefix))) {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        let s = samples.get(url);
-        if (!s) samples.set(url, (s = { ms: [], non2xx: 0 }));
-        s.ms.push(ms);
-        if (res.statusCode < 200 || res.statusCode > 299) s.non2xx++;
-      });
-    }
-    app(req, res);
-  };
-  const take = () => {
-    const out = Object.fromEntries(samples);
-    samples = new Map();
-    return out;
-  };
-  return { listener, take };
-}
-
 /** Registers one phone user and verifies the OTP as mobile, through HTTP like a real client. */
 async function signUpFixtures(baseUrl: string, sent: { to: string; text: string }[]): Promise<Fixtures> {
-  const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${baseUrl}${url}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    return { status: res.status, json };
-  };
+  const post = jsonPoster(baseUrl);
   const reg = await post('/auth/register', { phone: PHONE, name: 'Bench', consents: CONSENTS });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
-  const code = [...sent]
-    .reverse()
-    .find((m) => m.to === PHONE)
-    ?.text.match(/\b(\d{6})\b/)?.[1];
-  if (!code) throw new Error('no OTP was sent');
-  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: code }, { 'X-Client-Type': 'mobile' });
+  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: sentOtp(sent, PHONE) }, { 'X-Client-Type': 'mobile' });
   if (verify.status !== 200) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
   const session = verify.json.session as { token?: string } | undefined;
   if (!session?.token) throw new Error('verify-otp answered no mobile token');
@@ -1114,20 +1046,7 @@ interface HistoryReport {
   verdict: 'PASS' | 'FAIL';
 }
 
-/** Sends a request to a server child and waits for its answer of the given type. */
-function ask<K extends ToParent['type']>(child: Child, request: ToChild, type: K): Promise<Extract<ToParent, { type: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (msg: ToParent) => {
-      if (msg.type !== type) return;
-      child.proc.off('message', onMessage);
-      resolve(msg as Extract<ToParent, { type: K }>);
-    };
-    child.proc.on('message', onMessage);
-    child.proc.send(request, (err) => err && reject(err));
-  });
-}
-
-const seconds = (since: number) => (performance.now() - since) / 1000;
+const ask = asker<ToParent>();
 
 async function historyBench(databaseUrl: string, fx: Fixtures, opts: Options, postgresCpu: () => number | null): Promise<HistoryReport> {
   const large = opts.historyRows;

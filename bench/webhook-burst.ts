@@ -74,7 +74,7 @@ import { SEARCH_ATTRIBUTES } from '../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
 import { paymentWorkflowId } from '../workflows/settlement-contract';
 import { measureActivationLatency, printLatency, type LatencyReport } from './activation-latency';
-import { pidAlive } from './processes';
+import { pidAlive, seconds } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 import {
   acknowledged,
@@ -206,8 +206,6 @@ export interface OutageReport {
 // ---------------------------------------------------------------------------
 // The phase
 // ---------------------------------------------------------------------------
-
-const seconds = (since: number) => (performance.now() - since) / 1000;
 
 export async function webhookBurst(deps: BurstDeps): Promise<WebhookReport> {
   const t0 = performance.now();
