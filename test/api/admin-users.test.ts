@@ -7,26 +7,20 @@ import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { bearer, createTestApp, errorCode, eventually, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
+import { signUpSuperAdmin, superAdminApp } from '../helpers/staff';
 
 // Administration users (/admin/users, super_admin only): staff accounts with areas, audited.
-let t: TestApp;
-let root: { token: string; userId: string };
-beforeAll(async () => {
-  t = await createTestApp();
-  root = await signUp(t, { name: 'Root' });
-  await t.db.query(`update users set app_role = 'super_admin' where id = $1`, [root.userId]);
-});
-afterAll(() => t.close());
+const t = superAdminApp('Root');
 
 type One = z.infer<typeof AdminUserResponse>;
 type List = z.infer<typeof AdminUserList>;
 /** Each change a second after the previous one, so the audit trail has an order. */
 const tick = () => t.clock.advance(1000);
-const create = async (body: object, token = root.token, lang = 'en') =>
+const create = async (body: object, token = t.admin.token, lang = 'en') =>
   tick() ?? typed<One>(await request(t.app).post('/admin/users').set(bearer(token)).set('Accept-Language', lang).send(body));
-const patch = async (id: string, body: object, token = root.token, lang = 'en') =>
+const patch = async (id: string, body: object, token = t.admin.token, lang = 'en') =>
   tick() ?? typed<One>(await request(t.app).patch(`/admin/users/${id}`).set(bearer(token)).set('Accept-Language', lang).send(body));
-const list = async (query: Record<string, string>, token = root.token) =>
+const list = async (query: Record<string, string>, token = t.admin.token) =>
   typed<List>(await request(t.app).get('/admin/users').query(query).set(bearer(token)));
 
 let emailSeq = 0;
@@ -88,7 +82,7 @@ describe('POST /admin/users', () => {
     expect(await auditOf(id)).toEqual([
       {
         action: 'admin_user.created',
-        actor_user_id: root.userId,
+        actor_user_id: t.admin.userId,
         details: { appRole: 'admin', managedAreas: ['b2b'], managedAreasWrite: ['b2b'] },
         user_agent: null,
       },
@@ -132,11 +126,11 @@ describe('POST /admin/users', () => {
     const taken = await signUp(t, { phone: newPhone(), email: newEmail().toLowerCase() });
     const phone = await create({ appRole: 'support', name: 'Dup', phone: taken.phone });
     expect([phone.status, errorCode(phone)]).toEqual([409, 'ADMIN_USER_PHONE_EXISTS']);
-    const ar = await create({ appRole: 'support', name: 'Dup', phone: taken.phone }, root.token, 'ar');
+    const ar = await create({ appRole: 'support', name: 'Dup', phone: taken.phone }, t.admin.token, 'ar');
     expect(errorOf(ar).message).toBe('يوجد مستخدم مسجل برقم الجوال هذا');
     const email = await create({ appRole: 'support', name: 'Dup', email: taken.email!.toUpperCase() });
     expect([email.status, errorCode(email)]).toEqual([409, 'ADMIN_USER_EMAIL_EXISTS']);
-    const arEmail = await create({ appRole: 'support', name: 'Dup', email: taken.email }, root.token, 'ar');
+    const arEmail = await create({ appRole: 'support', name: 'Dup', email: taken.email }, t.admin.token, 'ar');
     expect(errorOf(arEmail).message).toBe('يوجد مستخدم مسجل بهذا البريد الإلكتروني');
   });
 
@@ -176,7 +170,7 @@ describe('POST /admin/users', () => {
     await t.db.query('create trigger fail_identity before insert on users for each row execute function fail_identity()');
     try {
       const email = newEmail();
-      const res = await create({ appRole: 'support', name: 'Fault', email }, root.token, 'ar');
+      const res = await create({ appRole: 'support', name: 'Fault', email }, t.admin.token, 'ar');
       expect([res.status, errorCode(res)]).toEqual([502, 'ADMIN_USER_CREATE_FAILED']);
       expect(errorOf(res).message).toBe('تعذر إنشاء المستخدم، يرجى المحاولة لاحقاً');
       expect(await t.db.query(`select id from users where name = 'Fault'`)).toEqual([]);
@@ -193,7 +187,7 @@ describe('POST /admin/users', () => {
     try {
       const res = await create({ appRole: 'admin', name: 'Orphan', phone, managedAreas: ['b2b'] });
       expect([res.status, errorCode(res)]).toEqual([502, 'ADMIN_USER_PROFILE_NOT_CREATED']);
-      const ar = await create({ appRole: 'admin', name: 'Orphan', phone }, root.token, 'ar');
+      const ar = await create({ appRole: 'admin', name: 'Orphan', phone }, t.admin.token, 'ar');
       expect(errorOf(ar).message).toBe('تعذر إنشاء ملف المستخدم، يرجى المحاولة لاحقاً');
       expect(await t.db.query(`select id from users where name = 'Orphan'`)).toEqual([]);
     } finally {
@@ -208,8 +202,7 @@ describe('GET /admin/users and /admin/users/:id', () => {
   it('lists staff only, newest first, paged, by role, and finds one person by exact phone or e-mail', async () => {
     const fresh = await createTestApp();
     try {
-      const admin = await signUp(fresh, { name: 'Root2' });
-      await fresh.db.query(`update users set app_role = 'super_admin' where id = $1`, [admin.userId]);
+      const admin = await signUpSuperAdmin(fresh, 'Root2');
       await signUp(fresh, { name: 'Customer' });
       const made: string[] = [];
       const phone = newPhone();
@@ -258,14 +251,14 @@ describe('GET /admin/users and /admin/users/:id', () => {
 
   it('reads one staff user; an end user, an unknown or a malformed id is ADMIN_USER_NOT_FOUND (both languages)', async () => {
     const made = await create({ appRole: 'support', name: 'Readable', email: newEmail() });
-    const one = typed<One>(await request(t.app).get(`/admin/users/${made.body.data.id}`).set(bearer(root.token)));
+    const one = typed<One>(await request(t.app).get(`/admin/users/${made.body.data.id}`).set(bearer(t.admin.token)));
     expect(one.body).toEqual(made.body);
     const customer = await signUp(t);
     for (const id of [customer.userId, randomUUID(), 'not-a-uuid']) {
-      const res = await request(t.app).get(`/admin/users/${id}`).set(bearer(root.token));
+      const res = await request(t.app).get(`/admin/users/${id}`).set(bearer(t.admin.token));
       expect([res.status, errorCode(res)]).toEqual([404, 'ADMIN_USER_NOT_FOUND']);
     }
-    const ar = await request(t.app).get(`/admin/users/${randomUUID()}`).set(bearer(root.token)).set('Accept-Language', 'ar');
+    const ar = await request(t.app).get(`/admin/users/${randomUUID()}`).set(bearer(t.admin.token)).set('Accept-Language', 'ar');
     expect(errorOf(ar).message).toBe('لم يتم العثور على المستخدم');
   });
 });
@@ -298,7 +291,7 @@ describe('PATCH /admin/users/:id', () => {
 
   it('refuses areas for a non-admin (ADMIN_USER_AREAS_NOT_ALLOWED), an empty body and unknown areas; unknown users are ADMIN_USER_NOT_FOUND', async () => {
     const support = await create({ appRole: 'support', name: 'Support', email: newEmail() });
-    const areas = await patch(support.body.data.id, { managedAreas: ['b2b'] }, root.token, 'ar');
+    const areas = await patch(support.body.data.id, { managedAreas: ['b2b'] }, t.admin.token, 'ar');
     expect([areas.status, errorCode(areas), errorOf(areas).message]).toEqual([
       409,
       'ADMIN_USER_AREAS_NOT_ALLOWED',
@@ -308,7 +301,7 @@ describe('PATCH /admin/users/:id', () => {
       const res = await patch(support.body.data.id, body);
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
     }
-    const missing = await patch(randomUUID(), { name: 'X' }, root.token, 'ar');
+    const missing = await patch(randomUUID(), { name: 'X' }, t.admin.token, 'ar');
     expect([missing.status, errorCode(missing), errorOf(missing).message]).toEqual([
       404,
       'ADMIN_USER_NOT_FOUND',
@@ -321,8 +314,7 @@ describe('PATCH /admin/users/:id', () => {
   it('takes effect on the next request: the staff guard and GET /auth/session (session cache on)', async () => {
     const cached = await createTestApp({ env: { SESSION_CACHE_SECONDS: '60' } });
     try {
-      const admin = await signUp(cached, { name: 'Root3' });
-      await cached.db.query(`update users set app_role = 'super_admin' where id = $1`, [admin.userId]);
+      const admin = await signUpSuperAdmin(cached, 'Root3');
       const phone = newPhone();
       const made = await request(cached.app)
         .post('/admin/users')
@@ -363,12 +355,12 @@ describe('POST /admin/users/:id/deactivate', () => {
     const id = made.body.data.id;
     const token = await signIn(t, phone);
     expect((await sessionOf(t, token)).status).toBe(200);
-    const res = typed<One>(await request(t.app).post(`/admin/users/${id}/deactivate`).set(bearer(root.token)));
+    const res = typed<One>(await request(t.app).post(`/admin/users/${id}/deactivate`).set(bearer(t.admin.token)));
     expect([res.status, res.body.data.isActive]).toEqual([200, false]);
     expect(await t.db.query('select id from sessions where user_id = $1 and revoked_at is null', [id])).toEqual([]);
     const after = await sessionOf(t, token);
     expect([after.status, errorCode(after)]).toEqual([401, 'AUTH_ACCOUNT_DEACTIVATED']);
-    const again = await request(t.app).post(`/admin/users/${id}/deactivate`).set(bearer(root.token));
+    const again = await request(t.app).post(`/admin/users/${id}/deactivate`).set(bearer(t.admin.token));
     expect(again.status).toBe(200);
     expect((await auditOf(id)).filter((a) => a.action === 'admin_user.deactivated').map((a) => a.details)).toEqual([
       { appRole: 'support', revokedSessions: 1 },
@@ -376,11 +368,11 @@ describe('POST /admin/users/:id/deactivate', () => {
   });
 
   it('refuses your own account (AUTH_FORBIDDEN) and unknown users (ADMIN_USER_NOT_FOUND, both languages)', async () => {
-    const self = await request(t.app).post(`/admin/users/${root.userId}/deactivate`).set(bearer(root.token));
+    const self = await request(t.app).post(`/admin/users/${t.admin.userId}/deactivate`).set(bearer(t.admin.token));
     expect([self.status, errorCode(self)]).toEqual([403, 'AUTH_FORBIDDEN']);
     const missing = await request(t.app)
       .post(`/admin/users/${randomUUID()}/deactivate`)
-      .set(bearer(root.token))
+      .set(bearer(t.admin.token))
       .set('Accept-Language', 'ar');
     expect([missing.status, errorCode(missing), errorOf(missing).message]).toEqual([
       404,
@@ -399,17 +391,17 @@ describe('DELETE /admin/users/:id', () => {
     // The account acts once (an audited change), then is removed.
     const acted = await create({ appRole: 'support', name: 'Made by temp', email: newEmail() }, token);
     tick();
-    const res = await request(t.app).delete(`/admin/users/${id}`).set(bearer(root.token));
+    const res = await request(t.app).delete(`/admin/users/${id}`).set(bearer(t.admin.token));
     expect([res.status, res.body]).toEqual([200, { data: { id, deleted: true } }]);
     expect(await t.db.query('select id from users where id = $1', [id])).toEqual([]);
     expect(await t.db.query('select id from sessions where user_id = $1', [id])).toEqual([]);
     expect(errorCode(await sessionOf(t, token))).toBe('AUTH_REQUIRED');
     expect((await auditOf(id)).map((a) => [a.action, a.actor_user_id, a.details])).toEqual([
-      ['admin_user.created', root.userId, { appRole: 'super_admin', managedAreas: null, managedAreasWrite: null }],
-      ['admin_user.deleted', root.userId, { appRole: 'super_admin', name: 'Temp root' }],
+      ['admin_user.created', t.admin.userId, { appRole: 'super_admin', managedAreas: null, managedAreasWrite: null }],
+      ['admin_user.deleted', t.admin.userId, { appRole: 'super_admin', name: 'Temp root' }],
     ]);
     expect((await auditOf(acted.body.data.id)).map((a) => a.actor_user_id)).toEqual([null]);
-    const gone = await request(t.app).delete(`/admin/users/${id}`).set(bearer(root.token));
+    const gone = await request(t.app).delete(`/admin/users/${id}`).set(bearer(t.admin.token));
     expect([gone.status, errorCode(gone)]).toEqual([404, 'ADMIN_USER_NOT_FOUND']);
   });
 
@@ -420,16 +412,16 @@ describe('DELETE /admin/users/:id', () => {
       `insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at) values ($1, $2, 'pending_payment', 10, 'SAR', now(), now())`,
       [randomUUID(), id],
     );
-    const res = await request(t.app).delete(`/admin/users/${id}`).set(bearer(root.token));
+    const res = await request(t.app).delete(`/admin/users/${id}`).set(bearer(t.admin.token));
     expect([res.status, errorCode(res), errorOf(res).details]).toEqual([502, 'ADMIN_USER_DELETE_FAILED', { reason: 'HAS_RECORDS' }]);
-    const ar = await request(t.app).delete(`/admin/users/${id}`).set(bearer(root.token)).set('Accept-Language', 'ar');
+    const ar = await request(t.app).delete(`/admin/users/${id}`).set(bearer(t.admin.token)).set('Accept-Language', 'ar');
     expect(errorOf(ar).message).toBe('تعذر حذف المستخدم، يرجى المحاولة لاحقاً');
     expect(await t.db.query('select name from users where id = $1', [id])).toEqual([{ name: 'Buyer' }]);
     expect((await auditOf(id)).map((a) => a.action)).toEqual(['admin_user.created']);
   });
 
   it('refuses your own account', async () => {
-    const self = await request(t.app).delete(`/admin/users/${root.userId}`).set(bearer(root.token));
+    const self = await request(t.app).delete(`/admin/users/${t.admin.userId}`).set(bearer(t.admin.token));
     expect([self.status, errorCode(self)]).toEqual([403, 'AUTH_FORBIDDEN']);
   });
 });
@@ -465,7 +457,10 @@ describe('guards and neighbours', () => {
 
   it('keeps POST /admin/users/:id/blocklist working on a staff user', async () => {
     const made = await create({ appRole: 'support', name: 'Blocked staff', email: newEmail() });
-    const res = await request(t.app).post(`/admin/users/${made.body.data.id}/blocklist`).set(bearer(root.token)).send({ reason: 'Test' });
+    const res = await request(t.app)
+      .post(`/admin/users/${made.body.data.id}/blocklist`)
+      .set(bearer(t.admin.token))
+      .send({ reason: 'Test' });
     expect([res.status, (res.body as { data: { blocklisted: boolean } }).data.blocklisted]).toEqual([200, true]);
   });
 });

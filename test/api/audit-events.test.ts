@@ -3,22 +3,16 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { AuditEventList } from '../../src/audit/schemas';
 import { writeAudit } from '../../src/audit/writer';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, errorCode, signUp } from '../helpers/app';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
+import { superAdminApp } from '../helpers/staff';
 
 // GET /admin/audit-events: the trail written by writeAudit, readable by super_admin, newest first, paged and filtered.
-let t: TestApp;
-let admin: { token: string; userId: string };
-beforeAll(async () => {
-  t = await createTestApp();
-  admin = await signUp(t, { name: 'Root' });
-  await t.db.query(`update users set app_role = 'super_admin' where id = $1`, [admin.userId]);
-});
-afterAll(() => t.close());
+const t = superAdminApp('Root');
 
 type List = z.infer<typeof AuditEventList>;
-const list = async (query: Record<string, string> = {}, token = admin.token, lang = 'en') =>
+const list = async (query: Record<string, string> = {}, token = t.admin.token, lang = 'en') =>
   typed<List>(await request(t.app).get('/admin/audit-events').query(query).set(bearer(token)).set('Accept-Language', lang));
 
 let minute = 0;
@@ -29,7 +23,7 @@ async function audit(action: `${string}.${string}`, entity: { type: string; id?:
   const id = await t.db.orm.em.fork().transactional((em) =>
     writeAudit(em, {
       action,
-      actorUserId: admin.userId,
+      actorUserId: t.admin.userId,
       companyId: entity.companyId ?? null,
       entityType: entity.type,
       entityId: entity.id ?? null,
@@ -69,7 +63,7 @@ describe('GET /admin/audit-events', () => {
       {
         id: first.id,
         action: 'paging.first',
-        actorUserId: admin.userId,
+        actorUserId: t.admin.userId,
         companyId,
         entityType: 'paging',
         entityId: 'p1',
@@ -108,7 +102,7 @@ describe('GET /admin/audit-events', () => {
     const user = await signUp(t);
     const blocked = await request(t.app)
       .post(`/admin/users/${user.userId}/blocklist`)
-      .set(bearer(admin.token))
+      .set(bearer(t.admin.token))
       .set('User-Agent', 'audit-test/1')
       .send({ reason: 'Fraud report 7' });
     expect(blocked.status).toBe(200);
@@ -116,7 +110,7 @@ describe('GET /admin/audit-events', () => {
     expect(res.body.data.events).toEqual([
       match.objectContaining({
         action: 'user.blocklisted',
-        actorUserId: admin.userId,
+        actorUserId: t.admin.userId,
         details: { reason: 'Fraud report 7', revokedSessions: 1 },
         userAgent: 'audit-test/1',
         ip: match.stringMatching(/127\.0\.0\.1|::1/),

@@ -3,22 +3,16 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { CompanyInvite } from '../../src/admin/invite-routes';
 import type { SessionResponse, SignInResponse } from '../../src/auth/schemas';
-import { bearer, createTestApp, errorCode, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { bearer, errorCode, lastCode, MOBILE, newPhone, signUp } from '../helpers/app';
 import { insertCompany } from '../helpers/companies';
 import { errorOf, typed } from '../helpers/responses';
+import { superAdminApp } from '../helpers/staff';
 
 // POST /admin/companies/invites: a super_admin provisions a company portal user (b2b_admin), audited.
-let t: TestApp;
-let root: { token: string; userId: string };
-beforeAll(async () => {
-  t = await createTestApp();
-  root = await signUp(t, { name: 'Root' });
-  await t.db.query(`update users set app_role = 'super_admin' where id = $1`, [root.userId]);
-});
-afterAll(() => t.close());
+const t = superAdminApp('Root');
 
 type Invite = z.infer<typeof CompanyInvite>;
-const invite = async (body: object, token = root.token, lang = 'en') =>
+const invite = async (body: object, token = t.admin.token, lang = 'en') =>
   typed<Invite>(await request(t.app).post('/admin/companies/invites').set(bearer(token)).set('Accept-Language', lang).send(body));
 
 let emailSeq = 0;
@@ -46,7 +40,12 @@ describe('POST /admin/companies/invites', () => {
     });
     expect(await membershipOf(id)).toEqual([]);
     expect(await auditOf(id)).toEqual([
-      { action: 'company.user_invited', actor_user_id: root.userId, company_id: null, details: { companyRole: 'admin', companyId: null } },
+      {
+        action: 'company.user_invited',
+        actor_user_id: t.admin.userId,
+        company_id: null,
+        details: { companyRole: 'admin', companyId: null },
+      },
     ]);
 
     await request(t.app).post('/auth/login').send({ phone }).expect(200);
@@ -81,7 +80,7 @@ describe('POST /admin/companies/invites', () => {
     const email = newEmail();
     const res = await invite({ email, name: 'Lost', role: 'member', companyId: randomUUID() });
     expect([res.status, errorCode(res)]).toEqual([404, 'COMPANY_NOT_FOUND']);
-    const ar = await invite({ email, name: 'Lost', role: 'admin', companyId: randomUUID() }, root.token, 'ar');
+    const ar = await invite({ email, name: 'Lost', role: 'admin', companyId: randomUUID() }, t.admin.token, 'ar');
     expect([ar.status, errorOf(ar).message]).toEqual([404, 'لم يتم العثور على الشركة']);
     expect(await t.db.query(`select id from users where name = 'Lost'`)).toEqual([]);
   });
@@ -90,7 +89,7 @@ describe('POST /admin/companies/invites', () => {
     const taken = await signUp(t, { phone: newPhone(), email: newEmail() });
     const phone = await invite({ phone: taken.phone, name: 'Dup', role: 'admin' });
     expect([phone.status, errorCode(phone)]).toEqual([409, 'ADMIN_USER_PHONE_EXISTS']);
-    const email = await invite({ email: taken.email, name: 'Dup', role: 'admin' }, root.token, 'ar');
+    const email = await invite({ email: taken.email, name: 'Dup', role: 'admin' }, t.admin.token, 'ar');
     expect([email.status, errorCode(email), errorOf(email).message]).toEqual([
       409,
       'ADMIN_USER_EMAIL_EXISTS',
@@ -109,7 +108,7 @@ describe('POST /admin/companies/invites', () => {
     await t.db.query('create trigger fail_membership before insert on company_users for each row execute function fail_membership()');
     const phone = newPhone();
     try {
-      const res = await invite({ phone, name: 'Half', role: 'member', companyId }, root.token, 'ar');
+      const res = await invite({ phone, name: 'Half', role: 'member', companyId }, t.admin.token, 'ar');
       expect([res.status, errorCode(res), errorOf(res).message]).toEqual([
         502,
         'ADMIN_USER_PROFILE_NOT_CREATED',
@@ -136,7 +135,7 @@ describe('POST /admin/companies/invites', () => {
       [{ email: newEmail(), name: 'X', role: 'admin', companyId, appRole: 'super_admin' }, ''],
     ];
     for (const [body, path] of cases) {
-      const res = await invite(body, root.token, 'ar');
+      const res = await invite(body, t.admin.token, 'ar');
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
       expect(JSON.stringify(errorOf(res).details)).toContain(`"path":"${path}`);
     }

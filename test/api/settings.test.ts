@@ -2,23 +2,17 @@ import request from 'supertest';
 import type { z } from 'zod';
 import { readOrganizationSettings } from '../../src/settings/organization';
 import type { FxRates, OrganizationSettingsOrNull, OrganizationSettingsResponse } from '../../src/settings/schemas';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, signUp } from '../helpers/app';
 import { errorOf, typed } from '../helpers/responses';
+import { signUpSuperAdmin, superAdminApp } from '../helpers/staff';
 
 // Admin: settings (super_admin only): organization settings (whole-object upsert, audited) and exchange rates (store gate).
-let t: TestApp;
-let admin: { token: string; userId: string };
-beforeAll(async () => {
-  t = await createTestApp();
-  admin = await signUp(t, { name: 'Root' });
-  await t.db.query(`update users set app_role = 'super_admin' where id = $1`, [admin.userId]);
-});
-afterAll(() => t.close());
+const t = superAdminApp('Root');
 
-const read = async (token = admin.token) =>
+const read = async (token = t.admin.token) =>
   typed<z.infer<typeof OrganizationSettingsOrNull>>(await request(t.app).get('/admin/settings/organization').set(bearer(token)));
 /** Each save a second after the previous one, so the audit trail has an order. */
-const save = async (body: object, token = admin.token, lang = 'en') =>
+const save = async (body: object, token = t.admin.token, lang = 'en') =>
   t.clock.advance(1000) ??
   typed<z.infer<typeof OrganizationSettingsResponse>>(
     await request(t.app)
@@ -91,13 +85,13 @@ describe('organization settings', () => {
     );
     expect(row).toEqual({
       value: { legalNameEn: 'Acme', legalNameAr: 'أكمي', showVatOnReceipts: false, vatRatePercent: 15 },
-      updated_by: admin.userId,
+      updated_by: t.admin.userId,
     });
 
     const trail = await audits();
     expect(trail).toEqual([
       {
-        actor_user_id: admin.userId,
+        actor_user_id: t.admin.userId,
         entity_type: 'organization_settings',
         entity_id: 'organization',
         details: { before: null, after: stored },
@@ -131,7 +125,7 @@ describe('organization settings', () => {
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
       expect(JSON.stringify(errorOf(res).details)).toContain(`"path":"${path}`);
     }
-    const ar = await save({ ...base, showVatOnReceipts: true }, admin.token, 'ar');
+    const ar = await save({ ...base, showVatOnReceipts: true }, t.admin.token, 'ar');
     expect([ar.status, errorCode(ar)]).toEqual([400, 'VALIDATION_ERROR']);
     expect(errorOf(ar).message).not.toEqual(errorOf(await save({ ...base, showVatOnReceipts: true })).message);
     expect(await t.db.query('select value from settings')).toEqual(before);
@@ -166,7 +160,7 @@ describe('organization settings', () => {
 });
 
 describe('GET /admin/settings/fx-rates', () => {
-  const rates = async (app = t.app, token = admin.token, lang = 'en') =>
+  const rates = async (app = t.app, token = t.admin.token, lang = 'en') =>
     typed<z.infer<typeof FxRates>>(await request(app).get('/admin/settings/fx-rates').set(bearer(token)).set('Accept-Language', lang));
 
   it('answers STORE_DISABLED 422 while FEATURE_ESIM_STORE is off (the default), in both languages', async () => {
@@ -174,7 +168,7 @@ describe('GET /admin/settings/fx-rates', () => {
     const en = await rates();
     expect([en.status, errorCode(en)]).toEqual([422, 'STORE_DISABLED']);
     expect(errorOf(en).message).toBe('The store is currently unavailable');
-    const ar = await rates(t.app, admin.token, 'ar');
+    const ar = await rates(t.app, t.admin.token, 'ar');
     expect(errorOf(ar).message).toBe('المتجر غير متاح حالياً');
   });
 
@@ -188,8 +182,7 @@ describe('GET /admin/settings/fx-rates', () => {
   it('with the gate on, answers the documented shape (no rates until the store fetches them)', async () => {
     const on = await createTestApp({ env: { FEATURE_ESIM_STORE: 'true' } });
     try {
-      const root = await signUp(on, { name: 'Root' });
-      await on.db.query(`update users set app_role = 'super_admin' where id = $1`, [root.userId]);
+      const root = await signUpSuperAdmin(on, 'Root');
       const res = await rates(on.app, root.token);
       expect([res.status, res.body]).toEqual([200, { base: 'USD', rates: [] }]);
     } finally {
