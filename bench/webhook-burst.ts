@@ -90,6 +90,7 @@ import {
   TASK_QUEUE,
   WEBHOOK_PATH,
   type Answer,
+  type Delivery,
   type PaymentFixture,
 } from './webhook-fixtures';
 
@@ -348,15 +349,7 @@ async function measure(local: Cleanups, deps: BurstDeps, stack: Stack): Promise<
       () => `GET ${HEALTHZ_PATH}`,
     );
   const before = await healthz('before');
-  const ack = await runBatch(
-    `POST ${WEBHOOK_PATH}`,
-    deliveries,
-    deps.connections,
-    meters,
-    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }),
-    acknowledged,
-    (d) => `payment ${d.payment} event ${d.eventId}`,
-  );
+  const ack = await deliverAll(`POST ${WEBHOOK_PATH}`, deliveries, deps.connections, meters, http);
   const burstEnd = performance.now();
   const measureSeconds = seconds(t);
   const settled = await waitForSettlement(stack.db.pool, stack.temporal.client, stack.payments, burstEnd);
@@ -392,15 +385,7 @@ Temporal stopped during the burst: ${PAYMENTS} more payments, ${fmt(deliveries.l
   const down = performance.now();
   await stopDevServer(stack.temporal, deps);
   const meters = cpuMeters({ api: stack.api.proc.pid, worker: stack.worker.pid }, deps.postgresCpu);
-  const ack = await runBatch(
-    `POST ${WEBHOOK_PATH} (Temporal stopped)`,
-    deliveries,
-    deps.connections,
-    meters,
-    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }),
-    acknowledged,
-    (d) => `payment ${d.payment} event ${d.eventId}`,
-  );
+  const ack = await deliverAll(`POST ${WEBHOOK_PATH} (Temporal stopped)`, deliveries, deps.connections, meters, http);
   await sleep(OUTAGE_SECONDS * 1000);
   const { rows } = await stack.db.pool.query<{ n: string }>(
     `select count(*) as n from webhook_inbox where payment_id = any($1::uuid[]) and status = 'pending' and attempts > 0`,
@@ -738,6 +723,25 @@ async function warmUp(http: ReturnType<typeof httpClient>, secret: string, conne
         }
       }
     }),
+  );
+}
+
+/** The signed deliveries as a batch, each POSTed to the webhook route once and expected to be acknowledged. */
+function deliverAll(
+  name: string,
+  deliveries: Delivery[],
+  connections: number,
+  meters: CpuMeters,
+  http: ReturnType<typeof httpClient>,
+): Promise<Batch> {
+  return runBatch(
+    name,
+    deliveries,
+    connections,
+    meters,
+    (d) => http.send('POST', WEBHOOK_PATH, d.body, { 'Processor-Signature': d.header }),
+    acknowledged,
+    (d) => `payment ${d.payment} event ${d.eventId}`,
   );
 }
 
