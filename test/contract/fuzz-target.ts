@@ -13,7 +13,6 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
@@ -31,6 +30,7 @@ import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { createPaymentWorkflows } from '../../src/temporal/payments';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { buildActivityDeps, connectWithRetry, startWorker, type RunningWorker } from '../../worker/main';
+import { freePort } from '../helpers/processes';
 import { seedIdentities, startLoginServer, wfcAuthDocument, type Identity, type LoginServer } from './identities';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []));
@@ -42,17 +42,6 @@ export interface FuzzTarget {
   authFile: string;
   identities: Identity[];
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface ThrowAwayDatabase {

@@ -10,9 +10,8 @@
  * The schedule is paused while the crash is set up (an operator's pause, which the worker keeps), so the
  * test can see the stranded row before the recovery runs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -25,62 +24,27 @@ import { ACTIVATION_RECOVERY_SCHEDULE_ID } from '../../workflows/activation-reco
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO, seedCatalog } from '../helpers/activations';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { compiledProcesses, exited, freePort, lastCode, mobileCall, stopProcess } from '../helpers/processes';
 import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
 
 const DIST = path.join(REPO_ROOT, 'dist');
+const processes = compiledProcesses(DIST);
 const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
-const children = new Set<ChildProcess>();
 let common: NodeJS.ProcessEnv;
 let apiProcess: ChildProcess | undefined;
 let baseUrl: string;
 let messagesFile: string;
 let tmp: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function start(script: string, environment: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [path.join(DIST, script)], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  child.on('exit', (code) => {
-    children.delete(child);
-    if (code && code !== 0) console.error(`${script} exited ${code}:\n${output.slice(-4000)}`);
-  });
-  children.add(child);
-  return child;
-}
-
-function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.signalCode ?? child.exitCode);
-    child.once('exit', (code, signal) => resolve(signal ?? code));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  await exited(child);
-}
-
 /** (Re)starts the API; `fault` switches its crash between commit and start on. */
 async function startApi(fault: boolean): Promise<ChildProcess> {
-  if (apiProcess) await stop(apiProcess);
+  if (apiProcess) await stopProcess(apiProcess);
   const port = await freePort();
-  apiProcess = start('src/main.js', {
+  apiProcess = processes.start('src/main.js', {
     ...common,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -119,7 +83,7 @@ beforeAll(async () => {
     ACTIVATION_RECOVERY_EVERY_SECONDS: '1',
     ACTIVATION_RECOVERY_GRACE_SECONDS: '1',
   };
-  start('worker/main.js', common);
+  processes.start('worker/main.js', common);
   // The worker creates the schedule once it polls.
   await eventually(async () => {
     await env.client.schedule.getHandle(ACTIVATION_RECOVERY_SCHEDULE_ID).describe();
@@ -127,28 +91,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([...children].map((child) => stop(child)));
+  await processes.stopAll();
   await env?.teardown();
   await db?.drop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-async function api<T = Record<string, unknown>>(method: string, route: string, body?: unknown, token?: string) {
-  const res = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-function lastCode(to: string): string {
-  const lines = readFileSync(messagesFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { to: string; text: string });
-  return /\b(\d{6})\b/.exec(lines.reverse().find((m) => m.to === to)!.text)![1];
-}
+const api = <T = Record<string, unknown>>(method: string, route: string, body?: unknown, token?: string) =>
+  mobileCall<T>(baseUrl, method, route, body, token);
 
 async function hasRun(activationId: string): Promise<boolean> {
   try {
@@ -169,7 +119,8 @@ async function crashBetweenCommitAndStart(phone: string) {
   await schedule().pause('e2e: crash being set up');
   const faulty = await startApi(true);
   expect((await api('POST', '/auth/register', { phone, name: 'Crash Test', consents: CONSENTS })).status).toBe(201);
-  const token = (await api<{ session: { token: string } }>('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session.token;
+  const token = (await api<{ session: { token: string } }>('POST', '/auth/verify-otp', { phone, otp: lastCode(messagesFile, phone) })).body
+    .session.token;
   const serial = demoIccid();
   // The connection dies with the process: no answer at all (fetch's error comes from Node's realm, hence the text).
   const answer = await api('POST', '/activations', { iccid: serial, packageId: DEMO.packages.starter }, token).then(

@@ -9,9 +9,8 @@
  *    in the middle of the operator handoff; after each restart the activation
  *    goes on, and it ends `activated` exactly once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -30,57 +29,26 @@ import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO, seedCatalog } from '../helpers/activations';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { match } from '../helpers/match';
+import { compiledProcesses, freePort, lastCode, mobileCall, stopProcess } from '../helpers/processes';
 import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
 
 const DIST = path.join(REPO_ROOT, 'dist');
+const processes = compiledProcesses(DIST);
 /** Long enough to kill the worker while the operator call is in flight. */
 const OPERATOR_DELAY_MS = 3_000;
 /** Configured payload keys (not the development key): the API, the worker and this test's client share them. */
 const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
-const children = new Set<ChildProcess>();
 let common: NodeJS.ProcessEnv;
 let worker: ChildProcess;
 let baseUrl: string;
 let messagesFile: string;
 let tmp: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function start(script: string, environment: NodeJS.ProcessEnv, name: string): ChildProcess {
-  const child = spawn(process.execPath, [path.join(DIST, script)], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  child.on('exit', (code) => {
-    children.delete(child);
-    if (code && code !== 0) console.error(`${name} exited ${code}:\n${output.slice(-4000)}`);
-  });
-  children.add(child);
-  return child;
-}
-
-function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
-}
-
-const startWorker = () => (worker = start('worker/main.js', common, 'worker'));
+const startWorker = () => (worker = processes.start('worker/main.js', common, 'worker'));
 
 beforeAll(async () => {
   if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
@@ -111,36 +79,21 @@ beforeAll(async () => {
     TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS,
   };
   startWorker();
-  start('src/main.js', { ...common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
+  processes.start('src/main.js', { ...common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
   baseUrl = `http://127.0.0.1:${port}`;
   await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
 });
 
 afterAll(async () => {
-  await Promise.all([...children].map((child) => stop(child, 'SIGTERM')));
+  await processes.stopAll();
   await env?.teardown();
   await db?.drop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 /** A call as a mobile client makes it; `T` is the route's response type (nothing checks it at run time). */
-async function api<T = unknown>(method: string, route: string, body?: unknown, token?: string) {
-  const res = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-function lastCode(to: string): string {
-  const lines = readFileSync(messagesFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { to: string; text: string });
-  const text: string = lines.reverse().find((m) => m.to === to)!.text;
-  return /\b(\d{6})\b/.exec(text)![1];
-}
+const api = <T = unknown>(method: string, route: string, body?: unknown, token?: string) =>
+  mobileCall<T>(baseUrl, method, route, body, token);
 
 async function listRuns(query: string): Promise<string[]> {
   const runs: string[] = [];
@@ -173,8 +126,8 @@ it('walks the demo from register to an activated SIM, paid through the mock prov
 it('ends activated exactly once when the worker dies between payment and handoff, and again during the handoff', async () => {
   const phone = '+966512345678';
   expect((await api('POST', '/auth/register', { phone, name: 'Fault Test', consents: CONSENTS })).status).toBe(201);
-  const token = (await api<z.infer<typeof SignInResponse>>('POST', '/auth/verify-otp', { phone, otp: lastCode(phone) })).body.session
-    .token as string;
+  const token = (await api<z.infer<typeof SignInResponse>>('POST', '/auth/verify-otp', { phone, otp: lastCode(messagesFile, phone) })).body
+    .session.token as string;
   const created = await api<z.infer<typeof CreateActivationResponse>>(
     'POST',
     '/activations',
@@ -200,7 +153,7 @@ it('ends activated exactly once when the worker dies between payment and handoff
   }, 30_000);
 
   // The worker dies; the payment is taken while no worker runs.
-  await stop(worker, 'SIGKILL');
+  await stopProcess(worker, 'SIGKILL');
   const paid = await api<z.infer<typeof PaymentResult>>(
     'POST',
     '/payments/create-intent',
@@ -216,7 +169,7 @@ it('ends activated exactly once when the worker dies between payment and handoff
     expect(await pendingActivities()).toEqual([['activateSim', temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED]]);
   }, 60_000);
   expect(await status()).toBe('in_progress');
-  await stop(worker, 'SIGKILL');
+  await stopProcess(worker, 'SIGKILL');
 
   // Another worker: the lost attempt times out on its heartbeat and the handoff is retried.
   startWorker();

@@ -4,7 +4,6 @@
 // trying with backoff, and once the server is back it delivers every event in arrival order per
 // payment: each payment settles exactly once, in one run, and its activation hears of it once.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -17,6 +16,7 @@ import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery } from '../../workflows/settlement-contract';
 import { eventually } from '../helpers/app';
+import { freePort } from '../helpers/processes';
 import { realActivities } from '../helpers/real-activities';
 import { bundleWorkflows, createLocalEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 import {
@@ -44,17 +44,6 @@ let relayConnection: Connection;
 let relay: InboxRelay;
 let activations: ActivationWorkflows;
 const taskQueue = uniqueTaskQueue('relay-fault');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as { port: number };
-      server.close(() => resolve(p));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** The dev server on the same port and SQLite file every time: a stop and a start, not a new server. */
 const startTemporal = () => createLocalEnv({ server: { port, dbFilename: path.join(tmp, 'temporal.db') } });
