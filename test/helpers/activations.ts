@@ -3,6 +3,8 @@ import { withLuhnDigit } from '../../src/operators/mock';
 import type { ErrorCode } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
 import type { ActivationWorkflows, StartActivation } from '../../src/temporal/activations';
+import type { WorkflowHandle } from '@temporalio/client';
+import { orderPaidSignal } from '../../workflows/activation-contract';
 import type { TestDatabase } from './db';
 
 export { DEMO } from '../../src/catalog/demo-seed';
@@ -44,4 +46,23 @@ export function fakeWorkflows() {
     async orderPaid() {},
   };
   return { workflows, started, verified, state };
+}
+
+/** An activation's status, identity status and failure reason, as the workflow tests read them. */
+export async function activationRow(db: TestDatabase, id: string) {
+  const rows = await db.query<{ status: string; identity_status: string; failed_reason: string | null }>(
+    'select status, identity_status, failed_reason from activations where id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+export async function orderStatus(db: TestDatabase, id: string): Promise<string> {
+  return (await db.query<{ status: string }>('select status from orders where id = $1', [id]))[0].status;
+}
+
+/** What settlement does for a paid order, without it: the order row paid, then the workflow's orderPaid signal. */
+export async function payOrder(db: TestDatabase, handle: { signal: WorkflowHandle['signal'] }, orderId: string): Promise<void> {
+  await db.query(`update orders set status = 'paid' where id = $1`, [orderId]);
+  await handle.signal(orderPaidSignal, { paymentId: `pay-${orderId}` });
 }

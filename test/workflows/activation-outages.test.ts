@@ -12,11 +12,11 @@ import {
   activationWorkflowId,
   ACTIVATION_END_REASONS,
   IDENTITY_PROVIDER_UNAVAILABLE,
-  orderPaidSignal,
   verifyIdentityUpdate,
   type ActivationTimers,
   type ActivationWorkflowInput,
 } from '../../workflows/activation-contract';
+import { activationRow, orderStatus, payOrder } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
@@ -102,19 +102,10 @@ async function start(activationId: string, timers: ActivationTimers = TIMERS) {
 const verify = (handle: WorkflowHandle, idNumber = '1234567890') =>
   handle.executeUpdate(verifyIdentityUpdate, { args: [{ identityType: 'citizen', idNumber }] });
 
-async function pay(handle: WorkflowHandle, orderId: string) {
-  await t.db.query(`update orders set status = 'paid' where id = $1`, [orderId]);
-  await handle.signal(orderPaidSignal, { paymentId: `pay-${orderId}` });
-}
+const pay = (handle: WorkflowHandle, orderId: string) => payOrder(t.db, handle, orderId);
 
-const activation = async (id: string) =>
-  (
-    await t.db.query<{ status: string; identity_status: string; failed_reason: string | null }>(
-      'select status, identity_status, failed_reason from activations where id = $1',
-      [id],
-    )
-  )[0];
-const order = async (id: string) => (await t.db.query<{ status: string }>('select status from orders where id = $1', [id]))[0].status;
+const activation = (id: string) => activationRow(t.db, id);
+const order = (id: string) => orderStatus(t.db, id);
 const runStatus = async (handle: WorkflowHandle) => (await handle.describe()).status.name;
 
 /** The serial is free: another live activation of the same ICCID can be written (the live-serial unique index). */

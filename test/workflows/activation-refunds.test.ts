@@ -12,7 +12,7 @@ import {
   type ActivationTimers,
   type ActivationWorkflowInput,
 } from '../../workflows/activation-contract';
-import { iccid } from '../helpers/activations';
+import { iccid, orderStatus } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog, type InsertedActivation } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
@@ -129,7 +129,7 @@ const activation = async (id: string) =>
   (
     await t.db.query<{ status: string; failed_reason: string | null }>('select status, failed_reason from activations where id = $1', [id])
   )[0];
-const order = async (id: string) => (await t.db.query<{ status: string }>('select status from orders where id = $1', [id]))[0].status;
+const order = (id: string) => orderStatus(t.db, id);
 const payment = async (id: string) =>
   (
     await t.db.query<{ status: string; failure_reason: string | null }>('select status, failure_reason from payments where id = $1', [id])

@@ -5,12 +5,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { IdentityType } from '../../src/entities';
 import { activationWorkflow } from '../../workflows/activation';
-import {
-  activationWorkflowId,
-  orderPaidSignal,
-  verifyIdentityUpdate,
-  type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+import { activationWorkflowId, verifyIdentityUpdate, type ActivationWorkflowInput } from '../../workflows/activation-contract';
+import { activationRow, orderStatus, payOrder } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
@@ -64,19 +60,10 @@ async function verify(handle: Awaited<ReturnType<typeof start>>, identityType: I
   await env.sleep(10_000);
 }
 
-async function pay(handle: Awaited<ReturnType<typeof start>>, orderId: string) {
-  await t.db.query(`update orders set status = 'paid' where id = $1`, [orderId]);
-  await handle.signal(orderPaidSignal, { paymentId: `pay-${orderId}` });
-}
+const pay = (handle: Awaited<ReturnType<typeof start>>, orderId: string) => payOrder(t.db, handle, orderId);
 
-const activation = async (id: string) =>
-  (
-    await t.db.query<{ status: string; identity_status: string; failed_reason: string | null }>(
-      'select status, identity_status, failed_reason from activations where id = $1',
-      [id],
-    )
-  )[0];
-const order = async (id: string) => (await t.db.query<{ status: string }>('select status from orders where id = $1', [id]))[0].status;
+const activation = (id: string) => activationRow(t.db, id);
+const order = (id: string) => orderStatus(t.db, id);
 
 describe('SIM limits on the verified identity', () => {
   it('a visitor who created ten activations as the default citizen gets one SIM; the next verification fails it', async () => {
