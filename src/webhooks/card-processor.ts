@@ -9,7 +9,7 @@ import { fromMinorUnits } from '../payments/money';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
 import type { ProcessorEvent } from '../temporal/payments';
 import { isUuid } from '../http/fields';
-import { appendToInbox } from './inbox';
+import { appendToInbox, DELIVERABLE } from './inbox';
 
 export interface CardProcessorWebhookDeps {
   orm: MikroORM;
@@ -58,13 +58,6 @@ const SucceededIntent = IntentRef.extend({
   amount_received: z.number(),
   currency: z.string(),
 });
-
-/** Payment statuses an event can still change: a success completes a failed payment too; a failure only an open one. */
-const DELIVERABLE: Record<HandledType, string[]> = {
-  'payment_intent.succeeded': ['pending', 'processing', 'failed'],
-  'payment_intent.payment_failed': ['pending', 'processing'],
-  'payment_intent.canceled': ['pending', 'processing'],
-};
 
 /**
  * The route's one statement (one round trip for every event that names a payment of ours):

@@ -2,7 +2,7 @@
 // Postgres until the relay (./relay.ts) has handed each to the payment's settlement workflow.
 // The route writes one row per event id and acknowledges; nothing it was sent waits on Temporal.
 import type { Pool } from 'pg';
-import type { PaymentProviderName } from '../entities/payment';
+import type { PaymentProviderName, PaymentStatus } from '../entities/payment';
 import type { ProcessorEvent } from '../temporal/payments';
 
 /** NOTIFY channel of new inbox rows (a trigger on webhook_inbox, see the migration): the relay LISTENs. */
@@ -17,6 +17,17 @@ export interface InboxEntry {
 }
 
 type Queryable = Pick<Pool, 'query'>;
+
+/**
+ * Payment statuses an event can still change, the one rule for the route (what it keeps) and the
+ * relay (what it still hands over): a success completes a failed payment too, never a completed or
+ * refunded one; a failure or a cancellation only ends an open one (a completed one is never downgraded).
+ */
+export const DELIVERABLE: Record<ProcessorEvent['type'], readonly PaymentStatus[]> = {
+  'payment_intent.succeeded': ['pending', 'processing', 'failed'],
+  'payment_intent.payment_failed': ['pending', 'processing'],
+  'payment_intent.canceled': ['pending', 'processing'],
+};
 
 // Due at once by the database's clock (the relay compares with now(), wherever it runs).
 const APPEND = `insert into webhook_inbox (provider, event_id, payment_id, type, failure_message, received_at, next_attempt_at)
@@ -35,14 +46,4 @@ export async function appendToInbox(db: Queryable, entry: InboxEntry): Promise<b
     values: [entry.provider, event.eventId, entry.paymentId, event.type, event.failureMessage ?? null, entry.receivedAt],
   });
   return (rowCount ?? 0) > 0;
-}
-
-/**
- * Deletes rows the relay finished with before `before` (housekeeping). Pending rows are never
- * deleted. A redelivery of a purged event could make a new row; the route skips events of a
- * settled payment, and the settlement workflow and its activities are idempotent anyway.
- */
-export async function purgeHandledInbox(db: Queryable, before: Date): Promise<number> {
-  const { rowCount } = await db.query(`delete from webhook_inbox where status <> 'pending' and handled_at < $1`, [before]);
-  return rowCount ?? 0;
 }

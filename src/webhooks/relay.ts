@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { PaymentStatus } from '../entities/payment';
 import { connectTemporal } from '../temporal/connection';
 import { createPaymentWorkflows, type PaymentWorkflows, type ProcessorEvent } from '../temporal/payments';
-import { INBOX_CHANNEL } from './inbox';
+import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
 
 export interface InboxRelayOptions {
   pool: Pool;
@@ -81,15 +81,8 @@ const BASE_BACKOFF_MS = 500;
 const LISTEN_RETRY_MS = 1_000;
 const WARN_EVERY_MS = 60_000;
 
-/**
- * Can this event still change the payment? The route's own rule, read again at hand-over time
- * (the payment may have settled since the row was written): a success completes anything but a
- * completed or refunded payment; a failure only fails an open one (a completed one is never downgraded).
- */
-function stillMatters(row: ClaimedRow): boolean {
-  if (row.type === 'payment_intent.succeeded') return row.payment_status !== 'completed' && row.payment_status !== 'refunded';
-  return row.payment_status === 'pending' || row.payment_status === 'processing';
-}
+/** Can this event still change the payment? The route's own rule (DELIVERABLE), read again at hand-over time: the payment may have settled since. */
+const stillMatters = (row: ClaimedRow): boolean => DELIVERABLE[row.type].includes(row.payment_status);
 
 function eventOf(row: ClaimedRow): ProcessorEvent {
   return { eventId: row.event_id, type: row.type, ...(row.failure_message ? { failureMessage: row.failure_message } : {}) };
