@@ -20,7 +20,14 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DataConverter, LogLevel, LogMetadata } from '@temporalio/common';
 import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { dataConverterFromConfig, FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -159,4 +166,38 @@ export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWi
 /** A task queue no other test uses, so workers of different tests never steal each other's tasks. */
 export function uniqueTaskQueue(prefix = 'test'): string {
   return `${prefix}-${randomUUID()}`;
+}
+
+export interface RunningTestWorker {
+  worker: Worker;
+  taskQueue: string;
+  /** Shuts the worker down and waits until it has stopped. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker on `env` with the test data converter, polling `taskQueue` (take one from uniqueTaskQueue)
+ * and running until `stop()`: the beforeAll / afterAll pair of most workflow tests.
+ */
+export async function runTestWorker(
+  env: TestWorkflowEnvironment,
+  opts: { taskQueue: string; workflowBundle: WorkflowBundleWithSourceMap; activities: WorkerOptions['activities'] },
+): Promise<RunningTestWorker> {
+  const { taskQueue } = opts;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: opts.workflowBundle,
+    dataConverter: testDataConverter,
+    activities: opts.activities,
+  });
+  const running = worker.run();
+  return {
+    worker,
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
 }

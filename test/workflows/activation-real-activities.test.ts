@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { luhnValid } from '../../src/operators/mock';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { activationWorkflow } from '../../workflows/activation';
@@ -12,7 +12,7 @@ import {
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { iccid } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, runTestWorker, type RunningTestWorker } from '../helpers/temporal';
 import { realActivities } from '../helpers/real-activities';
 
 jest.setTimeout(60_000);
@@ -23,26 +23,21 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 const messages = createMemoryMessageSender();
-let worker: Worker;
+let worker: RunningTestWorker;
 let taskQueue: string;
-let running: Promise<void>;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
   await seedCatalog(t);
   taskQueue = uniqueTaskQueue('activation-real');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
+  worker = await runTestWorker(env, {
+    taskQueue: taskQueue,
     workflowBundle: bundle,
-    dataConverter: testDataConverter,
     activities: realActivities(t.db, t.config, { messages }),
   });
-  running = worker.run();
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });

@@ -2,7 +2,7 @@
 // real activities on a test database: which rows it takes for stranded, what it starts them with, and that
 // its schedule runs it.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Config } from '../../src/config';
 import { activationRecoveryScheduleSpec } from '../../src/temporal/activation-recovery';
 import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
@@ -13,7 +13,7 @@ import { ACTIVATION_RECOVERY_SCHEDULE_ID, type ActivationRecoveryInput } from '.
 import { createTestApp, eventually, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog, type ActivationFixture } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
-import { bundleWorkflows, createLocalEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
+import { bundleWorkflows, createLocalEnv, uniqueTaskQueue, runTestWorker, type RunningTestWorker } from '../helpers/temporal';
 
 jest.setTimeout(90_000);
 
@@ -23,8 +23,7 @@ const GRACE_MS = 60_000;
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let config: Config;
 
 beforeAll(async () => {
@@ -35,18 +34,14 @@ beforeAll(async () => {
   ]);
   await seedCatalog(t);
   config = { ...t.config, TEMPORAL_TASK_QUEUE: uniqueTaskQueue('recovery'), ACTIVATION_RECOVERY_GRACE_SECONDS: GRACE_MS / 1000 };
-  worker = await Worker.create({
-    connection: env.nativeConnection,
+  worker = await runTestWorker(env, {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundle: bundle,
-    dataConverter: testDataConverter,
     activities: realActivities(t.db, t.config),
   });
-  running = worker.run();
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });

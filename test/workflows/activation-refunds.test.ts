@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ProviderIntent } from '../../src/payments/providers';
 import { activationWorkflow } from '../../workflows/activation';
 import {
@@ -16,7 +16,7 @@ import { iccid, orderStatus } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog, type InsertedActivation } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
-import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, runTestWorker, type RunningTestWorker } from '../helpers/temporal';
 
 // Issue 11, "Stranded runs and money", second case: the cancel takes a last look at the order, money
 // taken for an activation that ended is flagged for refund, and a cancelled order's open card intent
@@ -53,9 +53,8 @@ const paymentProvider = {
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
-let worker: Worker;
+let worker: RunningTestWorker;
 let taskQueue: string;
-let running: Promise<void>;
 let activities: ReturnType<typeof realActivities>;
 
 beforeAll(async () => {
@@ -63,18 +62,10 @@ beforeAll(async () => {
   await seedCatalog(t);
   taskQueue = uniqueTaskQueue('activation-refunds');
   activities = realActivities(t.db, t.config, { paymentProvider });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    dataConverter: testDataConverter,
-    activities,
-  });
-  running = worker.run();
+  worker = await runTestWorker(env, { taskQueue: taskQueue, workflowBundle: bundle, activities: activities });
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });

@@ -9,7 +9,7 @@ import { activationWorkflowId, verifyIdentityUpdate, type ActivationWorkflowInpu
 import { activationRow, orderStatus, payOrder } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
-import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, runTestWorker, type RunningTestWorker } from '../helpers/temporal';
 import { realActivities } from '../helpers/real-activities';
 
 // SIM limits hold on the identity the provider verified, not on the type the person had when
@@ -22,26 +22,17 @@ const TIMERS = { cancelAfterMs: 24 * 3600_000, identityPollIntervalMs: 5_000, id
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
-let worker: Worker;
+let worker: RunningTestWorker;
 let taskQueue: string;
-let running: Promise<void>;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
   await seedCatalog(t);
   taskQueue = uniqueTaskQueue('activation-sim-limit');
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    dataConverter: testDataConverter,
-    activities: realActivities(t.db, t.config),
-  });
-  running = worker.run();
+  worker = await runTestWorker(env, { taskQueue: taskQueue, workflowBundle: bundle, activities: realActivities(t.db, t.config) });
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });

@@ -3,7 +3,7 @@
 // refused action comes back from the workflow as the spec's error. The routes' own rules are in
 // test/api/companies.test.ts and test/api/admin-companies.test.ts with a fake run.
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import type { z } from 'zod';
 import type { CompanyResponse, RegisteredCompanyResponse } from '../../src/companies/schemas';
@@ -14,15 +14,14 @@ import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { registrationBody, signInAs } from '../helpers/company-routes';
 import { realActivities } from '../helpers/real-activities';
 import { errorOf, typed } from '../helpers/responses';
-import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, runTestWorker, type RunningTestWorker } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 const messages = createMemoryMessageSender();
 
 beforeAll(async () => {
@@ -37,18 +36,14 @@ beforeAll(async () => {
       }),
     },
   });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
+  worker = await runTestWorker(env, {
+    taskQueue: taskQueue,
     workflowBundle: bundle,
-    dataConverter: testDataConverter,
     activities: realActivities(t.db, t.config, { messages }),
   });
-  running = worker.run();
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });
