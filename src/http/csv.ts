@@ -69,16 +69,17 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const ATTR_CHAR = /[!#$&+\-.^_`|~0-9A-Za-z]/;
 
 /**
- * `attachment; filename=<ASCII fallback>; filename*=UTF-8''<RFC 5987>` (RFC 6266). A name that is a
- * plain token needs no second form: `attachment; filename=people.csv`, exactly as the spec writes the
- * CSV exports' header. The fallback replaces
+ * `attachment; filename=<ASCII fallback>; filename*=UTF-8''<RFC 5987>` (RFC 6266), the form the spec
+ * asks of stored documents. `extended: 'when-needed'` (the CSV exports) leaves the second form out
+ * for a name that is a plain token: `attachment; filename=people.csv`, exactly as the spec writes
+ * those headers. The fallback replaces
  * anything outside printable ASCII, plus `"`, `\`, `/` and `%` (old clients percent-decode it), by `_`
  * and is a quoted-string only when it is not a token; control characters never reach the header.
  */
-export function contentDisposition(filename: string): string {
+export function contentDisposition(filename: string, extended: 'always' | 'when-needed' = 'always'): string {
   if (filename.length === 0) throw new TypeError('contentDisposition needs a file name');
   const fallback = asciiFallback(filename);
-  if (fallback === filename && TOKEN.test(filename)) return `attachment; filename=${filename}`;
+  if (extended === 'when-needed' && fallback === filename && TOKEN.test(filename)) return `attachment; filename=${filename}`;
   const quoted = TOKEN.test(fallback) ? fallback : `"${fallback}"`;
   return `attachment; filename=${quoted}; filename*=UTF-8''${rfc5987(filename)}`;
 }
@@ -107,7 +108,7 @@ export function capRows<T>(rows: readonly T[], cap: number): { rows: T[]; trunca
 /** Sends a CSV attachment: content type, disposition, `X-Truncated: true` when clipped, never cached. */
 export function sendCsv(res: Response, file: { filename: string; csv: string; truncated?: boolean }): void {
   res.set('Content-Type', CSV_CONTENT_TYPE);
-  res.set('Content-Disposition', contentDisposition(file.filename));
+  res.set('Content-Disposition', contentDisposition(file.filename, 'when-needed'));
   res.set('Cache-Control', 'private, no-store');
   if (file.truncated) res.set(TRUNCATED_HEADER, 'true');
   res.send(file.csv);

@@ -231,7 +231,10 @@ export function createApi(opts: ApiOptions) {
         return;
       case 'csv': {
         const table = out as CsvReply<string>;
-        res.status(response.status).set('Content-Type', CSV_CONTENT_TYPE).set('Content-Disposition', contentDisposition(table.filename));
+        res
+          .status(response.status)
+          .set('Content-Type', CSV_CONTENT_TYPE)
+          .set('Content-Disposition', contentDisposition(table.filename, 'when-needed'));
         if (table.truncated) res.set(TRUNCATED_HEADER, 'true');
         checkHeaders(meta, res);
         res.send(toCsv(table.columns, table.rows));
@@ -476,7 +479,7 @@ function successResponse(r: SuccessSpec, common: HeaderSpec[]): ResponseConfig {
             name: 'Content-Disposition',
             schema: z.string(),
             required: true,
-            description: "attachment; filename=… (plus filename*=UTF-8''… when the name is not a plain ASCII token)",
+            description: "attachment; filename=<ASCII fallback>; filename*=UTF-8''<RFC 5987 name> (clients prefer filename*)",
           },
         ]),
         content: Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])),

@@ -135,9 +135,16 @@ describe('toCsv', () => {
 });
 
 describe('contentDisposition', () => {
+  it('CSV exports (extended when needed) read exactly as the spec writes them; stored documents always carry filename*', () => {
+    expect(contentDisposition('people.csv', 'when-needed')).toBe('attachment; filename=people.csv');
+    expect(contentDisposition('charges.csv', 'when-needed')).toBe('attachment; filename=charges.csv');
+    expect(contentDisposition('تقرير.csv', 'when-needed')).toBe(
+      "attachment; filename=_.csv; filename*=UTF-8''%D8%AA%D9%82%D8%B1%D9%8A%D8%B1.csv",
+    );
+    expect(contentDisposition('proof.pdf')).toBe("attachment; filename=proof.pdf; filename*=UTF-8''proof.pdf");
+  });
+
   it.each([
-    ['people.csv', 'attachment; filename=people.csv'],
-    ['charges.csv', 'attachment; filename=charges.csv'],
     ['تقرير.csv', "attachment; filename=_.csv; filename*=UTF-8''%D8%AA%D9%82%D8%B1%D9%8A%D8%B1.csv"],
     ['bank transfer.pdf', 'attachment; filename="bank transfer.pdf"; filename*=UTF-8\'\'bank%20transfer.pdf'],
     ['Relevé été.pdf', 'attachment; filename="Releve ete.pdf"; filename*=UTF-8\'\'Relev%C3%A9%20%C3%A9t%C3%A9.pdf'],
