@@ -196,7 +196,8 @@ export function createRosterService(deps: RosterServiceDeps) {
       rejected.push(...result.rejected);
     }
     if (staged > 0) {
-      await deps.companyRuns.readinessChanged(actor.companyId, 'rosterStaged').catch((err: unknown) => {
+      // A hint to the company's run, not part of the answer: the request never waits on Temporal for it.
+      void deps.companyRuns.readinessChanged(actor.companyId, 'rosterStaged').catch((err: unknown) => {
         deps.logger.warn({ err, companyId: actor.companyId }, 'readinessChanged after roster staging failed');
       });
     }

@@ -27,6 +27,25 @@ const rosterCount = async (companyId: string) =>
   (await t.db.query<{ n: number }>('select count(*)::int as n from roster_entries where company_id = $1', [companyId]))[0].n;
 
 describe('POST /b2b/roster/stage: staging', () => {
+  it('answers without waiting on the company run: a readiness signal Temporal never takes holds nothing up', async () => {
+    const admin = await rosterCaller(t);
+    const signal = runs.readinessChanged.bind(runs);
+    let asked = 0;
+    runs.readinessChanged = () => {
+      asked += 1;
+      return new Promise<void>(() => undefined);
+    };
+    try {
+      const late = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('the stage request waited on the run')), 3_000).unref(),
+      );
+      const res = await Promise.race([stage(t, admin.token, [person()]), late]);
+      expect([res.status, res.body.data.staged, asked]).toEqual([200, 1, 1]);
+    } finally {
+      runs.readinessChanged = signal;
+    }
+  });
+
   it('creates an end-user account (contact encrypted, keyed hashes) and a staged entry per row, then signals readiness once', async () => {
     const admin = await rosterCaller(t);
     const a = person({ name: '  Sara Ali  ', email: ' Sara.Ali@Staff.Example ', nationality: '  Egypt ' });
