@@ -3,10 +3,12 @@ import { AuditEvent } from './audit-event';
 import { Operator, Package } from './catalog';
 import { Company, CompanyUser } from './company';
 import { Consent } from './consent';
+import { Contract, ContractItem, ContractPayment } from './contract';
 import { InvitationLink } from './invitation-link';
 import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
+import { QuoteItem, QuoteVersion } from './quote';
 import { RateLimitCounter } from './rate-limit';
 import { ReconciliationRecord } from './reconciliation';
 import { RosterCount, RosterEntry } from './roster-entry';
@@ -20,10 +22,12 @@ export * from './audit-event';
 export * from './catalog';
 export * from './company';
 export * from './consent';
+export * from './contract';
 export * from './invitation-link';
 export * from './order';
 export * from './otp';
 export * from './payment';
+export * from './quote';
 export * from './rate-limit';
 export * from './reconciliation';
 export * from './roster-entry';
@@ -57,4 +61,9 @@ export const entities = [
   RosterEntry,
   RosterCount,
   Setting,
+  QuoteVersion,
+  QuoteItem,
+  Contract,
+  ContractItem,
+  ContractPayment,
 ];

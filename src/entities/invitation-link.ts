@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { ContractItem } from './contract';
 import { LINK_STATUSES } from './link-status';
 import { RosterEntry } from './roster-entry';
 import { User } from './user';
@@ -20,6 +21,11 @@ export const InvitationLink = defineEntity({
     user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
     companyId: p.uuid().nullable().index(),
     packageId: p.uuid().nullable(),
+    /**
+     * The prepaid contract line whose seat the link holds: a seat is consumed by a link that is
+     * `used`, or still active and not past expiry (contracts' consumedQty).
+     */
+    contractItem: () => p.manyToOne(ContractItem).mapToPk().nullable().deleteRule('set null').index(),
     /** The roster entry the link was minted for; its history goes with the entry. */
     rosterEntry: () => p.manyToOne(RosterEntry).mapToPk().nullable().deleteRule('cascade'),
     status: p.enum(LINK_STATUSES).default('issued'),

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Package } from './catalog';
 import { Company } from './company';
+import { ContractItem } from './contract';
 import { LINK_STATUSES } from './link-status';
 import { User } from './user';
 
@@ -29,8 +30,8 @@ export const RosterEntry = defineEntity({
     nationality: p.string().length(100).nullable(),
     status: p.enum(ROSTER_STATUSES).default('staged'),
     package: () => p.manyToOne(Package).mapToPk().nullable(),
-    /** The prepaid contract line; its foreign key comes with contracts. */
-    contractItemId: p.uuid().nullable(),
+    /** The prepaid contract line assigned to the entry (links issue). */
+    contractItem: () => p.manyToOne(ContractItem).mapToPk().nullable().deleteRule('set null'),
     /** Price snapshot taken at link mint, cleared on every assignment write; never in the list payload. */
     unitPriceSar: p.decimal('string').precision(12).scale(2).nullable(),
     /** The portal admin who staged the entry (null once that account is removed). */

@@ -19,6 +19,7 @@ import { Migration20261123232238_settings } from './Migration20261123232238_sett
 import { Migration20261123232350_roster_entries } from './Migration20261123232350_roster_entries';
 import { Migration20261123232842_staff_users_index } from './Migration20261123232842_staff_users_index';
 import { Migration20261123233744_roster_counts } from './Migration20261123233744_roster_counts';
+import { Migration20261124010846_quotes_contracts } from './Migration20261124010846_quotes_contracts';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -40,4 +41,5 @@ export const migrationsList = [
   { name: 'Migration20261123232350_roster_entries', class: Migration20261123232350_roster_entries },
   { name: 'Migration20261123232842_staff_users_index', class: Migration20261123232842_staff_users_index },
   { name: 'Migration20261123233744_roster_counts', class: Migration20261123233744_roster_counts },
+  { name: 'Migration20261124010846_quotes_contracts', class: Migration20261124010846_quotes_contracts },
 ];
