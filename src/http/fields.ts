@@ -1,4 +1,5 @@
 import { z } from '../openapi/registry';
+import { halalasOf } from '../lib/halalas';
 
 /**
  * Request field types whose OpenAPI rendering says exactly what the server
@@ -115,3 +116,19 @@ export const PathId = z.string().openapi({ description: 'A UUID; anything else a
 
 /** JSON Schema for "a phone or an e-mail, or both" (refinements are invisible to the document; this states them). */
 export const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['email'] }] };
+
+/** The largest B2B amount (fundingSar, payment amountSar): 99999999.99 SAR. */
+export const MAX_SAR = 99_999_999.99;
+
+/**
+ * A positive SAR amount as a JSON number, at most `max`, in whole halalas (2 decimals; float noise
+ * such as 0.07000000000000001 counts as 0.07). Parsed to integer halalas: handlers never see the float.
+ */
+export function SarAmount(max = MAX_SAR) {
+  return z
+    .number()
+    .refine((n) => n > 0 && n <= max, `Must be a positive amount of at most ${max}`)
+    .refine((n) => halalasOf(n) !== null, 'Must have at most 2 decimals')
+    .transform((n) => halalasOf(n) ?? 0)
+    .openapi({ type: 'number', exclusiveMinimum: 0, maximum: max, multipleOf: 0.01, description: 'SAR, at most 2 decimals' });
+}

@@ -1,0 +1,29 @@
+import type {
+  ConfirmContractResult,
+  CounterRequest,
+  NoteRequest,
+  QuoteActionRequest,
+  QuoteActionResult,
+  QuoteWorkflowInput,
+} from '../../workflows/quote-contract';
+
+/**
+ * What the API asks of a quote chain's negotiation workflow (`quote:<chainRootId>`). The routes depend
+ * on this port; src/temporal/quotes.ts implements it on a Temporal client, tests may pass a fake.
+ * Every action resolves once its rows (and audit row) are committed; refusals arrive as AppErrors
+ * with the spec's codes, a run that is not answering as SERVICE_UNAVAILABLE.
+ */
+export interface QuoteRuns {
+  /**
+   * Starts the chain's run (CompanyId and QuoteRef search attributes) once its draft is committed.
+   * Throws when it cannot: the caller removes the draft and answers QUOTE_CREATE_FAILED.
+   */
+  start(input: QuoteWorkflowInput): Promise<void>;
+  submit(chainRootId: string, request: QuoteActionRequest): Promise<QuoteActionResult>;
+  startReview(chainRootId: string, request: QuoteActionRequest): Promise<QuoteActionResult>;
+  counter(chainRootId: string, request: CounterRequest): Promise<QuoteActionResult>;
+  accept(chainRootId: string, request: QuoteActionRequest): Promise<QuoteActionResult>;
+  decline(chainRootId: string, request: NoteRequest): Promise<QuoteActionResult>;
+  reject(chainRootId: string, request: NoteRequest): Promise<QuoteActionResult>;
+  confirmContract(chainRootId: string, request: QuoteActionRequest): Promise<ConfirmContractResult>;
+}
