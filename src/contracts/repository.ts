@@ -1,0 +1,111 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ACTIVE_LINK_STATUSES, type PaymentMode } from '../entities';
+import { isUuid } from '../http/fields';
+import { sarOf } from '../lib/halalas';
+import type { ContractBody } from './schemas';
+
+/**
+ * The contracts tables as the contract routes read them: the contract with its lines, the seats
+ * links hold on each line, and the roster figures. Money stays in halalas until the view.
+ */
+
+export interface ContractDbRow {
+  id: string;
+  ref: string;
+  company_id: string;
+  quote_request_id: string;
+  payment_mode: PaymentMode;
+  status: 'active';
+  total_halalas: string | number;
+  confirmed_by: string | null;
+  confirmed_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+interface ItemDbRow {
+  id: string;
+  package_id: string;
+  qty: number;
+  unit_price_halalas: string | number;
+  consumed: string | number;
+}
+
+const COLUMNS =
+  'id, ref, company_id, quote_request_id, payment_mode, status, total_halalas, confirmed_by, confirmed_at, created_at, updated_at';
+const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/**
+ * A seat of a contract line is consumed by a link that is `used` (for good, even past its expiry) or
+ * still active and not past its expiry. `now` is the app's clock (lazy expiry agrees with the roster).
+ * The links issue writes invitation_links.contract_item_id; until then this counts 0.
+ */
+export const SEAT_CONSUMED = (link: string, now: string) =>
+  `(${link}.status = 'used' or (${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now}))`;
+
+export type ContractKey = { contractId: string } | { companyId: string };
+
+/** The contract by id, or the company's active one; null when there is none (or the id is not a UUID). */
+export async function findContract(em: EntityManager, key: ContractKey, opts: { lock?: boolean } = {}): Promise<ContractDbRow | null> {
+  const [where, id] = 'contractId' in key ? ['id = ?', key.contractId] : [`company_id = ? and status = 'active'`, key.companyId];
+  if (!isUuid(id)) return null;
+  const [row] = await em.execute<ContractDbRow[]>(`select ${COLUMNS} from contracts where ${where}${opts.lock ? ' for update' : ''}`, [id]);
+  return row ?? null;
+}
+
+/** The contract view every route answers (GET /b2b/contract, the admin routes, confirm-contract), or null. */
+export async function readContract(em: EntityManager, key: ContractKey, now: Date = new Date()): Promise<ContractBody | null> {
+  const row = await findContract(em, key);
+  if (!row) return null;
+  const flexible = row.payment_mode === 'flexible';
+  const items = flexible ? [] : await contractItems(em, row.id, now);
+  const rosterCount = await countRoster(em, row.company_id);
+  const totalQty = items.reduce((sum, item) => sum + item.qty, 0);
+  return {
+    id: row.id,
+    ref: row.ref,
+    companyId: row.company_id,
+    quoteRequestId: row.quote_request_id,
+    paymentMode: row.payment_mode,
+    status: row.status,
+    totalSar: sarOf(row.total_halalas),
+    confirmedBy: row.confirmed_by,
+    confirmedAt: iso(row.confirmed_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    items,
+    totalQty,
+    rosterCount,
+    driftExcess: flexible ? 0 : Math.max(0, rosterCount - totalQty),
+  };
+}
+
+/** The lines of a prepaid contract with the seats links hold on each (one query, by package then id for a stable order). */
+async function contractItems(em: EntityManager, contractId: string, now: Date): Promise<ContractBody['items']> {
+  const rows = await em.execute<ItemDbRow[]>(
+    `select ci.id, ci.package_id, ci.qty, ci.unit_price_halalas,
+            (select count(*) from invitation_links l where l.contract_item_id = ci.id and ${SEAT_CONSUMED('l', '?::timestamptz')}) as consumed
+       from contract_items ci
+      where ci.contract_id = ?
+      order by ci.package_id, ci.id`,
+    [now, contractId],
+  );
+  return rows.map((r) => {
+    const consumedQty = Number(r.consumed);
+    return {
+      id: r.id,
+      packageId: r.package_id,
+      qty: r.qty,
+      unitPriceSar: sarOf(r.unit_price_halalas),
+      consumedQty,
+      remainingQty: Math.max(0, r.qty - consumedQty),
+    };
+  });
+}
+
+async function countRoster(em: EntityManager, companyId: string): Promise<number> {
+  const [row] = await em.execute<{ n: string | number }[]>('select count(*) as n from roster_entries where company_id = ?', [companyId]);
+  return Number(row.n);
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
