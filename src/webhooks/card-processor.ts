@@ -9,6 +9,7 @@ import { fromMinorUnits } from '../payments/money';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
 import type { ProcessorEvent } from '../temporal/payments';
 import { isUuid } from '../http/fields';
+import { groupCommit } from './group-commit';
 import { appendToInbox, DELIVERABLE } from './inbox';
 
 export interface CardProcessorWebhookDeps {
@@ -60,35 +61,57 @@ const SucceededIntent = IntentRef.extend({
 });
 
 /**
- * The route's one statement (one round trip for every event that names a payment of ours):
- * finds the payment (by metadata.payment_id, else the newest by intent id) and keeps the event
- * in the inbox when it is `eligible`: the payment can still take it and, for a success, the
- * stored payment is exactly what the event says (the gate, $8-$13: text and numeric equality;
- * null keeps nothing). The gate is never weaker than the four rules, which the route then checks
- * on the very row returned, so a mismatch is never kept. `appended`: kept now (an eligible event
- * not appended was in the inbox already: a redelivery).
+ * The route's one statement, for a batch of events (group commit, ./group-commit.ts: the events
+ * that arrived while the previous statement was in flight go together, one round trip and one
+ * commit for all). Per event (`ord`, its place in the batch): finds the payment (by
+ * metadata.payment_id, else the newest by intent id) and keeps the event in the inbox when it is
+ * `eligible`: the payment can still take it and, for a success, the stored payment is exactly
+ * what the event says (the gate: text and numeric equality; a null gate keeps nothing). The gate
+ * is never weaker than the four rules, which the route then checks on the very row returned, so a
+ * mismatch is never kept. Rows are inserted in batch order, so the inbox keeps arrival order per
+ * payment; a redelivery (also within one batch) leaves one row. An event naming no payment of
+ * ours returns no row.
  */
-const FIND_AND_KEEP = `with p as (
-  select id, order_id, user_id, status, amount, currency, gateway_transaction_id,
-         status = any($7::text[]) and ($4 <> 'payment_intent.succeeded' or coalesce(
-           id::text = $8 and order_id::text = $9 and user_id::text = $10 and currency = $11
-           and amount = $12::numeric and amount = $13::numeric, false)) as eligible
-    from (
-      select 1 as rank, * from payments where id = $1::uuid and provider = 'card_processor'
-      union all
-      (select 2 as rank, * from payments where gateway_transaction_id = $2 and provider = 'card_processor' order by created_at desc limit 1)
-    ) found order by rank limit 1
+const FIND_AND_KEEP = `with e as (
+  select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
+                       $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[]) with ordinality
+    as e(payment_id, intent_id, event_id, type, failure_message, received_at, deliverable,
+         g_payment, g_order, g_user, g_currency, g_amount, g_received, ord)
+), p as (
+  select e.ord, e.event_id, e.type, e.failure_message, e.received_at,
+         f.id, f.order_id, f.user_id, f.status, f.amount, f.currency, f.gateway_transaction_id,
+         f.status = any(string_to_array(e.deliverable, ',')) and (e.type <> 'payment_intent.succeeded' or coalesce(
+           f.id::text = e.g_payment and f.order_id::text = e.g_order and f.user_id::text = e.g_user and f.currency = e.g_currency
+           and f.amount = e.g_amount::numeric and f.amount = e.g_received::numeric, false)) as eligible
+    from e cross join lateral (
+      select * from (
+        select 1 as rank, * from payments where id = e.payment_id and provider = 'card_processor'
+        union all
+        (select 2 as rank, * from payments where gateway_transaction_id = e.intent_id and provider = 'card_processor' order by created_at desc limit 1)
+      ) found order by rank limit 1
+    ) f
 ), kept as (
   insert into webhook_inbox (provider, event_id, payment_id, type, failure_message, received_at, next_attempt_at)
-  select 'card_processor', $3, p.id, $4, $5, $6, now() from p where p.eligible
+  select 'card_processor', p.event_id, p.id, p.type, p.failure_message, p.received_at, now() from p where p.eligible order by p.ord
   on conflict (provider, event_id) do nothing
-  returning id
 )
-select p.*, exists (select 1 from kept) as appended from p`;
+select ord, id, order_id, user_id, status, amount, currency, gateway_transaction_id, eligible from p`;
+
+/** One event of a FIND_AND_KEEP batch. */
+interface Finding {
+  event: ProcessorEvent;
+  intent: { id: string; metadata: Record<string, string> | null };
+  gate: string[] | null;
+  receivedAt: Date;
+}
+
+/** Up to this many events per statement (the parameters are arrays: the statement text stays one prepared statement). */
+const MAX_BATCH = 200;
+/** Statements in flight at once: while one commits, the next batch is already on its way. */
+const MAX_IN_FLIGHT = 2;
 
 interface FoundPayment extends PaymentRow {
   eligible: boolean;
-  appended: boolean;
 }
 
 /** What a success must match for the gate: the metadata ids, the currency and both amounts as stored; null when it cannot match. */
@@ -159,28 +182,38 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     return envelope.data;
   }
 
-  /** FIND_AND_KEEP for one event: the payment it names (null: none of ours), and whether the event is in the inbox. */
-  async function findAndKeep(
+  /** FIND_AND_KEEP for a batch: per event, the payment it names (null: none of ours). */
+  async function findAndKeepBatch(batch: Finding[]): Promise<(FoundPayment | null)[]> {
+    const column = <T>(pick: (f: Finding) => T) => batch.map(pick);
+    const gate = (i: number) => column((f) => f.gate?.[i] ?? null);
+    const { rows } = await deps.pool.query<FoundPayment & { ord: string }>({
+      name: 'card-webhook-find-and-keep',
+      text: FIND_AND_KEEP,
+      values: [
+        column((f) => (f.intent.metadata?.payment_id && isUuid(f.intent.metadata.payment_id) ? f.intent.metadata.payment_id : null)),
+        column((f) => f.intent.id),
+        column((f) => f.event.eventId),
+        column((f) => f.event.type),
+        column((f) => f.event.failureMessage ?? null),
+        column((f) => f.receivedAt),
+        column((f) => DELIVERABLE[f.event.type].join(',')),
+        ...[0, 1, 2, 3, 4, 5].map(gate),
+      ],
+    });
+    const found: (FoundPayment | null)[] = batch.map(() => null);
+    for (const { ord, ...row } of rows) found[Number(ord) - 1] = row;
+    return found;
+  }
+
+  const findAndKeepGrouped = groupCommit(findAndKeepBatch, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT });
+
+  /** FIND_AND_KEEP for one event (in the next batch): the payment it names (null: none of ours). */
+  function findAndKeep(
     event: ProcessorEvent,
     intent: { id: string; metadata: Record<string, string> | null },
     gate: string[] | null,
   ): Promise<FoundPayment | null> {
-    const byMetadata = intent.metadata?.payment_id;
-    const { rows } = await deps.pool.query<FoundPayment>({
-      name: 'card-webhook-find-and-keep',
-      text: FIND_AND_KEEP,
-      values: [
-        byMetadata && isUuid(byMetadata) ? byMetadata : null,
-        intent.id,
-        event.eventId,
-        event.type,
-        event.failureMessage ?? null,
-        clock(),
-        DELIVERABLE[event.type],
-        ...(gate ?? [null, null, null, null, null, null]),
-      ],
-    });
-    return rows[0] ?? null;
+    return findAndKeepGrouped({ event, intent, gate, receivedAt: clock() });
   }
 
   /** The answer once the rules hold: eligible events are in the inbox (now or from before); others could change nothing. */

@@ -167,6 +167,39 @@ describe('POST /webhooks/card-processor: events', () => {
     expect(await webhookEvents(w.t, { paymentId: p.paymentId })).toEqual([]);
   });
 
+  it('answers each of many concurrent deliveries on its own, though they share statements (group commit)', async () => {
+    const [a, b, failing, mismatched] = await Promise.all([payment(), payment(), payment(), payment()]);
+    const successes = [a, a, b].map((p) => intentEvent('payment_intent.succeeded', p));
+    const failure = intentEvent('payment_intent.payment_failed', failing, { last_payment_error: { message: 'Declined' } });
+    const mismatch = intentEvent('payment_intent.succeeded', mismatched, { currency: 'usd' });
+    const stranger = intentEvent('payment_intent.succeeded', {
+      ...a,
+      paymentId: '00000000-0000-4000-8000-0000000000f1',
+      intentId: 'pi_f1',
+    });
+    // Every event three times, all at once: redeliveries race each other inside one statement too.
+    const deliveries = [...successes, failure, mismatch, stranger].flatMap((e) => [e, e, e]);
+    const query = jest.spyOn(w.t.db.pool, 'query');
+    const answers = await Promise.all(deliveries.map((e) => sendCardEvent(w, e)));
+    const statements = query.mock.calls.filter(
+      ([q]) => typeof q === 'object' && q !== null && 'name' in q && q.name === 'card-webhook-find-and-keep',
+    );
+    query.mockRestore();
+
+    expect(answers.map((r) => [r.status, r.body as unknown])).toEqual(
+      deliveries.map((e) => [200, e === stranger ? { received: true, ignored: true } : { received: true }]),
+    );
+    expect(statements.length).toBeLessThan(deliveries.length);
+    expect((await kept(a.paymentId)).map((k) => k[0]).sort()).toEqual([successes[0].id, successes[1].id].sort());
+    expect((await kept(b.paymentId)).map((k) => k[0])).toEqual([successes[2].id]);
+    expect(await kept(failing.paymentId)).toEqual([[failure.id, 'payment_intent.payment_failed', 'Declined', 'pending']]);
+    expect(await inboxRows(w.t, mismatched.paymentId)).toEqual([]);
+    expect(await paymentRow(w.t, mismatched.paymentId)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH',
+    });
+  });
+
   it('computes minor units exactly for amounts floats get wrong (19.99, 1234567.89)', async () => {
     for (const amount of ['19.99', '1234567.89', '0.29']) {
       const p = await payment({ amount });
