@@ -4,13 +4,15 @@ import { createActivationActivities, type ActivationActivityDeps } from './activ
 import { createCompanyActivities, type CompanyActivityDeps } from './companies';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
+import { createQuoteActivities, type QuoteActivityDeps } from './quotes';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 
 export type ActivityDeps = ActivationActivityDeps &
   PaymentActivityDeps &
   HousekeepingActivityDeps &
   RecoveryActivityDeps &
-  CompanyActivityDeps;
+  CompanyActivityDeps &
+  QuoteActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -19,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(deps),
     ...createRecoveryActivities(deps),
     ...createCompanyActivities(deps),
+    ...createQuoteActivities(deps),
   };
 }
 
