@@ -50,6 +50,11 @@ import { webhookRoutes } from './webhooks/routes';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';
 import { reconciliationRoutes } from './reconciliation/routes';
+import { quoteAdminRoutes } from './quotes/admin-routes';
+import { createQuoteAdmin } from './quotes/admin-service';
+import { quoteRoutes } from './quotes/routes';
+import type { QuoteRuns } from './quotes/runs';
+import { createQuoteService } from './quotes/service';
 import { rosterRoutes } from './roster/routes';
 import { createRosterService } from './roster/service';
 import { createReconciliationService } from './reconciliation/service';
@@ -80,6 +85,8 @@ export interface AppDeps {
   paymentWorkflows?: PaymentWorkflows;
   /** The companies' onboarding runs; without it, registrations fail cleanly (nothing is kept) and status actions answer SERVICE_UNAVAILABLE. */
   companyRuns?: CompanyRuns;
+  /** The quote chains' negotiation runs; without it, creating a quote fails cleanly (nothing is kept) and actions answer SERVICE_UNAVAILABLE. */
+  quoteRuns?: QuoteRuns;
 }
 
 const noTemporal: ActivationWorkflows = {
@@ -97,6 +104,18 @@ const noCompanyTemporal: CompanyRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
   changeStatus: () => Promise.reject(new AppError('SERVICE_UNAVAILABLE', { message: 'Temporal is not configured' })),
   readinessChanged: () => Promise.resolve(),
+};
+
+const quoteActionUnavailable = () => Promise.reject(new AppError('SERVICE_UNAVAILABLE', { message: 'Temporal is not configured' }));
+const noQuoteTemporal: QuoteRuns = {
+  start: () => Promise.reject(new Error('Temporal is not configured')),
+  submit: quoteActionUnavailable,
+  startReview: quoteActionUnavailable,
+  counter: quoteActionUnavailable,
+  accept: quoteActionUnavailable,
+  decline: quoteActionUnavailable,
+  reject: quoteActionUnavailable,
+  confirmContract: quoteActionUnavailable,
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -176,6 +195,10 @@ export function createApp(deps: AppDeps): Express {
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
+  const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
+  const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
+  quoteRoutes(api, { quotes });
+  quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ orm, runs: quoteRuns, clock }) });
 
   const app = express();
   app.disable('x-powered-by');

@@ -26,7 +26,14 @@ export interface TestAppOptions {
   deps?: Partial<
     Pick<
       AppDeps,
-      'magicLinkLookups' | 'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns'
+      | 'magicLinkLookups'
+      | 'temporalReady'
+      | 'activationWorkflows'
+      | 'operators'
+      | 'paymentProvider'
+      | 'paymentWorkflows'
+      | 'companyRuns'
+      | 'quoteRuns'
     >
   >;
 }

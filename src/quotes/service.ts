@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { AppError, type Language } from '../http/errors';
+import { isUuid } from '../http/fields';
+import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
+import type { QuoteStatus } from '../entities';
+import type { QuoteActor, QuoteLine } from '../../workflows/quote-contract';
+import {
+  catalogRows,
+  companyTips,
+  deleteChain,
+  deleteItems,
+  findVersion,
+  insertDraft,
+  insertItems,
+  packagesOutsideCatalog,
+  updateDraftNeeds,
+  type NeedsColumns,
+  type VersionScope,
+} from './repository';
+import type { QuoteRuns } from './runs';
+import type { NeedsInput, QuoteInput } from './schemas';
+import { catalogEntryView, chainViews, detailView, type CatalogEntryView, type QuoteDetailView } from './views';
+
+export interface QuoteServiceDeps {
+  orm: MikroORM;
+  runs: QuoteRuns;
+  clock: () => Date;
+  logger: Pick<Logger, 'error'>;
+}
+
+/** The portal actions on a chain, each one update of the chain's run. */
+export type PortalAction = 'submit' | 'accept' | 'decline';
+
+/**
+ * Quotes as the company sees them, and the catalog both sides quote from. Drafts are written here
+ * (create, patch: the draft is the company's alone); every other move is an update of the chain's
+ * negotiation run (QuoteRuns), which checks it against the tip and writes it.
+ */
+export function createQuoteService(deps: QuoteServiceDeps) {
+  const { orm, runs, clock } = deps;
+
+  async function catalog(lang: Language): Promise<CatalogEntryView[]> {
+    return (await catalogRows(orm.em.fork())).map((row) => catalogEntryView(row, lang));
+  }
+
+  async function list(companyId: string, query: OffsetPaging & { status?: QuoteStatus }) {
+    const em = orm.em.fork();
+    const { rows, total } = await companyTips(em, { companyId, status: query.status, limit: query.limit, offset: offsetOf(query) });
+    const chains = (await chainViews(em, rows)).map(({ ref, live, history }) => ({ ref, live, history }));
+    return offsetPageBody('chains', chains, total, query);
+  }
+
+  async function get(companyId: string, id: string): Promise<QuoteDetailView> {
+    return readDetail(orm.em.fork(), id, { companyId });
+  }
+
+  /**
+   * The draft (version 1, its own chain root) and its lines in one transaction, then the chain's run.
+   * A chain never exists without its run: when the start fails the rows are removed (the step's undo)
+   * and the create fails with QUOTE_CREATE_FAILED.
+   */
+  async function create(actor: QuoteActor, companyId: string, input: QuoteInput): Promise<QuoteDetailView> {
+    const em = orm.em.fork();
+    await assertInCatalog(em, input.items);
+    const id = randomUUID();
+    await em.transactional(async (tx) => {
+      await insertDraft(tx, { id, companyId, createdBy: actor.userId, needs: needsColumns(input.needs), now: clock() });
+      await insertItems(tx, id, input.items);
+    });
+    try {
+      await runs.start({ chainRootId: id, companyId, tip: { versionId: id, version: 1, status: 'draft', companyAuthored: true } });
+    } catch (err) {
+      deps.logger.error({ err, chainRootId: id }, 'quote run did not start; draft removed');
+      await orm.em.fork().transactional((tx) => deleteChain(tx, id));
+      throw new AppError('QUOTE_CREATE_FAILED', { message: String(err) });
+    }
+    return readDetail(orm.em.fork(), id, {});
+  }
+
+  /**
+   * Replaces a draft's needs and lines wholesale, with the version row locked: a submit (the run's
+   * activity, which also checks `draft` under the lock) sees either the old draft or the new one.
+   */
+  async function patch(companyId: string, id: string, input: QuoteInput): Promise<QuoteDetailView> {
+    return orm.em.fork().transactional(async (em) => {
+      const row = await findVersion(em, id, { companyId, lock: true });
+      if (!row) throw new AppError('QUOTE_NOT_FOUND');
+      if (row.status !== 'draft') throw new AppError('QUOTE_INVALID_STATE');
+      await assertInCatalog(em, input.items);
+      await updateDraftNeeds(em, id, needsColumns(input.needs), clock());
+      await deleteItems(em, id);
+      await insertItems(em, id, input.items);
+      return readDetail(em, id, {});
+    });
+  }
+
+  /** submit, accept or decline (company reject) of the version the caller names, within their company. */
+  async function act(action: PortalAction, actor: QuoteActor, companyId: string, id: string, note?: string): Promise<QuoteDetailView> {
+    const em = orm.em.fork();
+    const row = await resolve(em, id, { companyId });
+    const request = { versionId: row.id, actor };
+    const result =
+      action === 'submit'
+        ? await runs.submit(row.chain_root_id, request)
+        : action === 'accept'
+          ? await runs.accept(row.chain_root_id, request)
+          : await runs.decline(row.chain_root_id, { ...request, ...(note !== undefined && { note }) });
+    return readDetail(orm.em.fork(), result.versionId, {});
+  }
+
+  return { catalog, list, get, create, patch, act };
+}
+
+export type QuoteService = ReturnType<typeof createQuoteService>;
+
+/** A version the caller may see, or QUOTE_NOT_FOUND (a malformed id too: it names nothing). */
+export async function resolve(em: EntityManager, id: string, scope: VersionScope) {
+  const row = isUuid(id) ? await findVersion(em, id, scope) : null;
+  if (!row) throw new AppError('QUOTE_NOT_FOUND');
+  return row;
+}
+
+export async function readDetail(em: EntityManager, id: string, scope: VersionScope): Promise<QuoteDetailView> {
+  return detailView(em, await resolve(em, id, scope));
+}
+
+/** QUOTE_PACKAGE_NOT_FOUND with every line's package that is not in the B2B catalog. */
+export async function assertInCatalog(em: EntityManager, lines: readonly QuoteLine[]): Promise<void> {
+  const packageIds = await packagesOutsideCatalog(
+    em,
+    lines.map((l) => l.packageId),
+  );
+  if (packageIds.length > 0) throw new AppError('QUOTE_PACKAGE_NOT_FOUND', { details: { packageIds } });
+}
+
+/** The request's needs (amounts already in halalas) as columns; the schema let the trio through only whole. */
+function needsColumns(needs: NeedsInput = {}): NeedsColumns {
+  const { userCount, preference, budgetSar, fundingSar } = needs;
+  const trio = userCount !== undefined && preference !== undefined && budgetSar !== undefined;
+  return {
+    userCount: trio ? userCount : null,
+    preference: trio ? preference : null,
+    budgetHalalas: trio ? budgetSar : null,
+    fundingHalalas: fundingSar ?? null,
+  };
+}
+
+/** A note as the run takes it: trimmed, and blank counts as absent. */
+export function noteOf(note: string | undefined): string | undefined {
+  const trimmed = note?.trim();
+  return trimmed ? trimmed : undefined;
+}
