@@ -38,6 +38,9 @@ import { membershipFromPool } from './companies/membership';
 import { companyRoutes } from './companies/routes';
 import type { CompanyRuns } from './companies/runs';
 import { createCompanyService } from './companies/service';
+import { createContractPayments } from './contracts/payments';
+import { contractAdminRoutes, contractPortalRoutes } from './contracts/routes';
+import { createContractReads } from './contracts/service';
 import { createGuards, staffAccessFromPool } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
@@ -195,6 +198,12 @@ export function createApp(deps: AppDeps): Express {
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
+  const contracts = {
+    reads: createContractReads({ orm, clock }),
+    payments: createContractPayments({ orm, companyRuns, clock, logger: deps.logger }),
+  };
+  contractPortalRoutes(api, contracts);
+  contractAdminRoutes(api, contracts);
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
   quoteRoutes(api, { quotes });

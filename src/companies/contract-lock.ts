@@ -2,12 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
  * Whether the company has an active contract, which locks its payment mode (CONTRACT_ALREADY_EXISTS).
- * There is no contracts table yet: until the contracts issue adds one, no company has a contract and
- * the mode switches freely. That issue replaces this body with a read of its table (inside the
- * caller's transaction, where the company row is locked).
+ * Read on the caller's `em`, inside its transaction where the company row is locked: a contract
+ * confirmation that takes the same company row lock cannot slip between this read and the mode write.
  */
-export function hasActiveContract(em: EntityManager, companyId: string): Promise<boolean> {
-  void em;
-  void companyId;
-  return Promise.resolve(false);
+export async function hasActiveContract(em: EntityManager, companyId: string): Promise<boolean> {
+  const [row] = await em.execute<{ found: boolean }[]>(
+    `select exists (select 1 from contracts where company_id = ? and status = 'active') as found`,
+    [companyId],
+  );
+  return row?.found === true;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isUuid } from '../http/fields';
 import type { Readiness } from '../../workflows/company-contract';
 
 /**
@@ -7,19 +8,28 @@ import type { Readiness } from '../../workflows/company-contract';
  * them the same way.
  */
 export async function readinessOf(em: EntityManager, companyId: string): Promise<Readiness> {
-  const contract = await contractGates(); // (em, companyId) once contracts exist
+  // An id that is not a UUID names no company: all false (as an unknown company), never a SQL cast error.
+  if (!isUuid(companyId)) return { contractConfirmed: false, paymentSatisfied: false, rosterStaged: false, canSendLinks: false };
+  const contract = await contractGates(em, companyId);
   const rosterStaged = await hasRoster(em, companyId);
   return { ...contract, rosterStaged, canSendLinks: contract.contractConfirmed && contract.paymentSatisfied && rosterStaged };
 }
 
 /**
  * contractConfirmed: an active contract exists; paymentSatisfied: the payments recorded on it sum to at
- * least its total (both modes), false with no active contract. There are no contract tables yet: both
- * stay false until the quotes issue writes this query here, on the same `em` and company id (and
- * signals `contractConfirmed` / `paymentSatisfied` after its writes commit).
+ * least its total (the same rule in both modes), false with no active contract. One query, in halalas.
  */
-function contractGates(): Promise<{ contractConfirmed: boolean; paymentSatisfied: boolean }> {
-  return Promise.resolve({ contractConfirmed: false, paymentSatisfied: false });
+export async function contractGates(
+  em: EntityManager,
+  companyId: string,
+): Promise<{ contractConfirmed: boolean; paymentSatisfied: boolean }> {
+  const [row] = await em.execute<{ paid_enough: boolean }[]>(
+    `select coalesce((select sum(p.amount_halalas) from contract_payments p where p.contract_id = c.id), 0) >= c.total_halalas as paid_enough
+       from contracts c
+      where c.company_id = ? and c.status = 'active'`,
+    [companyId],
+  );
+  return { contractConfirmed: row !== undefined, paymentSatisfied: row?.paid_enough === true };
 }
 
 /** rosterStaged: at least one roster row exists (roster_entries.company_id). */

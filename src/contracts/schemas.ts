@@ -1,4 +1,5 @@
-import { CONTRACT_STATUSES, PAYMENT_MODES } from '../entities';
+import { CONTRACT_PAYMENT_METHODS, CONTRACT_STATUSES, PAYMENT_MODES } from '../entities';
+import { chars, PathId, SarAmount, text } from '../http/fields';
 import { z } from '../openapi/registry';
 
 // --- The contract, as every route answers it (portal, admin, confirm-contract) ----------------------
@@ -41,3 +42,119 @@ export const ContractResponse = z.object({ data: Contract }).openapi('ContractRe
 export const MaybeContractResponse = z
   .object({ data: Contract.nullable().openapi({ description: 'The active contract, or null when there is none' }) })
   .openapi('MaybeContractResponse');
+
+// --- Readiness (GET /b2b/readiness, GET /admin/contracts/company/:companyId/readiness) ---------------
+
+export const Readiness = z
+  .object({
+    contractConfirmed: z.boolean().openapi({ description: 'An active contract exists' }),
+    paymentSatisfied: z
+      .boolean()
+      .openapi({ description: 'Payments recorded on the active contract sum to at least its total (both modes); false with no contract' }),
+    rosterStaged: z.boolean().openapi({ description: 'At least one roster row exists' }),
+    canSendLinks: z.boolean().openapi({ description: 'All three are true' }),
+  })
+  .openapi('Readiness');
+export const ReadinessResponse = z.object({ data: Readiness }).openapi('ReadinessResponse');
+
+// --- Admin: routes by company ----------------------------------------------------------------------
+
+/** Any string: an id that is not a UUID names no company, answered like an unknown one (null, all false, zeros). */
+export const CompanyIdParams = z.object({ companyId: PathId });
+
+export const ActiveLine = z
+  .object({
+    packageId: z.uuid(),
+    nameEn: z.string(),
+    nameAr: z.string(),
+    count: z.number().int().openapi({ description: 'Live activated lines of this package' }),
+    drawnSar: Sar('What those lines drew'),
+  })
+  .openapi('ActiveLine');
+
+export const Balance = z
+  .object({
+    paymentMode: z
+      .enum(PAYMENT_MODES)
+      .openapi({ description: 'The active contract’s mode; with none, the company’s picked mode (prepaid if unpicked or unknown)' }),
+    fundedSar: Sar('Σ payments recorded on the active (flexible) contract'),
+    drawnSar: Sar('Σ over the company’s paid orders whose activation is still alive (not failed or cancelled)'),
+    committedSar: Sar('Seats consumed (link used, or live) without a live charge yet; advisory'),
+    availableSar: Sar('fundedSar − drawnSar'),
+    activeLines: z.array(ActiveLine).openapi({ description: 'One entry per package with a live activated line' }),
+  })
+  .openapi('ContractBalance');
+export const BalanceResponse = z.object({ data: Balance }).openapi('ContractBalanceResponse');
+
+// --- Contract payments -----------------------------------------------------------------------------
+
+export const DOCUMENT_MIMES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
+export type DocumentMime = (typeof DOCUMENT_MIMES)[number];
+/** 5 MB decoded (5 × 1024 × 1024 bytes). */
+export const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+/**
+ * The payments route's own JSON limit: 5 MB as base64 is 6,990,508 characters; 7 MB leaves room for
+ * the envelope (name up to 255 characters, even \u-escaped, key, method, amount). A bigger body is
+ * refused before parsing (VALIDATION_ERROR, "Request body is too large"); every other route keeps 100kb.
+ */
+export const PAYMENT_BODY_LIMIT = '7mb';
+
+export const ContractPayment = z
+  .object({
+    id: z.uuid(),
+    contractId: z.uuid(),
+    method: z.enum(CONTRACT_PAYMENT_METHODS),
+    amountSar: Sar(''),
+    documentName: z.string(),
+    documentMime: z.enum(DOCUMENT_MIMES),
+    hasDocument: z.boolean().openapi({ description: 'Proof bytes are stored (download: …/payments/{paymentId}/document)' }),
+    confirmedBy: z.uuid().nullable().openapi({ description: 'The administrator who recorded it (null once that user is gone)' }),
+    confirmedByName: z.string().nullable().openapi({ description: 'Resolved by the list route only; null on the record answer' }),
+    confirmedAt: z.iso.datetime(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('ContractPayment');
+export type ContractPaymentBody = z.input<typeof ContractPayment>;
+export const ContractPaymentResponse = z.object({ data: ContractPayment }).openapi('ContractPaymentResponse');
+export const ContractPaymentList = z.object({ data: z.array(ContractPayment) }).openapi('ContractPaymentList');
+
+/** Canonical base64 (RFC 4648 §4): groups of 4 from the standard alphabet, `=` padding only at the end, no whitespace. */
+export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+const BASE64 = new RegExp(BASE64_PATTERN);
+
+export const PaymentDocument = z
+  .strictObject({
+    name: text(1, 255, 'Document name'),
+    mime: chars(1, 255).openapi({
+      description:
+        '`application/pdf`, `image/png` or `image/jpeg`, and the bytes must be that kind of file; anything else ' +
+        'CONTRACT_PAYMENT_DOCUMENT_INVALID_MIME',
+      examples: [...DOCUMENT_MIMES],
+    }),
+    dataBase64: z
+      .string()
+      .min(4, 'Document must not be empty')
+      .refine((s) => BASE64.test(s), 'Must be canonical base64 (standard alphabet, padded, no whitespace)')
+      .openapi({
+        pattern: BASE64_PATTERN,
+        minLength: 4,
+        description: 'The proof file, base64. Decoded over 5 MB: CONTRACT_PAYMENT_DOCUMENT_TOO_LARGE',
+      }),
+  })
+  .openapi('ContractPaymentDocument');
+
+export const RecordPaymentBody = z
+  .strictObject({
+    method: z.enum(CONTRACT_PAYMENT_METHODS),
+    amountSar: SarAmount(),
+    document: PaymentDocument,
+    idempotencyKey: chars(8, 128).openapi({
+      description:
+        'The same key with the same method and amount answers the original record; otherwise CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT',
+    }),
+  })
+  .openapi('RecordContractPaymentRequest');
+export type RecordPaymentInput = z.output<typeof RecordPaymentBody>;
+
+export const ContractIdParams = z.object({ id: PathId });
+export const PaymentDocumentParams = z.object({ id: PathId, paymentId: PathId });
