@@ -13,6 +13,7 @@ import type {
   QuoteStatusValue,
   QuoteTip,
 } from '../workflows/quote-contract';
+import type { QuoteRefusalCode } from '../workflows/quote-rules';
 
 export interface QuoteActivityDeps {
   orm: MikroORM;
@@ -30,26 +31,6 @@ export interface ActionOptions {
    */
   retried?: boolean;
 }
-
-/** The spec codes an action refuses with (ApplicationFailure types; src/temporal/update.ts maps them). */
-export type QuoteRefusalCode =
-  | 'QUOTE_NOT_FOUND'
-  | 'QUOTE_INVALID_STATE'
-  | 'QUOTE_VERSION_SUPERSEDED'
-  | 'QUOTE_COUNTER_FAILED'
-  | 'CONTRACT_ALREADY_EXISTS'
-  | 'CONTRACT_PACKAGE_PRICE_MISSING'
-  | 'CONTRACT_CREATE_FAILED';
-
-export const QUOTE_REFUSAL_CODES: readonly QuoteRefusalCode[] = [
-  'QUOTE_NOT_FOUND',
-  'QUOTE_INVALID_STATE',
-  'QUOTE_VERSION_SUPERSEDED',
-  'QUOTE_COUNTER_FAILED',
-  'CONTRACT_ALREADY_EXISTS',
-  'CONTRACT_PACKAGE_PRICE_MISSING',
-  'CONTRACT_CREATE_FAILED',
-];
 
 /** A definite refusal: never retried, its type is the spec code, one details object when the spec names one. */
 export function quoteRefusal(type: QuoteRefusalCode, message: string, details?: Record<string, unknown>): ApplicationFailure {

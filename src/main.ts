@@ -11,6 +11,7 @@ import { createActivationWorkflows } from './temporal/activations';
 import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';
 import { createPaymentWorkflows } from './temporal/payments';
+import { createQuoteRuns } from './temporal/quotes';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
+    quoteRuns: createQuoteRuns(temporal.client, config, { orm: db.orm }),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');

@@ -8,3 +8,4 @@ export { settlementWorkflow } from './settlement';
 export { housekeepingWorkflow } from './housekeeping';
 export { activationRecoveryWorkflow } from './activation-recovery';
 export { companyOnboardingWorkflow } from './company-onboarding';
+export { quoteNegotiationWorkflow } from './quote-negotiation';

@@ -3,6 +3,18 @@
 // apply this same rule. Pure and deterministic (the worker bundles it).
 import { allowed, type QuoteAction, type QuoteTip } from './quote-contract';
 
+/** The spec codes an action refuses with (ApplicationFailure types; src/temporal/update.ts maps them to AppErrors). */
+export const QUOTE_REFUSAL_CODES = [
+  'QUOTE_NOT_FOUND',
+  'QUOTE_INVALID_STATE',
+  'QUOTE_VERSION_SUPERSEDED',
+  'QUOTE_COUNTER_FAILED',
+  'CONTRACT_ALREADY_EXISTS',
+  'CONTRACT_PACKAGE_PRICE_MISSING',
+  'CONTRACT_CREATE_FAILED',
+] as const;
+export type QuoteRefusalCode = (typeof QUOTE_REFUSAL_CODES)[number];
+
 export type QuoteTipRefusal = 'QUOTE_INVALID_STATE' | 'QUOTE_VERSION_SUPERSEDED';
 
 /**

@@ -15,4 +15,6 @@ export const SEARCH_ATTRIBUTES = {
   PaymentId: defineSearchAttributeKey('PaymentId', SearchAttributeType.KEYWORD),
   /** On a company's onboarding run (`company:<id>`) from its start, kept across continue-as-new. */
   CompanyId: defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD),
+  /** On a quote chain's negotiation run (`quote:<chainRootId>`), with CompanyId: the chain's display ref (`Q-…`). */
+  QuoteRef: defineSearchAttributeKey('QuoteRef', SearchAttributeType.KEYWORD),
 };

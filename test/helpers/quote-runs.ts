@@ -122,7 +122,7 @@ export interface QuoteVersionFixture {
   /** The version this one counters (same chain, version + 1); absent: a chain root (company-authored). */
   parent?: InsertedQuoteVersion;
   status?: QuoteTip['status'];
-  items?: QuoteLine[];
+  items?: readonly QuoteLine[];
   needs?: { userCount: number; preference: 'minutes' | 'data' | 'mixed'; budgetHalalas: number } | null;
   fundingHalalas?: number | null;
   note?: string | null;

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import { AppError } from '../http/errors';
+import type { QuoteRuns } from '../quotes/runs';
+import { quoteNegotiationWorkflow } from '../../workflows/quote-negotiation';
+import {
+  acceptUpdate,
+  confirmContractUpdate,
+  counterUpdate,
+  declineUpdate,
+  quoteRef,
+  quoteWorkflowId,
+  rejectUpdate,
+  startReviewUpdate,
+  submitUpdate,
+  type QuoteAction,
+  type QuoteActionRequest,
+} from '../../workflows/quote-contract';
+import { tipRefusal } from '../../workflows/quote-rules';
+import { readQuoteTip } from './quote-tip';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { executeUpdate } from './update';
+
+export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
+
+/** How long creating a quote waits for its run's start: then it fails and the draft it wrote is removed (src/quotes/runs.ts). */
+export const QUOTE_START_DEADLINE_MS = 10_000;
+
+/**
+ * The QuoteRuns port on a Temporal client. Id policies, chosen on purpose: a chain's run is started
+ * once, with its draft, with REJECT_DUPLICATE + USE_EXISTING, so a start that finds the chain's run
+ * (running, or completed) counts as started and never opens a second one. A run completes when its
+ * chain is finished (tip rejected, or a contract confirmed from it); an action on such a chain is
+ * answered from the database with the code the run would have given (answerFinished).
+ */
+export function createQuoteRuns(
+  client: Client,
+  config: QuoteRunsConfig,
+  opts: { orm: MikroORM; startDeadlineMs?: number; updateDeadlineMs?: number },
+): QuoteRuns {
+  const startDeadlineMs = opts.startDeadlineMs ?? QUOTE_START_DEADLINE_MS;
+  const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
+
+  /** One action as the run's update; the API request's id makes a retried request the same update. */
+  async function act<Req extends QuoteActionRequest, Res>(
+    action: QuoteAction,
+    update: UpdateDefinition<Res, [Req]>,
+    chainRootId: string,
+    request: Req,
+  ): Promise<Res> {
+    const updateId = `${action}:${request.actor.requestId ?? randomUUID()}`;
+    try {
+      return await executeUpdate(handle(chainRootId), update, { args: [request], updateId, deadlineMs: opts.updateDeadlineMs });
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return answerFinished(action, chainRootId, request);
+      throw err;
+    }
+  }
+
+  /**
+   * The chain's run has completed (or never existed): the stored tip says which refusal the run would
+   * give. Only a confirm on the accepted tip passes the status table; that chain's contract was
+   * confirmed (why its run completed), so it is CONTRACT_ALREADY_EXISTS as the index would answer.
+   */
+  async function answerFinished(action: QuoteAction, chainRootId: string, request: QuoteActionRequest): Promise<never> {
+    const tip = await readQuoteTip(opts.orm.em.fork(), chainRootId);
+    if (!tip) throw new AppError('QUOTE_NOT_FOUND');
+    const refused = tipRefusal(action, tip, request.versionId);
+    if (refused) throw new AppError(refused.type, { message: refused.message });
+    if (action === 'confirmContract') throw new AppError('CONTRACT_ALREADY_EXISTS');
+    throw new AppError('SERVICE_UNAVAILABLE', { message: `the run of quote chain ${chainRootId} is gone while its tip allows ${action}` });
+  }
+
+  return {
+    async start(input) {
+      try {
+        await client.withDeadline(Date.now() + startDeadlineMs, () =>
+          client.workflow.start(quoteNegotiationWorkflow, {
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            workflowId: quoteWorkflowId(input.chainRootId),
+            args: [input],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            // Operators find a chain's run by `QuoteRef = "Q-…"`, and all of a company's by `CompanyId = "…"`.
+            typedSearchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES
+              ? new TypedSearchAttributes([
+                  { key: SEARCH_ATTRIBUTES.CompanyId, value: input.companyId },
+                  { key: SEARCH_ATTRIBUTES.QuoteRef, value: quoteRef(input.chainRootId) },
+                ])
+              : undefined,
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+    submit: (chainRootId, request) => act('submit', submitUpdate, chainRootId, request),
+    startReview: (chainRootId, request) => act('startReview', startReviewUpdate, chainRootId, request),
+    counter: (chainRootId, request) => act('counter', counterUpdate, chainRootId, request),
+    accept: (chainRootId, request) => act('accept', acceptUpdate, chainRootId, request),
+    decline: (chainRootId, request) => act('decline', declineUpdate, chainRootId, request),
+    reject: (chainRootId, request) => act('reject', rejectUpdate, chainRootId, request),
+    confirmContract: (chainRootId, request) => act('confirmContract', confirmContractUpdate, chainRootId, request),
+  };
+}
