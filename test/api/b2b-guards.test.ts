@@ -13,7 +13,7 @@ import { errorOf } from '../helpers/responses';
 let t: TestApp;
 afterAll(() => t.close());
 
-const GROUPS = ['/b2b', '/admin/companies', '/admin/settings', '/admin/users', '/admin/audit-events'];
+const GROUPS = ['/b2b', '/admin/companies', '/admin/quotes', '/admin/settings', '/admin/users', '/admin/audit-events'];
 
 type GuardRule = 'super_admin' | 'staff_view' | 'staff_manage' | 'portal' | 'company_read' | 'company_write';
 
@@ -23,6 +23,7 @@ function ruleOf(method: string, path: string): GuardRule {
   if (path.startsWith('/b2b/')) return method === 'get' ? 'company_read' : 'company_write';
   if (path === '/admin/companies/invites') return 'super_admin';
   if (path === '/admin/companies' || path.startsWith('/admin/companies/')) return method === 'get' ? 'staff_view' : 'staff_manage';
+  if (path === '/admin/quotes' || path.startsWith('/admin/quotes/')) return method === 'get' ? 'staff_view' : 'staff_manage';
   if (
     path.startsWith('/admin/settings/') ||
     path === '/admin/users' ||

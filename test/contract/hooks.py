@@ -10,6 +10,10 @@ the super_admin created) already holds answers the spec's VALIDATION_ERROR ("alr
 a refusal that depends on another request, not on the document. A valid generated address is
 swapped for one of its own; the routes still see an e-mail whenever one was generated.
 
+Quote lines (POST /b2b/quotes, PATCH /b2b/quotes/{id}, POST /admin/quotes/{id}/counter): each package
+at most once, a rule between array items that JSON Schema cannot state (uniqueItems compares whole
+lines). Generated bodies that repeat a package are dropped, so a 400 there still fails the run.
+
 /admin/companies/{id}: schemathesis infers a link from the invite answer's `companyId`, which is
 null for a first admin (no company yet); it then sends the text "None" as the id. A null there
 means "no company", so the case is sent with an id of no company instead (answered 404).
@@ -64,6 +68,29 @@ def staff_address(context, body):
 @schemathesis.hook("map_body").apply_to(path="/admin/companies/invites", method="POST")
 def invitee_address(context, body):
     return _own_address(context, body)
+
+
+def _repeats_a_package(body):
+    items = body.get("items") if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        return False
+    ids = [i["packageId"].lower() for i in items if isinstance(i, dict) and isinstance(i.get("packageId"), str)]
+    return len(ids) != len(set(ids))
+
+
+@schemathesis.hook("filter_body").apply_to(path="/b2b/quotes", method="POST")
+def quote_lines_unique(context, body):
+    return not _repeats_a_package(body)
+
+
+@schemathesis.hook("filter_body").apply_to(path="/b2b/quotes/{id}", method="PATCH")
+def quote_patch_lines_unique(context, body):
+    return not _repeats_a_package(body)
+
+
+@schemathesis.hook("filter_body").apply_to(path="/admin/quotes/{id}/counter", method="POST")
+def counter_lines_unique(context, body):
+    return not _repeats_a_package(body)
 
 
 
