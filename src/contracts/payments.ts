@@ -28,9 +28,7 @@ export function createContractPayments(deps: ContractPaymentDeps) {
   async function record(actor: Actor, contractId: string, input: RecordPaymentInput): Promise<ContractPaymentBody> {
     const document = proofDocument(input.document);
     const outcome = await orm.em.fork().transactional(async (em) => {
-      // The contract row lock orders payments on one contract: a prepaid "already paid" check cannot race a second payment.
-      const contract = await findContract(em, { contractId }, { lock: true });
-      if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
+      const contract = await lockedIfPrepaid(em, contractId);
       const replay = await findPaymentByKey(em, contract.id, input.idempotencyKey);
       if (replay) return { row: sameRequest(replay, input), fresh: false, companyId: contract.company_id };
       await checkAmount(em, contract, input.amountSar);
@@ -46,7 +44,7 @@ export function createContractPayments(deps: ContractPaymentDeps) {
         confirmedBy: actor.userId,
         now,
       });
-      // The key's unique constraint decides a race the lock did not (it always should): the winner's row answers.
+      // Two requests with one key: the key's unique constraint decides, and the loser answers with the winner's row.
       if (!row)
         return {
           row: sameRequest(await keyHolder(em, contract.id, input.idempotencyKey), input),
@@ -58,6 +56,17 @@ export function createContractPayments(deps: ContractPaymentDeps) {
     });
     if (outcome.fresh) await signal(outcome.companyId);
     return paymentView(outcome.row);
+  }
+
+  /**
+   * A prepaid contract's row is locked, so its "already paid" check cannot race a second payment with
+   * another key; flexible payments on one contract never wait for each other.
+   */
+  async function lockedIfPrepaid(em: EntityManager, contractId: string): Promise<ContractDbRow> {
+    const contract = await findContract(em, { contractId });
+    if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
+    if (contract.payment_mode !== 'prepaid') return contract;
+    return (await findContract(em, { contractId }, { lock: true })) ?? contract;
   }
 
   /** Prepaid: one payment of at least the total, never a partial or a second one; flexible: any positive amount, every top-up. */

@@ -54,8 +54,8 @@ export const Readiness = z
     rosterStaged: z.boolean().openapi({ description: 'At least one roster row exists' }),
     canSendLinks: z.boolean().openapi({ description: 'All three are true' }),
   })
-  .openapi('Readiness');
-export const ReadinessResponse = z.object({ data: Readiness }).openapi('ReadinessResponse');
+  .openapi('CompanyReadiness');
+export const ReadinessResponse = z.object({ data: Readiness }).openapi('CompanyReadinessResponse');
 
 // --- Admin: routes by company ----------------------------------------------------------------------
 
@@ -118,9 +118,13 @@ export type ContractPaymentBody = z.input<typeof ContractPayment>;
 export const ContractPaymentResponse = z.object({ data: ContractPayment }).openapi('ContractPaymentResponse');
 export const ContractPaymentList = z.object({ data: z.array(ContractPayment) }).openapi('ContractPaymentList');
 
-/** Canonical base64 (RFC 4648 §4): groups of 4 from the standard alphabet, `=` padding only at the end, no whitespace. */
-export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
-const BASE64 = new RegExp(BASE64_PATTERN);
+/**
+ * Canonical base64 (RFC 4648 §4): the standard alphabet in groups of 4, `=` padding only at the end,
+ * no whitespace, and zero bits after the last byte (so one text per file). The server checks it by a
+ * round trip (linear, where a regex over 7 MB overflows the stack); the pattern states the same rule.
+ */
+export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$';
+export const isCanonicalBase64 = (s: string): boolean => s.length % 4 === 0 && Buffer.from(s, 'base64').toString('base64') === s;
 
 export const PaymentDocument = z
   .strictObject({
@@ -134,7 +138,7 @@ export const PaymentDocument = z
     dataBase64: z
       .string()
       .min(4, 'Document must not be empty')
-      .refine((s) => BASE64.test(s), 'Must be canonical base64 (standard alphabet, padded, no whitespace)')
+      .refine(isCanonicalBase64, 'Must be canonical base64 (standard alphabet, padded, no whitespace)')
       .openapi({
         pattern: BASE64_PATTERN,
         minLength: 4,
