@@ -361,6 +361,28 @@ describe('confirmContract', () => {
   });
 });
 
+describe('a retried attempt (Temporal retries an activity whose answer was lost)', () => {
+  it('finds its own committed move or counter instead of refusing it; a first attempt is refused', async () => {
+    const v = await version();
+    const submitted = await actions.submit(on(v));
+    expect(await actions.submit(on(v), { retried: true })).toEqual(submitted);
+    expect(await outcome(actions.submit(on(v)))).toBe('QUOTE_INVALID_STATE');
+
+    const counter = { ...on(v), items: lines(), note: null };
+    const child = await actions.counter(counter);
+    expect(await actions.counter(counter, { retried: true })).toEqual(child);
+    expect(await outcome(actions.counter(counter))).toBe('QUOTE_INVALID_STATE');
+    expect(await db.query('select id from quote_versions where parent_id = $1', [v.id])).toHaveLength(1);
+    expect((await audit(child.versionId)).map((a) => a.action)).toEqual(['company.quote_counter']);
+  });
+
+  it('still refuses on a retry when the row is elsewhere', async () => {
+    const v = await version({ status: 'rejected' });
+    expect(await outcome(actions.accept(on(v), { retried: true }))).toBe('QUOTE_INVALID_STATE');
+    expect(await outcome(actions.counter({ ...on(v), items: lines(), note: null }, { retried: true }))).toBe('QUOTE_INVALID_STATE');
+  });
+});
+
 describe('races without any serialisation (the SQL guards alone)', () => {
   it('accept vs counter on one version: exactly one wins', async () => {
     for (let i = 0; i < 5; i++) {
