@@ -13,7 +13,7 @@ import { errorOf } from '../helpers/responses';
 let t: TestApp;
 afterAll(() => t.close());
 
-const GROUPS = ['/b2b', '/admin/companies', '/admin/quotes', '/admin/settings', '/admin/users', '/admin/audit-events'];
+const GROUPS = ['/b2b', '/admin/companies', '/admin/quotes', '/admin/contracts', '/admin/settings', '/admin/users', '/admin/audit-events'];
 
 type GuardRule = 'super_admin' | 'staff_view' | 'staff_manage' | 'portal' | 'company_read' | 'company_write';
 
@@ -24,6 +24,9 @@ function ruleOf(method: string, path: string): GuardRule {
   if (path === '/admin/companies/invites') return 'super_admin';
   if (path === '/admin/companies' || path.startsWith('/admin/companies/')) return method === 'get' ? 'staff_view' : 'staff_manage';
   if (path === '/admin/quotes' || path.startsWith('/admin/quotes/')) return method === 'get' ? 'staff_view' : 'staff_manage';
+  // "Payment document download needs Manage."
+  if (path.startsWith('/admin/contracts/') && path.endsWith('/document')) return 'staff_manage';
+  if (path.startsWith('/admin/contracts/')) return method === 'get' ? 'staff_view' : 'staff_manage';
   if (
     path.startsWith('/admin/settings/') ||
     path === '/admin/users' ||
