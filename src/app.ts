@@ -16,6 +16,7 @@ import { companyInviteRoutes } from './admin/invite-routes';
 import { createCompanyInvites } from './admin/invites';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
+import { documentRoutes } from './documents/routes';
 import { createOrganizationSettings } from './settings/organization';
 import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
@@ -193,6 +194,7 @@ export function createApp(deps: AppDeps): Express {
   });
   companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
+  documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });

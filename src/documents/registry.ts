@@ -1,0 +1,38 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../auth/sessions';
+import type { Membership, StaffAccess } from '../http/guards';
+import type { OrganizationSettings } from '../settings/organization';
+import { contractPaymentReceipt } from './contract-payment';
+import { paymentReceipt } from './payment';
+
+/** The guard's own fresh readers (src/http/guards.ts), for types whose readers are not just an owner. */
+export interface DocumentAccess {
+  staffAccess(userId: string): Promise<StaffAccess | null>;
+  membership(userId: string): Promise<Membership | null>;
+}
+
+/**
+ * One kind of document. `load` answers null both for a missing entity and for one the caller may not
+ * read (DOCUMENT_NOT_FOUND either way: a stranger learns nothing about which ids exist). `render` gets
+ * the organization settings read for this render (null when never saved).
+ */
+export interface DocumentType<D> {
+  /** Who may read it, for the route's OpenAPI description. */
+  readers: string;
+  load(em: EntityManager, entityId: string, principal: Principal, access: DocumentAccess): Promise<D | null>;
+  render(data: D, settings: OrganizationSettings | null): Promise<Buffer>;
+  filename(data: D): string;
+}
+
+export type DocumentRegistry = Readonly<Record<string, DocumentType<unknown>>>;
+
+/** Every document type, by the `:type` of GET /documents/:type/:entityId.pdf. */
+export const documentTypes: DocumentRegistry = {
+  payment: paymentReceipt,
+  contract_payment: contractPaymentReceipt,
+};
+
+/** The registered type, or undefined (own keys only: `constructor` or `__proto__` is not a type). */
+export function documentType(registry: DocumentRegistry, type: string): DocumentType<unknown> | undefined {
+  return Object.hasOwn(registry, type) ? registry[type] : undefined;
+}
