@@ -1,7 +1,17 @@
 import PDFDocument from 'pdfkit';
 import { fromMinorUnits } from '../payments/money';
 import type { OrganizationSettings } from '../settings/organization';
-import { drawLine, drawParagraph, lineHeight, registerFaces, type Direction, type Pdf, type TextStyle } from './text';
+import {
+  drawLine,
+  drawParagraph,
+  lineHeight,
+  ltrIsolate,
+  registerFaces,
+  wrapLines,
+  type Direction,
+  type Pdf,
+  type TextStyle,
+} from './text';
 import { formatRate, vatIncluded } from './vat';
 
 export interface Bilingual {
@@ -53,9 +63,10 @@ export function vatLine(settings: OrganizationSettings | null, model: ReceiptMod
 const PAGE = { width: 595.28, height: 841.89, margin: 48 };
 const INNER = PAGE.width - 2 * PAGE.margin;
 const HALF = (INNER - 24) / 2;
+// Arabic labels run wider than English ones; the value column holds a UUID (188 pt at 10 pt) on one line.
 const COLUMNS = {
-  en: { x: PAGE.margin, width: 150 },
-  value: { x: PAGE.margin + 156, width: INNER - 312 },
+  en: { x: PAGE.margin, width: 120 },
+  value: { x: PAGE.margin + 126, width: INNER - 120 - 150 - 12 },
   ar: { x: PAGE.width - PAGE.margin - 150, width: 150 },
 };
 const GREY = '#555555';
@@ -68,17 +79,38 @@ const RULE = '#bbbbbb';
  * algorithm (text.ts). Returns the PDF bytes.
  */
 export function renderReceipt(model: ReceiptModel, settings: OrganizationSettings | null): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: PAGE.margin, info: { Title: 'Payment Receipt / إيصال دفع' } });
+  const doc = new PDFDocument({ size: 'A4', margin: PAGE.margin, bufferPages: true, info: { Title: 'Payment Receipt / إيصال دفع' } });
   const done = collect(doc);
   registerFaces(doc);
+  const foot = settings ? footerLines(doc, settings) : null;
+  // The body stops above the footer; a row that would cross it starts a new page (only extreme settings get there).
+  const page: Layout = { bottom: PAGE.height - PAGE.margin - (foot ? foot.height + 12 : 0) };
   let y = PAGE.margin;
   if (settings) y = sellerHeader(doc, settings, y);
   y = title(doc, y);
-  y = figures(doc, model, settings, y);
-  disclaimer(doc, y + 18);
-  if (settings) footer(doc, settings);
+  y = figures(doc, page, model, settings, y);
+  disclaimer(doc, page, y + 18);
+  if (foot) {
+    const pages = doc.bufferedPageRange();
+    for (let i = pages.start; i < pages.start + pages.count; i++) {
+      doc.switchToPage(i);
+      footer(doc, foot);
+    }
+  }
   doc.end();
   return done;
+}
+
+interface Layout {
+  /** Lowest y the body may reach on a page. */
+  bottom: number;
+}
+
+/** `y` if `height` still fits above the page's bottom, else the top of a new page. */
+function room(doc: Pdf, page: Layout, y: number, height: number): number {
+  if (y + height <= page.bottom) return y;
+  doc.addPage();
+  return PAGE.margin;
 }
 
 function collect(doc: Pdf): Promise<Buffer> {
@@ -114,7 +146,7 @@ function sellerHeader(doc: Pdf, s: OrganizationSettings, y: number): number {
   const name: TextStyle = { size: 13, bold: true };
   const small: TextStyle = { size: 9, color: GREY };
   const side = (lang: 'en' | 'ar') => {
-    const label = (l: Bilingual, v: string | null) => (v ? [{ text: `${l[lang]}: ${v}`, style: small }] : []);
+    const label = (l: Bilingual, v: string | null) => (v ? [{ text: `${l[lang]}: ${ltrIsolate(v)}`, style: small }] : []);
     const address = lang === 'en' ? s.addressEn : s.addressAr;
     return [
       { text: lang === 'en' ? s.legalNameEn : s.legalNameAr, style: name },
@@ -136,10 +168,8 @@ function title(doc: Pdf, y: number): number {
   return y + 2 * lineHeight(20) + 14;
 }
 
-function figureRow(doc: Pdf, line: ReceiptLine, style: TextStyle, y: number): number {
+function figureRow(doc: Pdf, page: Layout, line: ReceiptLine, style: TextStyle, y: number): number {
   const labelStyle: TextStyle = { ...style, color: style.bold ? undefined : GREY };
-  drawLine(doc, line.label.en, 'ltr', labelStyle, { ...COLUMNS.en, align: 'left', y });
-  drawLine(doc, line.label.ar, 'rtl', labelStyle, { ...COLUMNS.ar, align: 'right', y });
   const values: Array<{ text: string; dir: Direction | 'auto' }> =
     typeof line.value === 'string'
       ? [{ text: line.value, dir: 'auto' }]
@@ -147,42 +177,61 @@ function figureRow(doc: Pdf, line: ReceiptLine, style: TextStyle, y: number): nu
           { text: line.value.en, dir: 'ltr' },
           { text: line.value.ar, dir: 'rtl' },
         ];
-  values.forEach((v, i) => drawLine(doc, v.text, v.dir, style, { ...COLUMNS.value, align: 'center', y: y + i * lineHeight(style.size) }));
-  const bottom = y + values.length * lineHeight(style.size) + 4;
-  rule(doc, bottom);
-  return bottom + 6;
+  // Values wrap inside their column (a long company name), so the row is as tall as its lines.
+  const rows = values.flatMap((v) => wrapLines(doc, v.text, v.dir, style, COLUMNS.value.width).map((text) => ({ text, dir: v.dir })));
+  const height = rows.length * lineHeight(style.size) + 4;
+  const top = room(doc, page, y, height + 6);
+  drawLine(doc, line.label.en, 'ltr', labelStyle, { ...COLUMNS.en, align: 'left', y: top });
+  drawLine(doc, line.label.ar, 'rtl', labelStyle, { ...COLUMNS.ar, align: 'right', y: top });
+  rows.forEach((r, i) => drawLine(doc, r.text, r.dir, style, { ...COLUMNS.value, align: 'center', y: top + i * lineHeight(style.size) }));
+  rule(doc, top + height);
+  return top + height + 6;
 }
 
-function figures(doc: Pdf, model: ReceiptModel, settings: OrganizationSettings | null, y: number): number {
+function figures(doc: Pdf, page: Layout, model: ReceiptModel, settings: OrganizationSettings | null, y: number): number {
   let at = y;
   rule(doc, at - 6);
-  for (const line of model.lines) at = figureRow(doc, line, { size: 10 }, at);
-  at = figureRow(doc, { label: RECEIPT_TEXT.total, value: formatMoney(model.totalMinor, model.currency) }, { size: 12, bold: true }, at);
+  for (const line of model.lines) at = figureRow(doc, page, line, { size: 10 }, at);
+  const total = { label: RECEIPT_TEXT.total, value: formatMoney(model.totalMinor, model.currency) };
+  at = figureRow(doc, page, total, { size: 12, bold: true }, at);
   const vat = vatLine(settings, model);
-  if (vat) at = figureRow(doc, vat, { size: 10 }, at);
+  if (vat) at = figureRow(doc, page, vat, { size: 10 }, at);
   return at;
 }
 
-function disclaimer(doc: Pdf, y: number): void {
+function disclaimer(doc: Pdf, page: Layout, y: number): void {
   const style: TextStyle = { size: 9, color: GREY };
+  const top = room(doc, page, y, 2 * lineHeight(9));
   const box = { x: PAGE.margin, width: INNER, align: 'center' as const };
-  drawLine(doc, RECEIPT_TEXT.disclaimer.en, 'ltr', style, { ...box, y });
-  drawLine(doc, RECEIPT_TEXT.disclaimer.ar, 'rtl', style, { ...box, y: y + lineHeight(9) });
+  drawLine(doc, RECEIPT_TEXT.disclaimer.en, 'ltr', style, { ...box, y: top });
+  drawLine(doc, RECEIPT_TEXT.disclaimer.ar, 'rtl', style, { ...box, y: top + lineHeight(9) });
 }
 
-/** Support e-mail and phone at the foot of the page, in both languages; nothing when neither is set. */
-function footer(doc: Pdf, s: OrganizationSettings): void {
+const FOOTER_STYLE: TextStyle = { size: 9, color: GREY };
+
+interface Footer {
+  en: string[];
+  ar: string[];
+  height: number;
+}
+
+/** Support e-mail and phone in both languages, wrapped to half the page each; null when neither is set. */
+function footerLines(doc: Pdf, s: OrganizationSettings): Footer | null {
   const contacts = [s.supportEmail, s.supportPhone].filter((c): c is string => Boolean(c));
-  if (contacts.length === 0) return;
-  const style: TextStyle = { size: 9, color: GREY };
-  const y = PAGE.height - PAGE.margin - lineHeight(9);
+  if (contacts.length === 0) return null;
+  const joined = contacts.map(ltrIsolate).join('  |  ');
+  const en = wrapLines(doc, `${RECEIPT_TEXT.support.en}: ${joined}`, 'ltr', FOOTER_STYLE, HALF);
+  const ar = wrapLines(doc, `${RECEIPT_TEXT.support.ar}: ${joined}`, 'rtl', FOOTER_STYLE, HALF);
+  return { en, ar, height: Math.max(en.length, ar.length) * lineHeight(FOOTER_STYLE.size) };
+}
+
+/** The footer at the foot of the current page. */
+function footer(doc: Pdf, f: Footer): void {
+  const y = PAGE.height - PAGE.margin - f.height;
   rule(doc, y - 6);
-  const joined = contacts.join('  |  ');
-  drawLine(doc, `${RECEIPT_TEXT.support.en}: ${joined}`, 'ltr', style, { x: PAGE.margin, width: HALF, align: 'left', y });
-  drawLine(doc, `${RECEIPT_TEXT.support.ar}: ${joined}`, 'rtl', style, {
-    x: PAGE.width - PAGE.margin - HALF,
-    width: HALF,
-    align: 'right',
-    y,
-  });
+  const line = lineHeight(FOOTER_STYLE.size);
+  f.en.forEach((text, i) => drawLine(doc, text, 'ltr', FOOTER_STYLE, { x: PAGE.margin, width: HALF, align: 'left', y: y + i * line }));
+  f.ar.forEach((text, i) =>
+    drawLine(doc, text, 'rtl', FOOTER_STYLE, { x: PAGE.width - PAGE.margin - HALF, width: HALF, align: 'right', y: y + i * line }),
+  );
 }

@@ -53,12 +53,23 @@ export function bidiRuns(text: string, base: Direction | 'auto'): BidiRun[] {
       i = j;
     }
   }
-  return runs.map((r) => {
-    const rtl = r.level % 2 === 1;
-    const chars = text.slice(r.start, r.end);
-    return { text: rtl ? mirrored(chars) : chars, rtl };
-  });
+  return runs
+    .map((r) => {
+      const rtl = r.level % 2 === 1;
+      // Directional marks and isolates have done their work in the levels; they have no glyph to draw.
+      const chars = text.slice(r.start, r.end).replace(BIDI_CONTROLS, '');
+      return { text: rtl ? mirrored(chars) : chars, rtl };
+    })
+    .filter((r) => r.text.length > 0);
 }
+
+const BIDI_CONTROLS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text kept left to right inside a right-to-left line (U+2066 … U+2069, a left-to-right isolate): a phone
+ * number's `+` stays in front of its digits, an e-mail address keeps its order, whatever surrounds them.
+ */
+export const ltrIsolate = (text: string) => `\u2066${text}\u2069`;
 
 function mirrored(text: string): string {
   return Array.from(text, (c) => bidi.getMirroredCharacter(c) ?? c).join('');
@@ -111,7 +122,7 @@ function piecesOf(doc: Pdf, text: string, base: Direction | 'auto', style: TextS
 }
 
 /** Width of one line of text as it will be drawn. */
-export function widthOf(doc: Pdf, text: string, base: Direction, style: TextStyle): number {
+export function widthOf(doc: Pdf, text: string, base: Direction | 'auto', style: TextStyle): number {
   return piecesOf(doc, text, base, style).reduce((sum, p) => sum + p.width, 0);
 }
 
@@ -141,13 +152,13 @@ export function drawLine(doc: Pdf, text: string, base: Direction | 'auto', style
 
 /**
  * Greedy word wrap in logical order (each line is then reordered by itself, as UAX #9 asks of wrapped
- * lines). A word wider than the box stays whole on its own line.
+ * lines). A word wider than the box is cut into pieces that fit.
  */
-export function wrapLines(doc: Pdf, text: string, base: Direction, style: TextStyle, width: number): string[] {
+export function wrapLines(doc: Pdf, text: string, base: Direction | 'auto', style: TextStyle, width: number): string[] {
   const words = text.split(/\s+/).filter(Boolean);
   const lines: string[] = [];
   let line = '';
-  for (const word of words) {
+  for (const word of words.flatMap((w) => splitLongWord(doc, w, base, style, width))) {
     const candidate = line ? `${line} ${word}` : word;
     if (line && widthOf(doc, candidate, base, style) > width) {
       lines.push(line);
@@ -158,6 +169,23 @@ export function wrapLines(doc: Pdf, text: string, base: Direction, style: TextSt
   }
   if (line) lines.push(line);
   return lines;
+}
+
+/** A word wider than the box (a long e-mail address) in pieces that fit, cut between characters. */
+function splitLongWord(doc: Pdf, word: string, base: Direction | 'auto', style: TextStyle, width: number): string[] {
+  if (widthOf(doc, word, base, style) <= width) return [word];
+  const pieces: string[] = [];
+  let piece = '';
+  for (const char of word) {
+    if (piece && widthOf(doc, piece + char, base, style) > width) {
+      pieces.push(piece);
+      piece = char;
+    } else {
+      piece += char;
+    }
+  }
+  if (piece) pieces.push(piece);
+  return pieces;
 }
 
 /** Line height for a size: enough for Naskh's tall ascenders and deep descenders. */

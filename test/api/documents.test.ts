@@ -246,6 +246,33 @@ describe('consumer payment receipt (payment)', () => {
     expect(text).toContain('1,234.50 SAR');
   });
 
+  it('continues on a second page when the settings are at their longest, the footer on every page', async () => {
+    const long = (text: string, max: number) =>
+      Array.from({ length: max }, () => text)
+        .join(' ')
+        .slice(0, max);
+    await saveSettings({
+      ...FULL_SETTINGS,
+      legalNameEn: long('Acme Telecom Trading Company', 255),
+      legalNameAr: long('شركة أكمي للاتصالات التجارية', 255),
+      addressEn: long('Building 12, King Fahd Road 1234', 500),
+      addressAr: long('مبنى 12، طريق الملك فهد 1234', 500),
+      supportEmail: `${'care'.repeat(15)}@support.example`,
+    });
+    const text = await pdfText((await get(`/documents/payment/${payment.paymentId}.pdf`, owner.token)).body as Buffer);
+    expect(text).toContain('-- 2 of 2 --');
+    expect(text.match(/Support:/g)).toHaveLength(2);
+    for (const figure of [
+      payment.receiptNumber,
+      payment.paymentId,
+      '1,234.50 SAR',
+      '161.02 SAR',
+      'This is a payment receipt, not a tax invoice.',
+    ]) {
+      expect(text).toContain(figure);
+    }
+  });
+
   it('keeps the payment in its own currency', async () => {
     const { orderId } = await insertActivation(t, { userId: owner.userId, order: { status: 'paid', totalAmountSar: '12.99' } });
     const id = randomUUID();
