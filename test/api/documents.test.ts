@@ -130,6 +130,8 @@ function expectHeaderAndFooter(text: string, s: typeof FULL_SETTINGS): void {
   expect(text).toContain(s.addressEn);
   expect(text).toContain(`Support: ${s.supportEmail} | ${s.supportPhone}`);
   expect(hasArabicLine(text, 'الدعم')).toBe(true);
+  // Numbers print in both columns, and in the Arabic one their digits keep their order (bidi runs, not one reversed run).
+  for (const figure of [s.crNumber, s.vatNumber, s.supportPhone, s.supportEmail]) expect(text.split(figure)).toHaveLength(3);
 }
 
 function expectNoHeaderOrFooter(text: string): void {
@@ -289,6 +291,22 @@ describe('consumer payment receipt (payment)', () => {
     expect(text).toContain('2026-11-20 08:30 UTC');
     expect(text).toContain('Credit card');
     expect(text).not.toContain('SAR');
+  });
+
+  it('renders an unpaid payment with its provisional number and status, and no payment date', async () => {
+    const { orderId } = await insertActivation(t, { userId: owner.userId, order: { status: 'pending_payment', totalAmountSar: '49.00' } });
+    const id = randomUUID();
+    await t.db.query(
+      `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+                             failure_reason, created_at, updated_at)
+       values ($1, $2, $3, 'wallet_token', 'mock', 'failed', '49.00', 'SAR', $4, repeat('f', 64), 'card_declined', now(), now())`,
+      [id, orderId, owner.userId, newKey('failed')],
+    );
+    const number = `FAILED-${id.replace(/-/g, '').slice(0, 8).toUpperCase()}`;
+    const text = await pdfText(expectPdf(await get(`/documents/payment/${id}.pdf`, owner.token), `receipt-${number}.pdf`));
+    expectReceiptFrame(text);
+    for (const figure of [number, 'Digital wallet', 'Not completed', '49.00 SAR']) expect(text).toContain(figure);
+    expect(text).not.toContain('Date paid');
   });
 
   it("is the owner's only: another user, staff and portal users get DOCUMENT_NOT_FOUND", async () => {
