@@ -3,6 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
 import { halalasOfDecimal } from '../src/lib/halalas';
+import { insertItems } from '../src/quotes/repository';
 import { readQuoteTip } from '../src/temporal/quote-tip';
 import type {
   CounterRequest,
@@ -277,12 +278,8 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
         now,
       ],
     );
-    if (request.items.length > 0) {
-      await tx.execute(
-        `insert into quote_items (id, quote_version_id, package_id, qty) values ${request.items.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        request.items.flatMap((item) => [randomUUID(), id, item.packageId, item.qty]),
-      );
-    }
+    // The lines as the admin sent them: insertItems hands out ascending ids, and lines are read in id order.
+    await insertItems(tx, id, request.items);
     await writeAudit(tx, {
       ...actorOf(request.actor),
       action: 'company.quote_counter',
