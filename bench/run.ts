@@ -64,8 +64,9 @@
  *   --history-rows N  activations in its second phase (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and phase (default 1000)
  *   --no-roster       skip the B2B roster list (bench/roster.ts)
+ *   --no-documents    skip the PDF receipts (bench/documents.ts)
  *   --no-webhooks     skip the webhook burst
- *   --only P          run one phase only: scenarios, history, roster or webhooks
+ *   --only P          run one phase only: scenarios, history, roster, documents or webhooks
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -117,6 +118,7 @@ import {
 } from './history';
 import { asker, captureStatements, jsonPoster, pidAlive, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
+import { benchDocuments, type DocumentBenchResult } from './documents';
 import { rosterPhase } from './roster';
 import { webhookBurst } from './webhook-burst';
 
@@ -457,11 +459,13 @@ interface Options {
   scenarios: boolean;
   /** The B2B roster list at 10,000 and 100,000 rows (bench/roster.ts; --history-requests per request kind). */
   roster: boolean;
+  /** PDF receipts rendered in-process (bench/documents.ts). */
+  documents: boolean;
   /** The webhook burst next to GET /healthz (bench/webhook-burst.ts). */
   webhooks: boolean;
 }
 
-const PHASES = ['scenarios', 'history', 'roster', 'webhooks'] as const;
+const PHASES = ['scenarios', 'history', 'roster', 'documents', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
@@ -476,6 +480,7 @@ function parseOptions(argv: string[]): Options {
     historyRequests: 1000,
     scenarios: true,
     roster: true,
+    documents: true,
     webhooks: true,
   };
   const num = (i: number) => {
@@ -495,6 +500,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
     else if (arg === '--no-roster') opts.roster = false;
+    else if (arg === '--no-documents') opts.documents = false;
     else if (arg === '--no-webhooks') opts.webhooks = false;
     else if (arg === '--only') {
       const phase = argv[++i] as (typeof PHASES)[number];
@@ -745,6 +751,7 @@ async function main(): Promise<void> {
       : '',
     opts.history ? `GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : '',
     opts.roster ? 'GET /b2b/roster at 10,000 and 100,000 roster rows' : '',
+    opts.documents ? `${DOCUMENT_RENDERS} PDF receipts` : '',
     opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
   ].filter(Boolean);
   console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.connections} connections; ${phases.join('; then ')}`);
@@ -777,6 +784,7 @@ async function main(): Promise<void> {
         onCleanup: (name, fn) => void cleanups.push({ name, fn }),
       })
     : undefined;
+  const documents = opts.documents ? await documentsPhase() : undefined;
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   const webhooks = opts.webhooks
     ? await webhookBurst({
@@ -796,6 +804,7 @@ async function main(): Promise<void> {
     budgets.every((r) => r.verdict === 'PASS') &&
     (!history || history.verdict === 'PASS') &&
     (!roster || roster.verdict === 'PASS') &&
+    (!documents || documents.verdict === 'PASS') &&
     (!webhooks || webhooks.verdict === 'PASS')
       ? 'PASS'
       : 'FAIL';
@@ -823,6 +832,7 @@ async function main(): Promise<void> {
         scenarios: reports,
         history,
         roster,
+        documents,
         webhooks,
       },
       null,
@@ -839,6 +849,29 @@ async function main(): Promise<void> {
       ? '\nbench: PASS, every budget and check holds'
       : '\nbench: *** FAIL *** a budget or check does not hold (see above)',
   );
+}
+
+/** Receipts rendered for the documents phase (half of each type). */
+const DOCUMENT_RENDERS = 400;
+/** Budget of the issue: a receipt renders in under 100 ms at the median. */
+const DOCUMENT_P50_BUDGET_MS = 100;
+
+/**
+ * PDF receipts (bench/documents.ts): both types rendered in this process with a seller header,
+ * footer and VAT line; per second, p50 and p99, and how often the Arabic font was read from disk
+ * (the budget: p50 under 100 ms, and the font loaded once per process).
+ */
+async function documentsPhase(): Promise<DocumentBenchResult & { verdict: 'PASS' | 'FAIL' }> {
+  const r = await benchDocuments({ count: DOCUMENT_RENDERS });
+  const fast = r.p50Ms < DOCUMENT_P50_BUDGET_MS;
+  const once = r.fontLoads === 1;
+  console.log(`\nPDF receipts, ${fmt(r.count, 0)} rendered in-process (both types, VAT line on):`);
+  console.log(
+    `  ${fmt(r.perSecond, 1)} receipts/s, p50 ${fmt(r.p50Ms, 1)} ms, p99 ${fmt(r.p99Ms, 1)} ms; ${r.bytes.payment} and ${r.bytes.contractPayment} bytes`,
+  );
+  console.log(`  ${fast ? 'PASS' : '*** FAIL ***'}  p50 under ${DOCUMENT_P50_BUDGET_MS} ms: ${fmt(r.p50Ms, 1)} ms`);
+  console.log(`  ${once ? 'PASS' : '*** FAIL ***'}  the Arabic font read once per process: ${r.fontLoads} load(s)`);
+  return { ...r, verdict: fast && once ? 'PASS' : 'FAIL' };
 }
 
 /** Alternating rounds of every scenario, then the medians, ratios and budgets. */
