@@ -121,10 +121,25 @@ export const ContractPaymentList = z.object({ data: z.array(ContractPayment) }).
 /**
  * Canonical base64 (RFC 4648 §4): the standard alphabet in groups of 4, `=` padding only at the end,
  * no whitespace, and zero bits after the last byte (so one text per file). The server checks it by a
- * round trip (linear, where a regex over 7 MB overflows the stack); the pattern states the same rule.
+ * round trip (linear, where a regex over 7 MB overflows the stack); the document states it as patterns.
  */
-export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$';
 export const isCanonicalBase64 = (s: string): boolean => s.length % 4 === 0 && Buffer.from(s, 'base64').toString('base64') === s;
+
+/** Canonical base64 groups after a fixed start: whole groups, then an optional padded last group. */
+const CANONICAL_TAIL = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?';
+/** Base64 characters of a file of at most 5 MB. */
+const MAX_BASE64_LENGTH = 4 * Math.ceil(MAX_DOCUMENT_BYTES / 3);
+
+/**
+ * What the server accepts, per mime, for the document (refinements are invisible to it): canonical
+ * base64 that starts with the file's signature (`%PDF-` is `JVBERi0`, PNG's 8 bytes `iVBORw0KGg`,
+ * JPEG's FF D8 FF `/9j/`), at most 5 MB decoded. Anything else is answered with the spec's codes.
+ */
+export const DOCUMENT_KINDS: Record<DocumentMime, string> = {
+  'application/pdf': `^JVBE(?:Ri0=|Ri[0-3][A-Za-z0-9+/]${CANONICAL_TAIL})$`,
+  'image/png': `^iVBORw0K(?:Ggo=|Gg[o-r][A-Za-z0-9+/]${CANONICAL_TAIL})$`,
+  'image/jpeg': `^/9j/${CANONICAL_TAIL}$`,
+};
 
 export const PaymentDocument = z
   .strictObject({
@@ -140,12 +155,15 @@ export const PaymentDocument = z
       .min(4, 'Document must not be empty')
       .refine(isCanonicalBase64, 'Must be canonical base64 (standard alphabet, padded, no whitespace)')
       .openapi({
-        pattern: BASE64_PATTERN,
         minLength: 4,
         description: 'The proof file, base64. Decoded over 5 MB: CONTRACT_PAYMENT_DOCUMENT_TOO_LARGE',
       }),
   })
-  .openapi('ContractPaymentDocument');
+  .openapi('ContractPaymentDocument', {
+    oneOf: DOCUMENT_MIMES.map((mime) => ({
+      properties: { mime: { const: mime }, dataBase64: { pattern: DOCUMENT_KINDS[mime], maxLength: MAX_BASE64_LENGTH } },
+    })),
+  });
 
 export const RecordPaymentBody = z
   .strictObject({
