@@ -1,10 +1,10 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ContractItem } from './contract';
-import { LINK_STATUSES } from './link-status';
+import { LINK_CHANNELS, LINK_STATUSES } from './link-status';
 import { RosterEntry } from './roster-entry';
 import { User } from './user';
 
-export { ACTIVE_LINK_STATUSES, LINK_STATUSES, type LinkStatus } from './link-status';
+export { ACTIVE_LINK_STATUSES, LINK_CHANNELS, LINK_STATUSES, type LinkChannel, type LinkStatus } from './link-status';
 
 /**
  * A company invitation (magic link). Only the SHA-256 of the token is stored.
@@ -29,6 +29,10 @@ export const InvitationLink = defineEntity({
     /** The roster entry the link was minted for; its history goes with the entry. */
     rosterEntry: () => p.manyToOne(RosterEntry).mapToPk().nullable().deleteRule('cascade'),
     status: p.enum(LINK_STATUSES).default('issued'),
+    /** How it was handed out (send: e-mail / SMS / both; export and reissue-expired: `export`). */
+    channel: p.enum(LINK_CHANNELS).nullable(),
+    /** The portal admin who minted it (null once that account is gone). */
+    createdBy: () => p.manyToOne(User).mapToPk().nullable().deleteRule('set null').fieldName('created_by'),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
