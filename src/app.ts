@@ -9,6 +9,8 @@ import { activationReadRoutes, operatorRoutes } from './activations/read-routes'
 import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { adminRoutes } from './admin/routes';
+import { adminLinkRoutes } from './admin-links/routes';
+import { createAdminLinkReads } from './admin-links/reads';
 import { createBlocklistService } from './admin/blocklist';
 import { adminUserRoutes } from './admin/user-routes';
 import { createAdminUsers } from './admin/users';
@@ -206,6 +208,7 @@ export function createApp(deps: AppDeps): Express {
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
+  adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
   quoteRoutes(api, { quotes });

@@ -13,7 +13,16 @@ import { errorOf } from '../helpers/responses';
 let t: TestApp;
 afterAll(() => t.close());
 
-const GROUPS = ['/b2b', '/admin/companies', '/admin/quotes', '/admin/contracts', '/admin/settings', '/admin/users', '/admin/audit-events'];
+const GROUPS = [
+  '/b2b',
+  '/admin/companies',
+  '/admin/quotes',
+  '/admin/contracts',
+  '/admin/links',
+  '/admin/settings',
+  '/admin/users',
+  '/admin/audit-events',
+];
 
 type GuardRule = 'super_admin' | 'staff_view' | 'staff_manage' | 'portal' | 'company_read' | 'company_write';
 
@@ -27,6 +36,8 @@ function ruleOf(method: string, path: string): GuardRule {
   // "Payment document download needs Manage."
   if (path.startsWith('/admin/contracts/') && path.endsWith('/document')) return 'staff_manage';
   if (path.startsWith('/admin/contracts/')) return method === 'get' ? 'staff_view' : 'staff_manage';
+  // "`/admin/links` is read-only": View for every route of the group.
+  if (path === '/admin/links' || path.startsWith('/admin/links/')) return 'staff_view';
   if (
     path.startsWith('/admin/settings/') ||
     path === '/admin/users' ||

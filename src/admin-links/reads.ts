@@ -1,0 +1,195 @@
+import type { Pool } from 'pg';
+import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
+import { capRows, CSV_EXPORT_ROW_CAP, type CsvColumn, type CsvValue } from '../http/csv';
+import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
+import type { PersonalDataCipher } from '../lib/crypto';
+import { maskedDestination } from './mask';
+
+/**
+ * Every company's invitation links for staff (GET /admin/links and its export): newest first, lazy
+ * expiry applied to both the status shown and the status filter, contacts masked, never a token or
+ * hash. Read-only: lazy expiry is computed against the app's clock, nothing is written.
+ */
+
+export interface AdminLinkFilter {
+  status?: LinkStatus;
+  search?: string;
+}
+
+interface Row {
+  id: string;
+  person_name: string;
+  company_name: string | null;
+  channel: LinkChannel | null;
+  email_encrypted: string | null;
+  phone_encrypted: string | null;
+  status: LinkStatus;
+  /** ISO 8601 UTC text with milliseconds, formatted by the query (the pool reads timestamps as text). */
+  expires_at: string;
+  updated_at: string;
+}
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
+const isActive = (status: LinkStatus) => (ACTIVE_LINK_STATUSES as readonly string[]).includes(status);
+
+/** `%`, `_` and backslash (ILIKE's default escape) match themselves. */
+const likeSubstring = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The WHERE of a filter; its parameters are `$1…$n` in `values`, the caller numbers its own after them. */
+function whereOf(filter: AdminLinkFilter, now: Date): { clause: string; values: unknown[]; joins: boolean } {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where: string[] = [];
+  const { status } = filter;
+  if (status === 'expired') {
+    const at = param(now);
+    where.push(`(l.status = 'expired' or (l.status in (${ACTIVE}) and l.expires_at <= ${at}::timestamptz))`);
+  } else if (status && isActive(status)) {
+    where.push(`l.status = ${param(status)} and l.expires_at > ${param(now)}::timestamptz`);
+  } else if (status) {
+    where.push(`l.status = ${param(status)}`);
+  }
+  const search = filter.search?.trim();
+  if (search) {
+    const pattern = param(likeSubstring(search));
+    where.push(`(u.name ilike ${pattern} or c.name ilike ${pattern})`);
+  }
+  return { clause: where.length ? `where ${where.join(' and ')}` : '', values, joins: Boolean(search) };
+}
+
+const JOINS = 'join users u on u.id = l.user_id left join companies c on c.id = l.company_id';
+
+/**
+ * Newest first by (created_at, id), the order of invitation_links_created_index, so an unfiltered
+ * page or the export reads the index and stops at its limit.
+ */
+async function pageRows(pool: Pool, filter: AdminLinkFilter, now: Date, limit: number, offset: number): Promise<Row[]> {
+  const { clause, values } = whereOf(filter, now);
+  const n = values.length;
+  const { rows } = await pool.query<Row>(
+    `select l.id, u.name as person_name, c.name as company_name, l.channel, u.email_encrypted, u.phone_encrypted,
+            case when l.status in (${ACTIVE}) and l.expires_at <= $${n + 1}::timestamptz then 'expired' else l.status end as status,
+            ${iso('l.expires_at')} as expires_at, ${iso('l.updated_at')} as updated_at
+       from invitation_links l ${JOINS} ${clause}
+      order by l.created_at desc, l.id desc limit $${n + 2} offset $${n + 3}`,
+    [...values, now, limit, offset],
+  );
+  return rows;
+}
+
+async function countRows(pool: Pool, filter: AdminLinkFilter, now: Date): Promise<number> {
+  const { clause, values, joins } = whereOf(filter, now);
+  const { rows } = await pool.query<{ total: string }>(
+    `select count(*) as total from invitation_links l ${joins ? JOINS : ''} ${clause}`,
+    values,
+  );
+  return Number(rows[0].total);
+}
+
+/**
+ * The stats tiles, over every company's links and never filtered (one pass over the table):
+ * - sent24h: links minted (send or export: every link row is a mint) with created_at in (now - 24 h, now];
+ * - used: status `used` (redeemed; a redeemed link never expires);
+ * - exported: status `exported` and not past expiry, i.e. the list's total for status=exported;
+ * - pending: live and unredeemed: `issued`, `sent` or `exported` and not past expiry (so exported ⊂ pending);
+ * - failed: status `failed` (delivery failed);
+ * - expired: status `expired`, or active and past expiry (lazy expiry), the list's total for status=expired.
+ * Revoked links count in none of them.
+ */
+async function statsOf(pool: Pool, now: Date) {
+  const { rows } = await pool.query<Record<'sent24h' | 'used' | 'exported' | 'pending' | 'failed' | 'expired', string>>(
+    `select count(*) filter (where created_at > $1::timestamptz - interval '24 hours' and created_at <= $1::timestamptz) as sent24h,
+            count(*) filter (where status = 'used') as used,
+            count(*) filter (where status = 'exported' and expires_at > $1) as exported,
+            count(*) filter (where status in (${ACTIVE}) and expires_at > $1) as pending,
+            count(*) filter (where status = 'failed') as failed,
+            count(*) filter (where status = 'expired' or (status in (${ACTIVE}) and expires_at <= $1)) as expired
+       from invitation_links`,
+    [now],
+  );
+  const [s] = rows;
+  return {
+    sent24h: Number(s.sent24h),
+    used: Number(s.used),
+    exported: Number(s.exported),
+    pending: Number(s.pending),
+    failed: Number(s.failed),
+    expired: Number(s.expired),
+  };
+}
+
+/** links.csv, exactly the spec's columns. */
+export const LINKS_CSV_COLUMNS = [
+  { key: 'person', header: 'person' },
+  { key: 'company', header: 'company' },
+  { key: 'channel', header: 'channel' },
+  { key: 'destination', header: 'destination' },
+  { key: 'status', header: 'status' },
+  { key: 'expires_at', header: 'expires_at' },
+  { key: 'last_update', header: 'last_update' },
+] as const satisfies readonly CsvColumn<string>[];
+type LinksCsvKey = (typeof LINKS_CSV_COLUMNS)[number]['key'];
+
+export function createAdminLinkReads(deps: { pool: Pool; cipher: PersonalDataCipher; clock: () => Date }) {
+  const { pool, cipher, clock } = deps;
+  const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
+
+  // Only the contact the channel shows is decrypted.
+  function destinationOf(row: Row): string | null {
+    const wantsEmail = row.channel === 'email' || row.channel === 'email_sms';
+    const wantsPhone = row.channel === 'sms' || row.channel === 'email_sms';
+    return maskedDestination(row.channel, {
+      email: wantsEmail ? decrypt(row.email_encrypted) : null,
+      phone: wantsPhone ? decrypt(row.phone_encrypted) : null,
+    });
+  }
+
+  const view = (row: Row) => ({
+    id: row.id,
+    personName: row.person_name,
+    companyName: row.company_name,
+    channel: row.channel,
+    destination: destinationOf(row),
+    status: row.status,
+    expiresAt: row.expires_at,
+    lastUpdate: row.updated_at,
+  });
+
+  async function list(query: AdminLinkFilter & OffsetPaging) {
+    const now = clock();
+    const [rows, total, stats] = await Promise.all([
+      pageRows(pool, query, now, query.limit, offsetOf(query)),
+      countRows(pool, query, now),
+      statsOf(pool, now),
+    ]);
+    const body = offsetPageBody('links', rows.map(view), total, query);
+    return { data: { ...body.data, stats } };
+  }
+
+  /** At most 5,000 rows, newest first; one more is read so `truncated` means rows were really left out. */
+  async function exportCsv(filter: AdminLinkFilter) {
+    const found = await pageRows(pool, filter, clock(), CSV_EXPORT_ROW_CAP + 1, 0);
+    const { rows, truncated } = capRows(found, CSV_EXPORT_ROW_CAP);
+    const csvRow = (row: Row): Record<LinksCsvKey, CsvValue> => {
+      const link = view(row);
+      return {
+        person: link.personName,
+        company: link.companyName,
+        channel: link.channel,
+        destination: link.destination,
+        status: link.status,
+        expires_at: link.expiresAt,
+        last_update: link.lastUpdate,
+      };
+    };
+    return { filename: 'links.csv', columns: LINKS_CSV_COLUMNS, rows: rows.map(csvRow), truncated };
+  }
+
+  return { list, exportCsv };
+}
+
+export type AdminLinkReads = ReturnType<typeof createAdminLinkReads>;

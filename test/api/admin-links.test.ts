@@ -1,0 +1,321 @@
+import request from 'supertest';
+import type { z } from 'zod';
+import { maskEmail, maskPhone } from '../../src/admin-links/mask';
+import type { AdminLinkList } from '../../src/admin-links/schemas';
+import type { LinkChannel, LinkStatus } from '../../src/entities';
+import { errorCodes } from '../../src/http/error-codes';
+import { insertLink, insertManyLinks } from '../helpers/admin-links-fixtures';
+import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
+import { signInAs, type Caller } from '../helpers/company-routes';
+import { errorOf, typed } from '../helpers/responses';
+import { person, recordingRuns, rosterCaller, stage } from '../helpers/roster';
+
+// GET /admin/links and GET /admin/links/export (spec "Admin: links", "Link and roster status": lazy expiry).
+let t: TestApp;
+let staff: Caller;
+const { runs } = recordingRuns(() => t.db);
+beforeAll(async () => {
+  t = await createTestApp({ deps: { companyRuns: runs } });
+  staff = await signInAs(t, 'admin', { view: ['b2b'] });
+});
+afterAll(() => t.close());
+// The stats span every company's links: each test starts from an empty table.
+beforeEach(() => t.db.query('delete from invitation_links'));
+
+type ListBody = z.infer<typeof AdminLinkList>;
+const list = async (query: Record<string, string> = {}, token = staff.token, lang?: string) => {
+  const req = request(t.app).get('/admin/links').query(query).set(bearer(token));
+  if (lang) req.set('Accept-Language', lang);
+  return typed<ListBody>(await req);
+};
+const exportCsv = (query: Record<string, string> = {}) =>
+  request(t.app).get('/admin/links/export').query(query).set(bearer(staff.token)).buffer(true);
+
+const HOUR = 3_600_000;
+const at = (hours: number) => new Date(t.clock().getTime() + hours * HOUR);
+const BULLETS = '•••••';
+
+/** A company named `companyName` with people staged through the portal route (contacts encrypted as in production). */
+async function companyWith(companyName: string, people: Record<string, unknown>[]) {
+  const admin = await rosterCaller(t);
+  await t.db.query('update companies set name = $2 where id = $1', [admin.companyId, companyName]);
+  const res = await stage(t, admin.token, people);
+  if (res.body.data.staged !== people.length) throw new Error(`not staged: ${JSON.stringify(res.body)}`);
+  const rows = await t.db.query<{ user_id: string; name: string }>(
+    'select r.user_id, u.name from roster_entries r join users u on u.id = r.user_id where r.company_id = $1',
+    [admin.companyId],
+  );
+  return { companyId: admin.companyId, users: Object.fromEntries(rows.map((r) => [r.name, r.user_id])) };
+}
+
+/** Links minted an hour apart from 19 hours ago in call order within a test (the last is the newest), each live for 24 hours unless given. */
+let minted = -20;
+beforeEach(() => {
+  minted = -20;
+});
+function linker(company: { companyId: string; users: Record<string, string> }) {
+  return (name: string, status: LinkStatus, channel: LinkChannel | null = 'email', expiresAt?: Date) => {
+    minted += 1;
+    return insertLink(t.db, {
+      userId: company.users[name],
+      companyId: company.companyId,
+      status,
+      channel,
+      createdAt: at(minted),
+      expiresAt: expiresAt ?? at(minted + 24),
+      updatedAt: at(minted + 0.5),
+    });
+  };
+}
+
+describe('GET /admin/links', () => {
+  it('shows each link with its masked destination by channel, newest first, and never a token or hash', async () => {
+    const mail = person({ name: 'Mail Person', email: 'amira.long.local.part@mail.example' });
+    const sms = person({ name: 'Sms Person' });
+    const both = person({ name: 'Both Person', email: 'bo.th.local@both.example' });
+    const exported = person({ name: 'Export Person' });
+    const legacy = person({ name: 'Legacy Person' });
+    const company = await companyWith('Falcon Logistics', [mail, sms, both, exported, legacy]);
+    const link = linker(company);
+    const ids = {
+      legacy: await link('Legacy Person', 'issued', null),
+      exported: await link('Export Person', 'exported', 'export'),
+      both: await link('Both Person', 'sent', 'email_sms'),
+      sms: await link('Sms Person', 'failed', 'sms'),
+      mail: await link('Mail Person', 'sent', 'email'),
+    };
+
+    const res = await list();
+    expect(res.status).toBe(200);
+    const { links, total, page, limit } = res.body.data;
+    expect([total, page, limit]).toEqual([5, 1, 20]);
+    expect(links.map((l) => l.id)).toEqual([ids.mail, ids.sms, ids.both, ids.exported, ids.legacy]);
+    expect(links[0]).toEqual({
+      id: ids.mail,
+      personName: 'Mail Person',
+      companyName: 'Falcon Logistics',
+      channel: 'email',
+      destination: `${BULLETS}@mail.example`,
+      status: 'sent',
+      expiresAt: at(-15 + 24).toISOString(),
+      lastUpdate: at(-15 + 0.5).toISOString(),
+    });
+    const destinations = Object.fromEntries(links.map((l) => [l.personName, [l.channel, l.destination]]));
+    expect(destinations).toEqual({
+      'Mail Person': ['email', `${BULLETS}@mail.example`],
+      'Sms Person': ['sms', `+447${BULLETS}${sms.phone.slice(-2)}`],
+      'Both Person': ['email_sms', `${BULLETS}@both.example / +447${BULLETS}${both.phone.slice(-2)}`],
+      'Export Person': ['export', 'company_channel'],
+      'Legacy Person': [null, null],
+    });
+    // Nothing of the contacts but the masked parts, and no token hash, anywhere in the answer.
+    const text = JSON.stringify(res.body);
+    for (const p of [mail, sms, both, exported, legacy]) {
+      expect(text).not.toContain(p.phone.slice(1, -2));
+      expect(text).not.toContain(p.email.split('@')[0]);
+    }
+    const hashes = await t.db.query<{ token_hash: string }>('select token_hash from invitation_links');
+    for (const { token_hash } of hashes) expect(text).not.toContain(token_hash);
+  });
+
+  it('filters by status with lazy expiry, and its stats count every company whatever the filters', async () => {
+    const names = ['Issued', 'Sent', 'Exported', 'Used', 'Failed', 'Revoked', 'StoredExpired', 'LazyExpired', 'Old'];
+    const company = await companyWith(
+      'Status Co',
+      names.map((name) => person({ name })),
+    );
+    const other = await companyWith('Other Co', [person({ name: 'Elsewhere' })]);
+    const link = linker(company);
+    await link('Old', 'used', 'email');
+    // Minted more than 24 hours before now: out of sent24h.
+    await t.db.query(`update invitation_links set created_at = $1`, [at(-30)]);
+    await link('Issued', 'issued');
+    await link('Sent', 'sent');
+    await link('Exported', 'exported', 'export');
+    await link('Used', 'used');
+    await link('Failed', 'failed', 'sms');
+    await link('Revoked', 'revoked');
+    await link('StoredExpired', 'expired', 'email', at(-2));
+    await link('LazyExpired', 'sent', 'email', at(-1));
+    await linker(other)('Elsewhere', 'exported', 'export');
+
+    const names_ = async (query: Record<string, string | undefined>) => {
+      const res = await list({ ...query, limit: '100' });
+      expect(res.body.data.total).toBe(res.body.data.links.length);
+      return res.body.data.links.map((l) => l.personName).sort();
+    };
+    expect(await names_({ status: 'issued' })).toEqual(['Issued']);
+    expect(await names_({ status: 'sent' })).toEqual(['Sent']);
+    expect(await names_({ status: 'exported' })).toEqual(['Elsewhere', 'Exported']);
+    expect(await names_({ status: 'used' })).toEqual(['Old', 'Used']);
+    expect(await names_({ status: 'failed' })).toEqual(['Failed']);
+    expect(await names_({ status: 'revoked' })).toEqual(['Revoked']);
+    expect(await names_({ status: 'expired' })).toEqual(['LazyExpired', 'StoredExpired']);
+    const lazy = (await list({ status: 'expired' })).body.data.links.find((l) => l.personName === 'LazyExpired');
+    expect(lazy?.status).toBe('expired');
+
+    const stats = { sent24h: 9, used: 2, exported: 2, pending: 4, failed: 1, expired: 2 };
+    const queries: Record<string, string>[] = [
+      {},
+      { status: 'failed' },
+      { search: 'Other' },
+      { search: 'nobody at all' },
+      { page: '3', limit: '1' },
+    ];
+    for (const query of queries) {
+      expect((await list(query)).body.data.stats).toEqual(stats);
+    }
+
+    // Two days later every active link has run out, with nothing written: filters and stats follow.
+    t.clock.advance(48 * HOUR);
+    expect(await names_({ status: 'expired' })).toEqual(['Elsewhere', 'Exported', 'Issued', 'LazyExpired', 'Sent', 'StoredExpired']);
+    expect(await names_({ status: 'issued' })).toEqual([]);
+    expect(await names_({ status: 'exported' })).toEqual([]);
+    expect((await list()).body.data.stats).toEqual({ sent24h: 0, used: 2, exported: 0, pending: 0, failed: 1, expired: 6 });
+    const [{ count }] = await t.db.query<{ count: string }>(`select count(*) from invitation_links where status = 'expired'`);
+    expect(count).toBe('1');
+  });
+
+  it('searches person and company names (case-insensitive substring, % literal) and pages newest first', async () => {
+    const acme = await companyWith('Acme Trading', [person({ name: 'Nora Haddad' }), person({ name: 'Omar 100% Saleh' })]);
+    const blue = await companyWith('Blue Nora Group', [person({ name: 'Zaid Ali' }), person({ name: 'Huda Karim' })]);
+    const a = linker(acme);
+    const b = linker(blue);
+    const nora = await a('Nora Haddad', 'sent');
+    const omar = await a('Omar 100% Saleh', 'sent');
+    const zaid = await b('Zaid Ali', 'sent');
+    const huda = await b('Huda Karim', 'used');
+
+    const ids = async (query: Record<string, string>) => (await list(query)).body.data.links.map((l) => l.id);
+    // `nora` matches a person in one company and a company's name in the other.
+    expect(await ids({ search: '  NORA ' })).toEqual([huda, zaid, nora]);
+    expect(await ids({ search: 'acme' })).toEqual([omar, nora]);
+    expect(await ids({ search: '100%' })).toEqual([omar]);
+    expect(await ids({ search: '0%' })).toEqual([omar]);
+    expect(await ids({ search: '%' })).toEqual([omar]);
+    expect(await ids({ search: 'N_ra' })).toEqual([]);
+    expect(await ids({ search: '' })).toEqual([huda, zaid, omar, nora]);
+    expect(await ids({ search: 'nora', status: 'used' })).toEqual([huda]);
+
+    const page2 = await list({ page: '2', limit: '3' });
+    expect([page2.body.data.links.map((l) => l.id), page2.body.data.total, page2.body.data.page, page2.body.data.limit]).toEqual([
+      [nora],
+      4,
+      2,
+      3,
+    ]);
+    const beyond = await list({ page: '3', limit: '3', search: 'nora' });
+    expect([beyond.body.data.links, beyond.body.data.total]).toEqual([[], 3]);
+  });
+});
+
+/** The CSV as lines of cells (no cell here holds a comma, quote or line break). */
+const csvLines = (text: string) =>
+  text
+    .split('\r\n')
+    .filter((line) => line !== '')
+    .map((line) => line.split(','));
+
+describe('GET /admin/links/export', () => {
+  it('sends links.csv with the spec columns, masked, filtered, newest first, without X-Truncated', async () => {
+    const sms = person({ name: 'Sms Person' });
+    const company = await companyWith('Csv Co', [person({ name: 'Mail Person', email: 'x.y@csv.example' }), sms, person({ name: 'Gone' })]);
+    const link = linker(company);
+    await link('Gone', 'revoked');
+    await link('Sms Person', 'failed', 'sms');
+    await link('Mail Person', 'sent', 'email', at(-1));
+
+    const res = await exportCsv();
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe('attachment; filename=links.csv');
+    expect(res.headers['x-truncated']).toBeUndefined();
+    expect(csvLines(res.text)).toEqual([
+      ['person', 'company', 'channel', 'destination', 'status', 'expires_at', 'last_update'],
+      ['Mail Person', 'Csv Co', 'email', `${BULLETS}@csv.example`, 'expired', at(-1).toISOString(), at(-16.5).toISOString()],
+      // A cell starting with `+` gets the formula guard's quote (src/http/csv.ts), as in people.csv.
+      ['Sms Person', 'Csv Co', 'sms', `'+447${BULLETS}${sms.phone.slice(-2)}`, 'failed', at(6).toISOString(), at(-17.5).toISOString()],
+      ['Gone', 'Csv Co', 'email', `${BULLETS}@staff.example`, 'revoked', at(5).toISOString(), at(-18.5).toISOString()],
+    ]);
+
+    const filtered = await exportCsv({ status: 'expired', search: 'mail' });
+    expect(csvLines(filtered.text).map((cells) => cells[0])).toEqual(['person', 'Mail Person']);
+    const none = await exportCsv({ status: 'used' });
+    expect([none.status, csvLines(none.text)]).toEqual([
+      200,
+      [['person', 'company', 'channel', 'destination', 'status', 'expires_at', 'last_update']],
+    ]);
+  });
+
+  it('stops at 5,000 rows and says X-Truncated: true only when rows were left out', async () => {
+    const company = await companyWith('Bulk Co', [person({ name: 'Bulk Person' })]);
+    const bulk = { userId: company.users['Bulk Person'], companyId: company.companyId, expiresAt: at(24) };
+    await insertManyLinks(t.db, { ...bulk, count: 5000, newest: at(-1) });
+
+    const exact = await exportCsv();
+    expect(exact.status).toBe(200);
+    expect(exact.headers['x-truncated']).toBeUndefined();
+    expect(csvLines(exact.text)).toHaveLength(5001);
+
+    // One more, the newest: 5,001 match, the oldest is left out.
+    await insertLink(t.db, { ...bulk, status: 'issued', channel: 'export', createdAt: at(0), expiresAt: at(24) });
+    const clipped = await exportCsv();
+    expect(clipped.headers['x-truncated']).toBe('true');
+    const lines = csvLines(clipped.text);
+    expect(lines).toHaveLength(5001);
+    expect(lines[1]).toEqual(['Bulk Person', 'Bulk Co', 'export', 'company_channel', 'issued', at(24).toISOString(), at(0).toISOString()]);
+    expect(lines[5000][6]).toBe(new Date(at(-1).getTime() - 4998_000).toISOString());
+
+    // A filter that leaves 5,000 or fewer is not clipped.
+    const filtered = await exportCsv({ status: 'sent' });
+    expect([filtered.headers['x-truncated'], csvLines(filtered.text).length]).toEqual([undefined, 5001]);
+    expect((await list()).body.data.total).toBe(5001);
+  });
+});
+
+describe('guards and errors', () => {
+  it('admits b2b View and Manage staff and super_admin; refuses the rest, b2b_admin included, in both languages', async () => {
+    const manage = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const root = await signInAs(t, 'super_admin');
+    for (const who of [staff, manage, root]) {
+      expect((await list({}, who.token)).status).toBe(200);
+      expect((await request(t.app).get('/admin/links/export').set(bearer(who.token))).status).toBe(200);
+    }
+    const company = await rosterCaller(t);
+    const noArea = await signInAs(t, 'admin', { view: ['esim'] });
+    const support = await signInAs(t, 'support');
+    for (const [i, who] of [company, noArea, support].entries()) {
+      const lang = i % 2 === 0 ? 'ar' : 'en';
+      for (const path of ['/admin/links', '/admin/links/export']) {
+        const res = await request(t.app).get(path).set(bearer(who.token)).set('Accept-Language', lang);
+        expect([res.status, errorCode(res), errorOf(res).message]).toEqual([403, 'AUTH_FORBIDDEN', errorCodes.AUTH_FORBIDDEN[lang]]);
+      }
+    }
+    for (const lang of ['en', 'ar'] as const) {
+      const res = await request(t.app).get('/admin/links').set('Accept-Language', lang);
+      expect([res.status, errorCode(res), errorOf(res).message]).toEqual([401, 'AUTH_REQUIRED', errorCodes.AUTH_REQUIRED[lang]]);
+    }
+  });
+
+  it.each([
+    ['/admin/links', { status: 'pending' }, 'en'],
+    ['/admin/links', { limit: '101' }, 'ar'],
+    ['/admin/links', { page: '0' }, 'en'],
+    ['/admin/links', { extra: '1' }, 'ar'],
+    ['/admin/links/export', { page: '1' }, 'en'],
+    ['/admin/links/export', { status: 'active' }, 'ar'],
+  ] as const)('%s answers VALIDATION_ERROR for %j (%s)', async (path, query, lang) => {
+    const res = await request(t.app).get(path).query(query).set(bearer(staff.token)).set('Accept-Language', lang);
+    expect([res.status, errorCode(res), errorOf(res).message]).toEqual([400, 'VALIDATION_ERROR', errorCodes.VALIDATION_ERROR[lang]]);
+  });
+});
+
+describe('masking rules', () => {
+  it('hides the local part with five bullets and keeps a phone prefix only when enough stays hidden', () => {
+    expect(maskEmail('a@x.example')).toBe(`${BULLETS}@x.example`);
+    expect(maskEmail('very.long.local.part@x.example')).toBe(`${BULLETS}@x.example`);
+    expect(maskPhone('+966512345678')).toBe(`+966${BULLETS}78`);
+    expect(maskPhone('+1234567890')).toBe(`+123${BULLETS}90`);
+    expect(maskPhone('+12345678')).toBe(`+${BULLETS}78`);
+  });
+});
