@@ -18,6 +18,8 @@ import { companyInviteRoutes } from './admin/invite-routes';
 import { createCompanyInvites } from './admin/invites';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
+import { billingRoutes } from './billing/routes';
+import { createBillingService } from './billing/service';
 import { documentRoutes } from './documents/routes';
 import { createOrganizationSettings } from './settings/organization';
 import { settingsRoutes } from './settings/routes';
@@ -209,6 +211,7 @@ export function createApp(deps: AppDeps): Express {
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
+  billingRoutes(api, { billing: createBillingService({ orm, clock }) });
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
   quoteRoutes(api, { quotes });

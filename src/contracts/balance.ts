@@ -44,13 +44,13 @@ function zeros(paymentMode: PaymentMode): BalanceBody {
 }
 
 /** The company's picked mode, prepaid if unpicked or the company is unknown. */
-async function pickedMode(em: EntityManager, companyId: string): Promise<PaymentMode> {
+export async function pickedMode(em: EntityManager, companyId: string): Promise<PaymentMode> {
   const [row] = await em.execute<{ payment_mode: PaymentMode | null }[]>('select payment_mode from companies where id = ?', [companyId]);
   return row?.payment_mode ?? 'prepaid';
 }
 
 /** A paid order of the company with an activation that is still alive: a live charge. */
-const LIVE_CHARGE = (order: string) =>
+export const LIVE_CHARGE = (order: string) =>
   `${order}.status in ('paid', 'completed')
    and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
 
@@ -76,7 +76,7 @@ async function committedHalalas(em: EntityManager, companyId: string, now: Date)
   return Number(row.committed);
 }
 
-async function activeLines(em: EntityManager, companyId: string): Promise<BalanceBody['activeLines']> {
+export async function activeLines(em: EntityManager, companyId: string): Promise<BalanceBody['activeLines']> {
   const rows = await em.execute<{ package_id: string; name_en: string; name_ar: string; count: string | number; drawn: string | number }[]>(
     `select p.id as package_id, p.name_en, p.name_ar, count(*) as count, (sum(oi.unit_price_sar * oi.quantity) * 100)::bigint as drawn
        from orders o
