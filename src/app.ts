@@ -63,6 +63,8 @@ import { createQuoteAdmin } from './quotes/admin-service';
 import { quoteRoutes } from './quotes/routes';
 import type { QuoteRuns } from './quotes/runs';
 import { createQuoteService } from './quotes/service';
+import { linkRoutes } from './links/routes';
+import { createLinks } from './links/service';
 import { rosterRoutes } from './roster/routes';
 import { createRosterService } from './roster/service';
 import { createReconciliationService } from './reconciliation/service';
@@ -204,6 +206,9 @@ export function createApp(deps: AppDeps): Express {
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
+  linkRoutes(api, {
+    links: createLinks({ orm, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
+  });
   const contracts = {
     reads: createContractReads({ orm, clock }),
     payments: createContractPayments({ orm, companyRuns, clock, logger: deps.logger }),

@@ -1,0 +1,329 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  ACTIVE_LINK_STATUSES,
+  type IdentityType,
+  type LinkChannel,
+  type LinkStatus,
+  type PaymentMode,
+  type RosterStatus,
+} from '../entities';
+import { SEAT_CONSUMED } from '../contracts/repository';
+
+/**
+ * The SQL of link minting, revoking and roster assignment. Everything runs in the caller's
+ * transaction (em); arrays travel as one Postgres array literal each, so a batch is one statement
+ * per table whatever its size.
+ */
+
+const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
+/** A Postgres array literal of UUIDs (only ever built from validated UUIDs). */
+export const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+const textArray = (values: readonly (string | null)[]) =>
+  `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
+
+/** A live, unredeemed link: stored active and not past its expiry (lazy expiry). */
+export const LIVE_LINK = (link: string, now: string) => `(${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now})`;
+/** Ever redeemed: the seat is consumed for good. */
+export const REDEEMED_LINK = (link: string) => `(${link}.status = 'used' or ${link}.used_at is not null)`;
+
+/** Locks the company row for the rest of the transaction (minting, assignment and removal serialize per company). */
+export async function lockCompany(em: EntityManager, companyId: string): Promise<{ paymentMode: PaymentMode | null }> {
+  const [row] = await em.execute<{ payment_mode: PaymentMode | null }[]>('select payment_mode from companies where id = ? for update', [
+    companyId,
+  ]);
+  return { paymentMode: row?.payment_mode ?? null };
+}
+
+export interface LineRow {
+  id: string;
+  package_id: string;
+  qty: number;
+  unit_price_halalas: string | number;
+  /** Distinct people holding a seat on the line (a used link, or a live one). */
+  consumed: string | number;
+}
+
+/** The lines of a contract with the people holding their seats. */
+export async function contractLines(em: EntityManager, contractId: string, now: Date): Promise<LineRow[]> {
+  return em.execute<LineRow[]>(
+    `select ci.id, ci.package_id, ci.qty, ci.unit_price_halalas,
+            (select count(distinct l.user_id) from invitation_links l
+              where l.contract_item_id = ci.id and ${SEAT_CONSUMED('l', '?::timestamptz')}) as consumed
+       from contract_items ci where ci.contract_id = ?`,
+    [now, contractId],
+  );
+}
+
+/** The B2B price (halalas) of each of `ids` still in the live B2B catalog. */
+export async function catalogPrices(em: EntityManager, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await em.execute<{ id: string; price: string | number }[]>(
+    `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
+      where p.id = any(?::uuid[]) and p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`,
+    [uuidArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.price)]));
+}
+
+export interface MintCandidate {
+  id: string;
+  user_id: string;
+  package_id: string | null;
+  contract_item_id: string | null;
+  unit_price_halalas: string | number | null;
+  name: string;
+  phone_encrypted: string | null;
+  email_encrypted: string | null;
+  activated: boolean;
+  /** The line on which this person holds a seat (a used or live link), if any. */
+  seat_item_id: string | null;
+  /** Whether the person holds a seat at all (a used or live link of the entry). */
+  holds_seat: boolean;
+}
+
+/** The company's entries among `ids` (others are not found), with what minting decides on. */
+export async function mintCandidates(em: EntityManager, companyId: string, ids: readonly string[], now: Date): Promise<MintCandidate[]> {
+  if (ids.length === 0) return [];
+  return em.execute<MintCandidate[]>(
+    `select r.id, r.user_id, r.package_id, r.contract_item_id, (r.unit_price_sar * 100)::bigint as unit_price_halalas,
+            u.name, u.phone_encrypted, u.email_encrypted,
+            coalesce((select a.status = 'activated' from activations a where a.user_id = r.user_id and a.deleted_at is null
+                       order by a.created_at desc, a.id desc limit 1), false) as activated,
+            (select l.contract_item_id from invitation_links l
+              where l.roster_entry_id = r.id and l.contract_item_id is not null and ${SEAT_CONSUMED('l', '?::timestamptz')}
+              order by l.created_at desc limit 1) as seat_item_id,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${SEAT_CONSUMED('l', '?::timestamptz')}) as holds_seat
+       from roster_entries r join users u on u.id = r.user_id
+      where r.company_id = ? and r.id = any(?::uuid[])`,
+    [now, now, companyId, uuidArray(ids)],
+  );
+}
+
+/** Entries with no live link whose latest activation is not `activated`: what an export without ids mints. */
+export async function eligibleEntryIds(em: EntityManager, companyId: string, now: Date): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select r.id from roster_entries r
+      where r.company_id = ?
+        and not exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${LIVE_LINK('l', '?::timestamptz')})
+        and coalesce((select a.status = 'activated' from activations a where a.user_id = r.user_id and a.deleted_at is null
+                       order by a.created_at desc, a.id desc limit 1), false) = false`,
+    [companyId, now],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Entries whose latest link is effectively expired (stored `expired`, or active and past its expiry). */
+export async function expiredEntryIds(em: EntityManager, companyId: string, now: Date): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select r.id from roster_entries r
+      where r.company_id = ?
+        and (r.link_status = 'expired' or (r.link_status in (${ACTIVE}) and r.link_expires_at <= ?::timestamptz))`,
+    [companyId, now],
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface NewLink {
+  id: string;
+  tokenHash: string;
+  userId: string;
+  rosterEntryId: string;
+  packageId: string;
+  contractItemId: string | null;
+  unitPriceHalalas: number;
+}
+
+/**
+ * Revokes the people's prior active links, inserts the new ones and writes each roster row's
+ * assignment and price snapshot. A new link is stamped after the entry's newest row, so it is the
+ * latest link even when the clock has not moved since the last mint.
+ */
+export async function writeLinks(
+  em: EntityManager,
+  f: { companyId: string; createdBy: string; status: LinkStatus; channel: LinkChannel | null; now: Date; expiresAt: Date },
+  links: NewLink[],
+): Promise<void> {
+  if (links.length === 0) return;
+  const col = <K extends keyof NewLink>(key: K) => links.map((l) => l[key]);
+  await em.execute(
+    `update invitation_links set status = 'revoked', updated_at = ? where user_id = any(?::uuid[]) and status in (${ACTIVE})`,
+    [f.now, uuidArray(col('userId'))],
+  );
+  await em.execute(
+    `insert into invitation_links (id, token_hash, user_id, company_id, package_id, roster_entry_id, contract_item_id, status, channel,
+                                   created_by, expires_at, created_at, updated_at)
+     select t.id, t.hash, t.user_id, ?, t.package_id, t.roster_id, t.item_id, ?, ?, ?, ?,
+            greatest(?::timestamptz, (select max(i.created_at) + interval '1 microsecond' from invitation_links i where i.roster_entry_id = t.roster_id)),
+            ?
+       from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[]) as t(id, hash, user_id, package_id, roster_id, item_id)`,
+    [
+      f.companyId,
+      f.status,
+      f.channel,
+      f.createdBy,
+      f.expiresAt,
+      f.now,
+      f.now,
+      uuidArray(col('id')),
+      textArray(col('tokenHash')),
+      uuidArray(col('userId')),
+      uuidArray(col('packageId')),
+      uuidArray(col('rosterEntryId')),
+      textArray(col('contractItemId')),
+    ],
+  );
+  await em.execute(
+    `update roster_entries r set package_id = t.package_id, contract_item_id = t.item_id, unit_price_sar = t.price / 100.0, updated_at = ?
+       from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::bigint[]) as t(roster_id, package_id, item_id, price)
+      where r.id = t.roster_id`,
+    [
+      f.now,
+      uuidArray(col('rosterEntryId')),
+      uuidArray(col('packageId')),
+      textArray(col('contractItemId')),
+      `{${col('unitPriceHalalas').join(',')}}`,
+    ],
+  );
+}
+
+/** After delivery: each link `sent` or `failed` (only while still `issued`: a concurrent revoke wins). */
+export async function markDelivered(em: EntityManager, sent: string[], failed: string[], now: Date): Promise<void> {
+  for (const [status, ids] of [
+    ['sent', sent],
+    ['failed', failed],
+  ] as const) {
+    if (ids.length === 0) continue;
+    await em.execute(`update invitation_links set status = ?, updated_at = ? where id = any(?::uuid[]) and status = 'issued'`, [
+      status,
+      now,
+      uuidArray(ids),
+    ]);
+  }
+}
+
+export interface RevokeCandidate {
+  id: string;
+  redeemed: boolean;
+  live: boolean;
+}
+
+/** The company's entries among `ids`, locked, with whether they were ever redeemed and hold a live link. */
+export async function revokeCandidates(
+  em: EntityManager,
+  companyId: string,
+  ids: readonly string[],
+  now: Date,
+): Promise<RevokeCandidate[]> {
+  if (ids.length === 0) return [];
+  return em.execute<RevokeCandidate[]>(
+    `select r.id,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${LIVE_LINK('l', '?::timestamptz')}) as live
+       from roster_entries r where r.company_id = ? and r.id = any(?::uuid[])
+      order by r.id for update of r`,
+    [now, companyId, uuidArray(ids)],
+  );
+}
+
+/** Flips every stored-active link of the entries (live, and stale ones past expiry) to `revoked`. */
+export async function revokeLinks(em: EntityManager, rosterIds: readonly string[], now: Date): Promise<void> {
+  if (rosterIds.length === 0) return;
+  await em.execute(
+    `update invitation_links set status = 'revoked', updated_at = ? where roster_entry_id = any(?::uuid[]) and status in (${ACTIVE})`,
+    [now, uuidArray(rosterIds)],
+  );
+}
+
+// --- Assignment and removal ----------------------------------------------------------------------
+
+export interface GuardRow {
+  id: string;
+  user_id: string;
+  redeemed: boolean;
+  open: boolean;
+}
+
+/** One entry of the company, locked, with the two seat guards' facts; null when it is not the company's. */
+export async function guardedEntry(em: EntityManager, companyId: string, rosterId: string, now: Date): Promise<GuardRow | null> {
+  const [row] = await em.execute<GuardRow[]>(
+    `select r.id, r.user_id,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${LIVE_LINK('l', '?::timestamptz')}) as open
+       from roster_entries r where r.company_id = ? and r.id = ? for update of r`,
+    [now, companyId, rosterId],
+  );
+  return row ?? null;
+}
+
+/** Writes an assignment: the price snapshot is always cleared. */
+export async function writeAssignment(
+  em: EntityManager,
+  rosterId: string,
+  a: { packageId: string | null; contractItemId: string | null },
+  now: Date,
+): Promise<void> {
+  await em.execute('update roster_entries set package_id = ?, contract_item_id = ?, unit_price_sar = null, updated_at = ? where id = ?', [
+    a.packageId,
+    a.contractItemId,
+    now,
+    rosterId,
+  ]);
+}
+
+/** Whether the account is still a bare staged end user of this company only, with no activation ever. */
+export async function isBareStagedUser(em: EntityManager, companyId: string, userId: string): Promise<boolean> {
+  const [row] = await em.execute<{ bare: boolean }[]>(
+    `select (u.app_role = 'end_user'
+             and not exists (select 1 from activations a where a.user_id = u.id)
+             and not exists (select 1 from orders o where o.user_id = u.id)
+             and not exists (select 1 from roster_entries r where r.user_id = u.id and r.company_id <> ?)
+             and not exists (select 1 from company_users m where m.user_id = u.id)) as bare
+       from users u where u.id = ?`,
+    [companyId, userId],
+  );
+  return row?.bare === true;
+}
+
+/** Hard delete: sessions first, then the link history, the roster row and the account. */
+export async function deleteEntry(em: EntityManager, rosterId: string, userId: string): Promise<void> {
+  await em.execute('delete from sessions where user_id = ?', [userId]);
+  await em.execute('delete from invitation_links where roster_entry_id = ? or user_id = ?', [rosterId, userId]);
+  await em.execute('delete from roster_entries where id = ?', [rosterId]);
+  await em.execute('delete from users where id = ?', [userId]);
+}
+
+// --- One entry as the roster list shows it --------------------------------------------------------
+
+export interface EntryRow {
+  id: string;
+  company_id: string;
+  user_id: string;
+  nationality: string | null;
+  status: RosterStatus;
+  package_id: string | null;
+  created_by: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  name: string;
+  phone_encrypted: string | null;
+  email_encrypted: string | null;
+  identity_type: IdentityType;
+  link_status: LinkStatus | null;
+  link_expires_at: Date | string | null;
+  link_created_at: Date | string | null;
+  activated: boolean;
+}
+
+export async function readEntry(em: EntityManager, rosterId: string, now: Date): Promise<EntryRow> {
+  const [row] = await em.execute<EntryRow[]>(
+    `select r.id, r.company_id, r.user_id, r.nationality, r.status, r.package_id, r.created_by, r.created_at, r.updated_at,
+            u.name, u.phone_encrypted, u.email_encrypted, u.identity_type,
+            case when r.link_status in (${ACTIVE}) and r.link_expires_at <= ?::timestamptz then 'expired' else r.link_status end as link_status,
+            r.link_expires_at, r.link_created_at,
+            coalesce((select a.status = 'activated' from activations a where a.user_id = r.user_id and a.deleted_at is null
+                       order by a.created_at desc, a.id desc limit 1), false) as activated
+       from roster_entries r join users u on u.id = r.user_id where r.id = ?`,
+    [now, rosterId],
+  );
+  return row;
+}

@@ -1,0 +1,382 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { writeAudit } from '../audit/writer';
+import { readinessOf } from '../companies/readiness';
+import { balanceOf } from '../contracts/balance';
+import { findContract } from '../contracts/repository';
+import type { LinkChannel, LinkStatus, PaymentMode } from '../entities';
+import { AppError } from '../http/errors';
+import { isUuid } from '../http/fields';
+import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
+import { halalasOf } from '../lib/halalas';
+import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
+import type { Channel, MessageSender } from '../providers/messages';
+import type { RosterEntryView } from '../roster/service';
+import * as repo from './repository';
+
+/** Link lifetime (spec "Limits"). */
+export const LINK_LIFETIME_MS = 24 * 3_600_000;
+/** 32 random bytes: 256 bits, 43 base64url characters (POST /auth/magic-link takes 20-200). */
+const TOKEN_BYTES = 32;
+
+export interface LinksDeps {
+  orm: MikroORM;
+  cipher: PersonalDataCipher;
+  messages: MessageSender;
+  clock: () => Date;
+  logger: Logger;
+  /** PUBLIC_BASE_URL: raw links are `${base}/invite#token=…`. */
+  publicBaseUrl: string;
+}
+
+export interface LinksActor {
+  userId: string;
+  companyId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface MintRequest {
+  rosterIds: string[];
+  contractItemId?: string;
+  packageId?: string;
+}
+
+type MintCode = (typeof LINK_MINT_CODES)[number];
+type SendCode = (typeof LINK_SEND_CODES)[number];
+type RevokeCode = (typeof LINK_REVOKE_CODES)[number];
+export type Skip<C extends SendCode | RevokeCode = MintCode> = ItemResult<C, { rosterId: string }>;
+
+/** A link minted in this call: the raw token lives only in memory, until the answer or the message. */
+interface Minted {
+  rosterId: string;
+  linkId: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  link: string;
+  expiresAt: Date;
+}
+
+const byRosterId = (a: { rosterId: string }, b: { rosterId: string }) => (a.rosterId < b.rosterId ? -1 : a.rosterId > b.rosterId ? 1 : 0);
+const skip = <C extends SendCode | RevokeCode>(rosterId: string, code: C): Skip<C> => itemResult(code, { rosterId });
+
+/**
+ * The link pipeline of the portal: minting (send, export, reissue-expired), revoking, and the
+ * roster assignment and removal guarded by the seats links hold.
+ */
+export function createLinks(deps: LinksDeps) {
+  const { cipher, clock } = deps;
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+  const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
+
+  /**
+   * Mints one link per accepted entry in one transaction, with the company row locked so two admins
+   * minting for one company at once see each other's seats and commitments. Entries are decided in
+   * rosterId order; each skipped entry gets its code and nothing is written for it.
+   */
+  async function mint(actor: LinksActor, req: MintRequest, mode: { status: LinkStatus; channel: LinkChannel | null; action: string }) {
+    const now = clock();
+    const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
+    return deps.orm.em.fork().transactional(async (em) => {
+      await repo.lockCompany(em, actor.companyId);
+      if (!(await readinessOf(em, actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
+      const contract = await findContract(em, { companyId: actor.companyId });
+      if (!contract) throw new AppError('COMPANY_NOT_READY');
+      const ids = [...new Set(req.rosterIds.map((id) => id.toLowerCase()))].sort();
+      const decide =
+        contract.payment_mode === 'flexible'
+          ? await flexibleDecider(em, actor.companyId, req.packageId, now)
+          : await prepaidDecider(em, contract.id, req.contractItemId, now);
+      const found = new Map((await repo.mintCandidates(em, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
+      const skipped: Skip[] = [];
+      const accepted: { c: repo.MintCandidate; packageId: string; contractItemId: string | null; priceHalalas: number }[] = [];
+      for (const id of ids) {
+        const c = found.get(id);
+        if (!c) skipped.push(skip(id, 'ROSTER_ENTRY_NOT_FOUND'));
+        else if (c.activated) skipped.push(skip(id, 'LINK_USER_ALREADY_ACTIVE'));
+        else {
+          const decision = decide(c);
+          if ('code' in decision) skipped.push(skip(id, decision.code));
+          else accepted.push({ c, ...decision });
+        }
+      }
+      const minted: Minted[] = [];
+      const links: repo.NewLink[] = accepted.map(({ c, packageId, contractItemId, priceHalalas }) => {
+        const token = randomBytes(TOKEN_BYTES).toString('base64url');
+        const linkId = randomUUID();
+        const phone = decrypt(c.phone_encrypted);
+        const email = decrypt(c.email_encrypted);
+        minted.push({ rosterId: c.id, linkId, name: c.name, phone, email, link: `${base}/invite#token=${token}`, expiresAt });
+        return {
+          id: linkId,
+          tokenHash: sha256Hex(token),
+          userId: c.user_id,
+          rosterEntryId: c.id,
+          packageId,
+          contractItemId,
+          unitPriceHalalas: priceHalalas,
+        };
+      });
+      await repo.writeLinks(
+        em,
+        { companyId: actor.companyId, createdBy: actor.userId, status: mode.status, channel: mode.channel, now, expiresAt },
+        links,
+      );
+      await writeAudit(em, {
+        action: 'company.links_minted',
+        actorUserId: actor.userId,
+        companyId: actor.companyId,
+        entityType: 'roster',
+        entityId: actor.companyId,
+        details: { via: mode.action, requested: ids.length, minted: minted.length, skipped: skipped.length },
+        ip: actor.ip,
+        userAgent: actor.userAgent,
+        at: now,
+      });
+      return { minted, skipped };
+    });
+  }
+
+  type Decision = { packageId: string; contractItemId: string | null; priceHalalas: number } | { code: MintCode };
+
+  /**
+   * Prepaid: the entry's line is the one it already holds a seat on, else the request's default,
+   * else its own assignment. A person already holding a seat on the line re-mints without drawing
+   * another; otherwise the line must have a seat left (counting those accepted earlier in the batch).
+   */
+  async function prepaidDecider(em: EntityManager, contractId: string, defaultItem: string | undefined, now: Date) {
+    const lines = new Map((await repo.contractLines(em, contractId, now)).map((l) => [l.id, { ...l, used: Number(l.consumed) }]));
+    if (defaultItem !== undefined && !lines.has(defaultItem.toLowerCase())) throw new AppError('CONTRACT_ITEM_NOT_FOUND');
+    return (c: repo.MintCandidate): Decision => {
+      const itemId = c.holds_seat ? (c.seat_item_id ?? c.contract_item_id) : (defaultItem?.toLowerCase() ?? c.contract_item_id);
+      const line = itemId ? lines.get(itemId) : undefined;
+      if (!line) return { code: 'LINK_PACKAGE_NOT_ASSIGNED' };
+      if (c.seat_item_id !== line.id) {
+        if (line.used >= line.qty) return { code: 'ACTIVATION_QUOTA_EXCEEDED' };
+        line.used += 1;
+      }
+      return { packageId: line.package_id, contractItemId: line.id, priceHalalas: Number(line.unit_price_halalas) };
+    };
+  }
+
+  /**
+   * Flexible: the entry's package is its own when it already holds a seat, else the request's
+   * default, else its own. The package must still have a B2B price, and the balance (funded −
+   * drawn − committed − accepted so far in this batch) must cover it; a person already committed
+   * draws only the difference to the snapshot they hold.
+   */
+  async function flexibleDecider(em: EntityManager, companyId: string, defaultPackage: string | undefined, now: Date) {
+    const balance = await balanceOf(em, companyId, now);
+    const halalas = (sar: number) => halalasOf(sar) ?? 0;
+    let available = halalas(balance.fundedSar) - halalas(balance.drawnSar) - halalas(balance.committedSar);
+    const wanted = defaultPackage?.toLowerCase();
+    const ownPackages = (
+      await em.execute<{ package_id: string }[]>(
+        'select distinct package_id from roster_entries where company_id = ? and package_id is not null',
+        [companyId],
+      )
+    ).map((r) => r.package_id);
+    const prices = await repo.catalogPrices(em, wanted ? [wanted, ...ownPackages] : ownPackages);
+    if (wanted !== undefined && !prices.has(wanted)) throw new AppError('PACKAGE_NOT_FOUND');
+    return (c: repo.MintCandidate): Decision => {
+      const packageId = c.holds_seat ? c.package_id : (wanted ?? c.package_id);
+      if (!packageId) return { code: 'LINK_PACKAGE_NOT_ASSIGNED' };
+      const price = prices.get(packageId);
+      if (price === undefined) return { code: 'LINK_PACKAGE_UNAVAILABLE' };
+      const held = c.holds_seat && c.unit_price_halalas !== null ? Number(c.unit_price_halalas) : 0;
+      const draw = price - held;
+      if (draw > 0 && available < draw) return { code: 'COMPANY_BALANCE_EXCEEDED' };
+      available -= draw;
+      return { packageId, contractItemId: null, priceHalalas: price };
+    };
+  }
+
+  /** POST /b2b/roster/links/export (and reissue-expired): raw links in the answer, `exported`. */
+  async function exportLinks(actor: LinksActor, req: Omit<MintRequest, 'rosterIds'> & { rosterIds?: string[] }, action = 'export') {
+    const rosterIds =
+      req.rosterIds ?? (await deps.orm.em.fork().transactional((em) => repo.eligibleEntryIds(em, actor.companyId, clock())));
+    const { minted, skipped } = await mint(actor, { ...req, rosterIds }, { status: 'exported', channel: 'export', action });
+    return {
+      entries: minted.sort(byRosterId).map((m) => ({
+        rosterId: m.rosterId,
+        name: m.name,
+        contact: m.email ?? m.phone,
+        link: m.link,
+        expiresAt: m.expiresAt.toISOString(),
+      })),
+      skipped: skipped.sort(byRosterId),
+    };
+  }
+
+  /** Entries whose latest link is effectively expired, re-minted through export; nothing expired: nothing happens. */
+  async function reissueExpired(actor: LinksActor) {
+    const ids = await deps.orm.em.fork().transactional((em) => repo.expiredEntryIds(em, actor.companyId, clock()));
+    if (ids.length === 0) return { entries: [], skipped: [] };
+    return exportLinks(actor, { rosterIds: ids }, 'reissue_expired');
+  }
+
+  /**
+   * POST /b2b/roster/links/send: mint (`issued`) and commit, then deliver outside the transaction
+   * (no company lock held over the network); a link whose every channel failed becomes `failed`.
+   */
+  async function send(actor: LinksActor, req: MintRequest) {
+    const channelOf = (m: { phone: string | null; email: string | null }): LinkChannel | null =>
+      m.email && m.phone ? 'email_sms' : m.email ? 'email' : m.phone ? 'sms' : null;
+    const { minted, skipped } = await mint(actor, req, { status: 'issued', channel: null, action: 'send' });
+    const sent: string[] = [];
+    const failed: Skip<SendCode>[] = [...skipped];
+    const failedIds: string[] = [];
+    for (const m of minted) {
+      if (await deliver(m)) sent.push(m.linkId);
+      else {
+        failedIds.push(m.linkId);
+        failed.push(skip(m.rosterId, 'LINK_DELIVERY_FAILED'));
+      }
+    }
+    await deps.orm.em.fork().transactional(async (em) => {
+      await repo.markDelivered(em, sent, failedIds, clock());
+      for (const m of minted) {
+        await em.execute('update invitation_links set channel = ? where id = ?', [channelOf(m), m.linkId]);
+      }
+    });
+    return { sent: sent.length, failed: failed.sort(byRosterId) };
+  }
+
+  /** Every channel the person has; delivered when at least one took the message. Failures are logged without recipient or link. */
+  async function deliver(m: Minted): Promise<boolean> {
+    const targets: [Channel, string][] = [];
+    if (m.email) targets.push(['email', m.email]);
+    if (m.phone) targets.push(['sms', m.phone]);
+    let delivered = false;
+    for (const [channel, to] of targets) {
+      try {
+        await deps.messages.send({
+          channel,
+          to,
+          purpose: 'b2b.invitation',
+          text: `Your SIM invitation (valid 24 hours): ${m.link}\nدعوتك لتفعيل الشريحة (صالحة 24 ساعة): ${m.link}`,
+        });
+        delivered = true;
+      } catch (err) {
+        deps.logger.warn(
+          { channel, rosterId: m.rosterId, failure: err instanceof Error ? err.name : 'unknown' },
+          'invitation delivery failed',
+        );
+      }
+    }
+    return delivered;
+  }
+
+  /** POST /b2b/roster/links/revoke: per entry, revoked or skipped; audited once with counts. */
+  async function revoke(actor: LinksActor, rosterIds: string[]) {
+    const now = clock();
+    const ids = [...new Set(rosterIds.map((id) => id.toLowerCase()))].sort();
+    return deps.orm.em.fork().transactional(async (em) => {
+      const found = new Map((await repo.revokeCandidates(em, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
+      const revoked: { rosterId: string }[] = [];
+      const skipped: Skip<RevokeCode>[] = [];
+      for (const id of ids) {
+        const c = found.get(id);
+        if (!c) skipped.push(skip(id, 'ROSTER_ENTRY_NOT_FOUND'));
+        else if (c.redeemed) skipped.push(skip(id, 'LINK_ALREADY_USED'));
+        else if (!c.live) skipped.push(skip(id, 'NO_ACTIVE_LINK'));
+        else revoked.push({ rosterId: id });
+      }
+      await repo.revokeLinks(
+        em,
+        revoked.map((r) => r.rosterId),
+        now,
+      );
+      await writeAudit(em, {
+        action: 'company.links_revoke',
+        actorUserId: actor.userId,
+        companyId: actor.companyId,
+        entityType: 'roster',
+        entityId: actor.companyId,
+        details: { requested: ids.length, revoked: revoked.length, skipped: skipped.length },
+        ip: actor.ip,
+        userAgent: actor.userAgent,
+        at: now,
+      });
+      return { revoked, skipped };
+    });
+  }
+
+  /** The two seat guards, in the caller's transaction with the entry locked. */
+  async function guarded(em: EntityManager, companyId: string, rosterId: string, now: Date) {
+    const entry = isUuid(rosterId) ? await repo.guardedEntry(em, companyId, rosterId, now) : null;
+    if (!entry) throw new AppError('ROSTER_ENTRY_NOT_FOUND');
+    if (entry.redeemed) throw new AppError('ROSTER_SEAT_CONSUMED');
+    if (entry.open) throw new AppError('ROSTER_LINK_OPEN');
+    return entry;
+  }
+
+  /** PATCH /b2b/roster/:rosterId: the entry's package (flexible) or contract line (prepaid); clears the price snapshot. */
+  async function assign(actor: LinksActor, rosterId: string, body: { packageId?: string | null; contractItemId?: string | null }) {
+    const now = clock();
+    return deps.orm.em.fork().transactional(async (em) => {
+      const mode: PaymentMode = (await repo.lockCompany(em, actor.companyId)).paymentMode ?? 'prepaid';
+      const field = body.packageId !== undefined ? 'packageId' : 'contractItemId';
+      if ((mode === 'flexible') !== (field === 'packageId')) throw new AppError('VALIDATION_INVALID_INPUT', { details: { field, mode } });
+      await guarded(em, actor.companyId, rosterId, now);
+      const id = rosterId.toLowerCase();
+      if (field === 'packageId') {
+        const packageId = body.packageId?.toLowerCase() ?? null;
+        if (packageId && !(await repo.catalogPrices(em, [packageId])).has(packageId)) throw new AppError('PACKAGE_NOT_FOUND');
+        await repo.writeAssignment(em, id, { packageId, contractItemId: null }, now);
+      } else {
+        const itemId = body.contractItemId?.toLowerCase() ?? null;
+        let packageId: string | null = null;
+        if (itemId) {
+          const contract = await findContract(em, { companyId: actor.companyId });
+          const line = contract ? (await repo.contractLines(em, contract.id, now)).find((l) => l.id === itemId) : undefined;
+          if (!line) throw new AppError('CONTRACT_ITEM_NOT_FOUND');
+          packageId = line.package_id;
+        }
+        await repo.writeAssignment(em, id, { packageId, contractItemId: itemId }, now);
+      }
+      return view(await repo.readEntry(em, id, now));
+    });
+  }
+
+  /** DELETE /b2b/roster/:rosterId: the guards, the final bare-account re-check, then the hard delete. */
+  async function remove(actor: LinksActor, rosterId: string) {
+    const now = clock();
+    await deps.orm.em.fork().transactional(async (em) => {
+      await repo.lockCompany(em, actor.companyId);
+      const entry = await guarded(em, actor.companyId, rosterId, now);
+      if (!(await repo.isBareStagedUser(em, actor.companyId, entry.user_id))) throw new AppError('ROSTER_SEAT_CONSUMED');
+      await repo.deleteEntry(em, entry.id, entry.user_id);
+    });
+    return { removed: true as const };
+  }
+
+  const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+  function view(row: repo.EntryRow): RosterEntryView {
+    return {
+      id: row.id,
+      companyId: row.company_id,
+      userId: row.user_id,
+      nationality: row.nationality,
+      status: row.status,
+      packageId: row.package_id,
+      createdBy: row.created_by,
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+      name: row.name,
+      phone: decrypt(row.phone_encrypted),
+      email: decrypt(row.email_encrypted),
+      identityType: row.identity_type,
+      linkStatus: row.link_status,
+      linkExpiresAt: iso(row.link_expires_at),
+      linkCreatedAt: iso(row.link_created_at),
+      activated: row.activated,
+    };
+  }
+
+  return { send, exportLinks, reissueExpired, revoke, assign, remove };
+}
+
+export type Links = ReturnType<typeof createLinks>;
