@@ -48,5 +48,15 @@ export const InvitationLink = defineEntity({
       expression:
         'create index "invitation_links_roster_latest_index" on "invitation_links" ("roster_entry_id", "created_at" desc, "id" desc) where "roster_entry_id" is not null',
     },
+    // The admin link list and its export (GET /admin/links): every company's links newest first, and the last 24 hours of mints.
+    {
+      name: 'invitation_links_created_index',
+      expression: 'create index "invitation_links_created_index" on "invitation_links" ("created_at" desc, "id" desc)',
+    },
+    // The admin list's status filter and stats: one status, split at now by expiry (lazy expiry).
+    {
+      name: 'invitation_links_status_expiry_index',
+      expression: 'create index "invitation_links_status_expiry_index" on "invitation_links" ("status", "expires_at")',
+    },
   ],
 });
