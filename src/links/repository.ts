@@ -131,6 +131,7 @@ export interface NewLink {
   packageId: string;
   contractItemId: string | null;
   unitPriceHalalas: number;
+  channel: LinkChannel | null;
 }
 
 /**
@@ -140,7 +141,7 @@ export interface NewLink {
  */
 export async function writeLinks(
   em: EntityManager,
-  f: { companyId: string; createdBy: string; status: LinkStatus; channel: LinkChannel | null; now: Date; expiresAt: Date },
+  f: { companyId: string; createdBy: string; status: LinkStatus; now: Date; expiresAt: Date },
   links: NewLink[],
 ): Promise<void> {
   if (links.length === 0) return;
@@ -152,14 +153,14 @@ export async function writeLinks(
   await em.execute(
     `insert into invitation_links (id, token_hash, user_id, company_id, package_id, roster_entry_id, contract_item_id, status, channel,
                                    created_by, expires_at, created_at, updated_at)
-     select t.id, t.hash, t.user_id, ?, t.package_id, t.roster_id, t.item_id, ?, ?, ?, ?,
+     select t.id, t.hash, t.user_id, ?, t.package_id, t.roster_id, t.item_id, ?, t.channel, ?, ?,
             greatest(?::timestamptz, (select max(i.created_at) + interval '1 microsecond' from invitation_links i where i.roster_entry_id = t.roster_id)),
             ?
-       from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[]) as t(id, hash, user_id, package_id, roster_id, item_id)`,
+       from unnest(?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::text[])
+         as t(id, hash, user_id, package_id, roster_id, item_id, channel)`,
     [
       f.companyId,
       f.status,
-      f.channel,
       f.createdBy,
       f.expiresAt,
       f.now,
@@ -170,6 +171,7 @@ export async function writeLinks(
       uuidArray(col('packageId')),
       uuidArray(col('rosterEntryId')),
       textArray(col('contractItemId')),
+      textArray(col('channel')),
     ],
   );
   await em.execute(
