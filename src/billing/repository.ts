@@ -17,20 +17,30 @@ export interface ChargeRow {
 /**
  * One row per live charge: a paid order of the company whose activation is alive (the same rule as
  * the balance's drawn, LIVE_CHARGE), newest first. Each row's amount is the order total in whole
- * halalas, so Σ rows is exactly the drawn total.
+ * halalas, so Σ rows is exactly the drawn total. The package (the order's first item) and the
+ * completed payment are joined as sets, not looked up per order: a company may have 10,000 charges.
  */
 export async function chargeRows(em: EntityManager, companyId: string): Promise<ChargeRow[]> {
   return em.execute<ChargeRow[]>(
-    `select o.id as order_id, o.created_at, u.name as person_name, (o.total_amount_sar * 100)::bigint as halalas,
-            (select p.name_en from order_items oi join packages p on p.id = oi.package_id
-              where oi.order_id = o.id order by oi.id limit 1) as package_name,
-            (select pay.id from payments pay
-              where pay.order_id = o.id and pay.status = 'completed'
-              order by pay.paid_at desc nulls last, pay.created_at desc, pay.id limit 1) as payment_id
-       from orders o
-       join users u on u.id = o.user_id
-      where o.company_id = ? and ${LIVE_CHARGE('o')}
-      order by o.created_at desc, o.id desc`,
+    `with live as (
+       select o.id, o.user_id, o.created_at, o.total_amount_sar from orders o where o.company_id = ? and ${LIVE_CHARGE('o')}
+     ), item as (
+       select distinct on (oi.order_id) oi.order_id, p.name_en
+         from order_items oi join live on live.id = oi.order_id join packages p on p.id = oi.package_id
+        order by oi.order_id, oi.id
+     ), paid as (
+       select distinct on (pay.order_id) pay.order_id, pay.id
+         from payments pay join live on live.id = pay.order_id
+        where pay.status = 'completed'
+        order by pay.order_id, pay.paid_at desc nulls last, pay.created_at desc, pay.id
+     )
+     select live.id as order_id, live.created_at, u.name as person_name, (live.total_amount_sar * 100)::bigint as halalas,
+            item.name_en as package_name, paid.id as payment_id
+       from live
+       join users u on u.id = live.user_id
+       left join item on item.order_id = live.id
+       left join paid on paid.order_id = live.id
+      order by live.created_at desc, live.id desc`,
     [companyId],
   );
 }
