@@ -43,6 +43,14 @@ const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
 export const SEAT_CONSUMED = (link: string, now: string) =>
   `(${link}.status = 'used' or (${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now}))`;
 
+/**
+ * Seats consumed on the contract line `item` (an SQL expression of its id): the people holding one,
+ * not link rows, so a person re-minted after an abandoned activation (a `used` row and a live one)
+ * holds one seat. The contract view and the link mint count the same way.
+ */
+export const CONSUMED_SEATS = (item: string, now: string) =>
+  `(select count(distinct l.user_id) from invitation_links l where l.contract_item_id = ${item} and ${SEAT_CONSUMED('l', now)})`;
+
 export type ContractKey = { contractId: string } | { companyId: string };
 
 /** The contract by id, or the company's active one; null when there is none (or the id is not a UUID). */
@@ -84,7 +92,7 @@ export async function readContract(em: EntityManager, key: ContractKey, now: Dat
 async function contractItems(em: EntityManager, contractId: string, now: Date): Promise<ContractBody['items']> {
   const rows = await em.execute<ItemDbRow[]>(
     `select ci.id, ci.package_id, ci.qty, ci.unit_price_halalas,
-            (select count(*) from invitation_links l where l.contract_item_id = ci.id and ${SEAT_CONSUMED('l', '?::timestamptz')}) as consumed
+            ${CONSUMED_SEATS('ci.id', '?::timestamptz')} as consumed
        from contract_items ci
       where ci.contract_id = ?
       order by ci.package_id, ci.id`,

@@ -7,7 +7,7 @@ import {
   type PaymentMode,
   type RosterStatus,
 } from '../entities';
-import { SEAT_CONSUMED } from '../contracts/repository';
+import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
 
 /**
  * The SQL of link minting, revoking and roster assignment. Everything runs in the caller's
@@ -47,8 +47,7 @@ export interface LineRow {
 export async function contractLines(em: EntityManager, contractId: string, now: Date): Promise<LineRow[]> {
   return em.execute<LineRow[]>(
     `select ci.id, ci.package_id, ci.qty, ci.unit_price_halalas,
-            (select count(distinct l.user_id) from invitation_links l
-              where l.contract_item_id = ci.id and ${SEAT_CONSUMED('l', '?::timestamptz')}) as consumed
+            ${CONSUMED_SEATS('ci.id', '?::timestamptz')} as consumed
        from contract_items ci where ci.contract_id = ?`,
     [now, contractId],
   );

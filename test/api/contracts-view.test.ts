@@ -77,6 +77,18 @@ describe('readContract', () => {
     expect(view).toMatchObject({ totalQty: 1, rosterCount: 2, driftExcess: 1 });
   });
 
+  it('counts people, not links: a person re-minted after an abandoned activation (a used link and a live one) holds one seat', async () => {
+    const companyId = await insertCompany(db, 'approved');
+    const c = await insertContract(db, { companyId, items: [{ packageId: await insertPackage(db), qty: 2, unitPriceHalalas: 100 }] });
+    const { userId } = await insertRosterEntry(db, companyId);
+    const seat = (status: string) =>
+      insertSeatLink(db, { companyId, userId, contractItemId: c.itemIds[0], status, expiresAt: new Date(Date.now() + HOUR) });
+    await seat('used');
+    await seat('sent');
+    const view = await readContract(em(), { contractId: c.contractId });
+    expect(view!.items[0]).toMatchObject({ qty: 2, consumedQty: 1, remainingQty: 1 });
+  });
+
   it('reads a flexible contract: no items, totalQty 0, driftExcess 0, totalSar the declared funding', async () => {
     const companyId = await insertCompany(db, 'approved');
     for (let i = 0; i < 3; i++) await insertRosterEntry(db, companyId);
