@@ -1,12 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  ACTIVE_LINK_STATUSES,
-  type IdentityType,
-  type LinkChannel,
-  type LinkStatus,
-  type PaymentMode,
-  type RosterStatus,
-} from '../entities';
+import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus, type PaymentMode } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
 
 /**
@@ -291,40 +284,4 @@ export async function deleteEntry(em: EntityManager, rosterId: string, userId: s
   await em.execute('delete from invitation_links where roster_entry_id = ? or user_id = ?', [rosterId, userId]);
   await em.execute('delete from roster_entries where id = ?', [rosterId]);
   await em.execute('delete from users where id = ?', [userId]);
-}
-
-// --- One entry as the roster list shows it --------------------------------------------------------
-
-export interface EntryRow {
-  id: string;
-  company_id: string;
-  user_id: string;
-  nationality: string | null;
-  status: RosterStatus;
-  package_id: string | null;
-  created_by: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  name: string;
-  phone_encrypted: string | null;
-  email_encrypted: string | null;
-  identity_type: IdentityType;
-  link_status: LinkStatus | null;
-  link_expires_at: Date | string | null;
-  link_created_at: Date | string | null;
-  activated: boolean;
-}
-
-export async function readEntry(em: EntityManager, rosterId: string, now: Date): Promise<EntryRow> {
-  const [row] = await em.execute<EntryRow[]>(
-    `select r.id, r.company_id, r.user_id, r.nationality, r.status, r.package_id, r.created_by, r.created_at, r.updated_at,
-            u.name, u.phone_encrypted, u.email_encrypted, u.identity_type,
-            case when r.link_status in (${ACTIVE}) and r.link_expires_at <= ?::timestamptz then 'expired' else r.link_status end as link_status,
-            r.link_expires_at, r.link_created_at,
-            coalesce((select a.status = 'activated' from activations a where a.user_id = r.user_id and a.deleted_at is null
-                       order by a.created_at desc, a.id desc limit 1), false) as activated
-       from roster_entries r join users u on u.id = r.user_id where r.id = ?`,
-    [now, rosterId],
-  );
-  return row;
 }

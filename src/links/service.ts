@@ -12,7 +12,8 @@ import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type I
 import { halalasOf } from '../lib/halalas';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
-import type { RosterEntryView } from '../roster/service';
+import { readRosterEntry } from '../roster/repository';
+import { rosterEntryView } from '../roster/service';
 import * as repo from './repository';
 
 /** Link lifetime (spec "Limits"). */
@@ -342,7 +343,9 @@ export function createLinks(deps: LinksDeps) {
         }
         await repo.writeAssignment(em, id, { packageId, contractItemId: itemId }, now);
       }
-      return view(await repo.readEntry(em, id, now));
+      const entry = await readRosterEntry(em, id, now);
+      if (!entry) throw new AppError('ROSTER_ENTRY_NOT_FOUND');
+      return rosterEntryView(entry, decrypt);
     });
   }
 
@@ -356,29 +359,6 @@ export function createLinks(deps: LinksDeps) {
       await repo.deleteEntry(em, entry.id, entry.user_id);
     });
     return { removed: true as const };
-  }
-
-  const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
-  function view(row: repo.EntryRow): RosterEntryView {
-    return {
-      id: row.id,
-      companyId: row.company_id,
-      userId: row.user_id,
-      nationality: row.nationality,
-      status: row.status,
-      packageId: row.package_id,
-      createdBy: row.created_by,
-      createdAt: new Date(row.created_at).toISOString(),
-      updatedAt: new Date(row.updated_at).toISOString(),
-      name: row.name,
-      phone: decrypt(row.phone_encrypted),
-      email: decrypt(row.email_encrypted),
-      identityType: row.identity_type,
-      linkStatus: row.link_status,
-      linkExpiresAt: iso(row.link_expires_at),
-      linkCreatedAt: iso(row.link_created_at),
-      activated: row.activated,
-    };
   }
 
   return { send, exportLinks, reissueExpired, revoke, assign, remove };

@@ -178,6 +178,18 @@ export async function exportRows(em: EntityManager, companyId: string, now: Date
   );
 }
 
+/** One entry as the list shows it (the answer of PATCH /b2b/roster/:rosterId), read in the caller's transaction. */
+export async function readRosterEntry(em: EntityManager, rosterId: string, now: Date): Promise<RosterRow | undefined> {
+  const [row] = await em.execute<RosterRow[]>(
+    `select ${columns('?::timestamptz')}
+       from roster_entries r join users u on u.id = r.user_id
+       ${LATEST_ACTIVATION}
+      where r.id = ?`,
+    [now.toISOString(), rosterId],
+  );
+  return row;
+}
+
 // --- Staging -------------------------------------------------------------------------------------
 
 export interface ExistingContact {

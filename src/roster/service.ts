@@ -82,6 +82,29 @@ export const PEOPLE_CSV_COLUMNS = [
 ] as const satisfies readonly CsvColumn<string>[];
 type PeopleCsvKey = (typeof PEOPLE_CSV_COLUMNS)[number]['key'];
 
+/** An entry as the roster list (and the assignment write) answers it; contacts decrypted by `decrypt`. */
+export function rosterEntryView(row: RosterRow, decrypt: (stored: string | null) => string | null): RosterEntryView {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    userId: row.user_id,
+    nationality: row.nationality,
+    status: row.status,
+    packageId: row.package_id,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    name: row.name,
+    phone: decrypt(row.phone_encrypted),
+    email: decrypt(row.email_encrypted),
+    identityType: row.identity_type,
+    linkStatus: row.link_status,
+    linkExpiresAt: row.link_expires_at,
+    linkCreatedAt: row.link_created_at,
+    activated: row.activated,
+  };
+}
+
 /**
  * The company roster: staging people from a parsed CSV (partial accept), the list, the export.
  * Contacts are stored encrypted on the staged user row and found through their keyed hashes.
@@ -91,27 +114,7 @@ export function createRosterService(deps: RosterServiceDeps) {
   const reads = createRosterReads(deps.pool);
   const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
 
-  function view(row: RosterRow): RosterEntryView {
-    return {
-      id: row.id,
-      companyId: row.company_id,
-      userId: row.user_id,
-      nationality: row.nationality,
-      status: row.status,
-      packageId: row.package_id,
-      createdBy: row.created_by,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      name: row.name,
-      phone: decrypt(row.phone_encrypted),
-      email: decrypt(row.email_encrypted),
-      identityType: row.identity_type,
-      linkStatus: row.link_status,
-      linkExpiresAt: row.link_expires_at,
-      linkCreatedAt: row.link_created_at,
-      activated: row.activated,
-    };
-  }
+  const view = (row: RosterRow) => rosterEntryView(row, decrypt);
 
   /**
    * The search text, trimmed (an e-mail lower-cased, as stored), as the keyed hash the users'
