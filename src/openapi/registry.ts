@@ -1,9 +1,30 @@
 // Must be imported before any schema is created: adds `.openapi()` to zod.
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 
 extendZodWithOpenApi(z);
+
+/**
+ * Component names given with `.openapi('Name')`, counted per schema. The generator keeps the first
+ * schema of a name and silently uses it wherever another schema has the same name (a second
+ * `Readiness` once replaced /readyz's answer in the document); test/api/openapi.test.ts asserts no
+ * name is given to two schemas. Naming a schema again with its own name (registry.register) is not one.
+ */
+const componentNames = new Map<string, number>();
+type OpenApiMethod = (this: z.ZodType, ...args: unknown[]) => z.ZodType;
+const prototype = z.ZodType.prototype as unknown as { openapi: OpenApiMethod };
+const openapi = prototype.openapi;
+const refIdOf = (schema: z.ZodType): unknown =>
+  (zodToOpenAPIRegistry.get(schema) as { _internal?: { refId?: unknown } } | undefined)?._internal?.refId;
+prototype.openapi = function (this: z.ZodType, ...args: unknown[]) {
+  const name = args[0];
+  if (typeof name === 'string' && refIdOf(this) !== name) componentNames.set(name, (componentNames.get(name) ?? 0) + 1);
+  return openapi.apply(this, args);
+};
+
+/** Names given to more than one schema (see componentNames). */
+export const componentNamesGivenTwice = (): string[] => [...componentNames].filter(([, n]) => n > 1).map(([name]) => name);
 
 export { z };
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
+import { componentNamesGivenTwice } from '../../src/openapi/registry';
 import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
 
 interface Doc {
@@ -59,6 +60,10 @@ it('catches what it must: a dangling $ref makes the validator fail', () => {
       stdio: 'pipe',
     }),
   ).toThrow(/Nope/);
+});
+
+it('gives each component name to one schema only (the generator would silently use the first for both)', () => {
+  expect(componentNamesGivenTwice()).toEqual([]);
 });
 
 it('gives every operation a unique operationId, and links name existing ones', () => {
