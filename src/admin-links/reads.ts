@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
-import { capRows, CSV_EXPORT_ROW_CAP, type CsvColumn, type CsvValue } from '../http/csv';
+import { capRows, csvColumns, CSV_EXPORT_ROW_CAP, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { maskedDestination } from './mask';
@@ -125,15 +125,7 @@ async function statsOf(pool: Pool, now: Date) {
 }
 
 /** links.csv, exactly the spec's columns. */
-export const LINKS_CSV_COLUMNS = [
-  { key: 'person', header: 'person' },
-  { key: 'company', header: 'company' },
-  { key: 'channel', header: 'channel' },
-  { key: 'destination', header: 'destination' },
-  { key: 'status', header: 'status' },
-  { key: 'expires_at', header: 'expires_at' },
-  { key: 'last_update', header: 'last_update' },
-] as const satisfies readonly CsvColumn<string>[];
+export const LINKS_CSV_COLUMNS = csvColumns('person', 'company', 'channel', 'destination', 'status', 'expires_at', 'last_update');
 type LinksCsvKey = (typeof LINKS_CSV_COLUMNS)[number]['key'];
 
 export function createAdminLinkReads(deps: { pool: Pool; cipher: PersonalDataCipher; clock: () => Date }) {

@@ -5,7 +5,7 @@ import { activeLines, pickedMode } from '../contracts/balance';
 import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
 import { findContract, readContract, type ContractDbRow } from '../contracts/repository';
 import type { PaymentMode } from '../entities';
-import type { CsvColumn, CsvValue } from '../http/csv';
+import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf } from '../lib/halalas';
 import { chargeRows, dashboardCounts, recentActivity, type ChargeRow } from './repository';
 import type { BillingBody } from './schemas';
@@ -28,12 +28,7 @@ export const DASHBOARD_WINDOW_MS = 30 * 24 * 3_600_000;
 export const DASHBOARD_EVENTS = 8;
 
 /** The columns of charges.csv, exactly as the spec names them. */
-export const CHARGES_CSV_COLUMNS = [
-  { key: 'date', header: 'date' },
-  { key: 'person', header: 'person' },
-  { key: 'package', header: 'package' },
-  { key: 'amount_sar', header: 'amount_sar' },
-] as const satisfies readonly CsvColumn<string>[];
+export const CHARGES_CSV_COLUMNS = csvColumns('date', 'person', 'package', 'amount_sar');
 type ChargesCsvKey = (typeof CHARGES_CSV_COLUMNS)[number]['key'];
 
 const iso = (value: Date | string) => new Date(value).toISOString();

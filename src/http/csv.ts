@@ -21,6 +21,11 @@ export interface CsvColumn<K extends string> {
   header: string;
 }
 
+/** Columns headed by their own key: every export of the spec names its columns that way. */
+export function csvColumns<const K extends string>(...keys: K[]): readonly CsvColumn<K>[] {
+  return keys.map((key) => ({ key, header: key }));
+}
+
 export interface CsvOptions {
   /** Prefix a UTF-8 byte order mark, which Excel needs to read Arabic text as UTF-8. Off by default: RFC 4180 readers see it as data. */
   bom?: boolean;

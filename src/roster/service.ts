@@ -5,7 +5,7 @@ import type { Pool, PoolClient } from 'pg';
 import { writeAudit } from '../audit/writer';
 import type { CompanyRuns } from '../companies/runs';
 import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
-import type { CsvColumn, CsvValue } from '../http/csv';
+import { csvColumns, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import {
@@ -69,17 +69,17 @@ const DEADLOCK = '40P01';
 const byKey = (u: NewUser) => u.phoneHash ?? u.emailHash ?? '';
 
 /** The columns of people.csv, exactly as the spec names them. */
-export const PEOPLE_CSV_COLUMNS = [
-  { key: 'name', header: 'name' },
-  { key: 'contact', header: 'contact' },
-  { key: 'identity_type', header: 'identity_type' },
-  { key: 'nationality', header: 'nationality' },
-  { key: 'roster_status', header: 'roster_status' },
-  { key: 'link_status', header: 'link_status' },
-  { key: 'link_expires_at', header: 'link_expires_at' },
-  { key: 'package', header: 'package' },
-  { key: 'created_at', header: 'created_at' },
-] as const satisfies readonly CsvColumn<string>[];
+export const PEOPLE_CSV_COLUMNS = csvColumns(
+  'name',
+  'contact',
+  'identity_type',
+  'nationality',
+  'roster_status',
+  'link_status',
+  'link_expires_at',
+  'package',
+  'created_at',
+);
 type PeopleCsvKey = (typeof PEOPLE_CSV_COLUMNS)[number]['key'];
 
 /** An entry as the roster list (and the assignment write) answers it; contacts decrypted by `decrypt`. */
