@@ -283,6 +283,15 @@ describe('GET /b2b/quotes/:id and GET /b2b/quotes', () => {
     }
   });
 
+  it('the chain ref is display-only: it finds nothing, even the caller’s own quote', async () => {
+    const admin = await rosterCaller(t);
+    const d = await draft(admin);
+    const ref = `Q-${d.id.replace(/-/g, '').slice(0, 12)}`;
+    const res = await get(admin, ref, 'en');
+    expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(JSON.stringify(res.body)).not.toContain(d.id);
+  });
+
   it('lists one entry per chain, newest live version first, with ref, live and the older versions as history', async () => {
     const admin = await rosterCaller(t);
     const first = await draft(admin);
