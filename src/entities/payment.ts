@@ -18,6 +18,16 @@ export const PAYMENT_PROVIDERS = ['mock', 'card_processor'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
 
 /**
+ * What a payments row may hold besides what a request can ask for: the synthetic corporate payment of
+ * a company seat (POST /activations, company branch) is method `company_account`, provider `company`.
+ * Request schemas keep PAYMENT_METHODS, so no request can name it; no processor or webhook sees it.
+ */
+export const PAYMENT_ROW_METHODS = [...PAYMENT_METHODS, 'company_account'] as const;
+export type PaymentRowMethod = (typeof PAYMENT_ROW_METHODS)[number];
+export const PAYMENT_ROW_PROVIDERS = [...PAYMENT_PROVIDERS, 'company'] as const;
+export type PaymentRowProvider = (typeof PAYMENT_ROW_PROVIDERS)[number];
+
+/**
  * One payment attempt for an order. Amount and currency are copied from the
  * order at create time (never from the request); amounts are decimal strings.
  * (user, idempotency key) is unique, so a replay finds the first attempt;
@@ -30,8 +40,8 @@ export const Payment = defineEntity({
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     order: () => p.manyToOne(Order).mapToPk().index(),
     user: () => p.manyToOne(User).mapToPk(),
-    method: p.enum(PAYMENT_METHODS),
-    provider: p.enum(PAYMENT_PROVIDERS),
+    method: p.enum(PAYMENT_ROW_METHODS),
+    provider: p.enum(PAYMENT_ROW_PROVIDERS),
     status: p.enum(PAYMENT_STATUSES).default('pending'),
     amount: p.decimal('string').precision(12).scale(2),
     currency: p.string().length(3),

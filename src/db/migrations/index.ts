@@ -22,6 +22,7 @@ import { Migration20261123233744_roster_counts } from './Migration20261123233744
 import { Migration20261124010846_quotes_contracts } from './Migration20261124010846_quotes_contracts';
 import { Migration20261124023257_invitation_link_channel } from './Migration20261124023257_invitation_link_channel';
 import { Migration20261124024121_admin_links_indexes } from './Migration20261124024121_admin_links_indexes';
+import { Migration20261124033800_company_payment } from './Migration20261124033800_company_payment';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -46,4 +47,5 @@ export const migrationsList = [
   { name: 'Migration20261124010846_quotes_contracts', class: Migration20261124010846_quotes_contracts },
   { name: 'Migration20261124023257_invitation_link_channel', class: Migration20261124023257_invitation_link_channel },
   { name: 'Migration20261124024121_admin_links_indexes', class: Migration20261124024121_admin_links_indexes },
+  { name: 'Migration20261124033800_company_payment', class: Migration20261124033800_company_payment },
 ];
