@@ -1,10 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { InvitationLink, User, type ClientType, type RequiredConsentType } from '../entities';
+import { ACTIVE_LINK_STATUSES, InvitationLink, User, type ClientType, type LinkStatus, type RequiredConsentType } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { DeviceCheck } from './devices';
 import type { SessionService } from './sessions';
 import { signInView } from './users';
+
+const ACTIVE = ACTIVE_LINK_STATUSES.map((st) => `'${st}'`).join(', ');
 
 export type NextStep = 'iccid_entry' | 'identity_entry' | 'identity_waiting' | 'done';
 
@@ -17,20 +19,14 @@ export interface LatestActivation {
 }
 
 /**
- * What redemption needs from other areas: the company's status (B2B portal) and
- * the person's most recent activation (src/activations/latest.ts). Until the
- * B2B portal exists, every company reads approved.
+ * What redemption reads outside the link row (src/activations/latest.ts): the company's status,
+ * the person's most recent activation and the package of the seat the link holds.
  */
 export interface MagicLinkLookups {
   companyStatus(companyId: string): Promise<'pending' | 'approved' | 'rejected' | 'suspended' | null>;
   latestActivation(userId: string): Promise<LatestActivation | null>;
+  seatPackageId(linkId: string): Promise<string | null>;
 }
-
-/** Stand-ins: every company approved, nobody with an activation. */
-export const noLookupsYet: MagicLinkLookups = {
-  companyStatus: () => Promise.resolve('approved'),
-  latestActivation: () => Promise.resolve(null),
-};
 
 export interface MagicLinkDeps {
   orm: MikroORM;
@@ -50,7 +46,28 @@ export function nextStepOf(activation: LatestActivation | null): NextStep {
   return 'identity_entry';
 }
 
-/** Redeems a company invitation: one use, 24-hour lifetime, only the token's hash is stored. */
+type LinkRefusal = 'MAGIC_LINK_INVALID' | 'MAGIC_LINK_ALREADY_USED' | 'MAGIC_LINK_REVOKED' | 'MAGIC_LINK_EXPIRED';
+
+/**
+ * Why a link cannot be redeemed now, or null when it can. Only an active link (issued, sent,
+ * exported) redeems; one past its expiresAt is expired whatever its stored status (lazy expiry). A
+ * `failed` link was never delivered to anybody: it reads invalid.
+ */
+export function refusalOf(link: { status: LinkStatus; usedAt?: Date | null; expiresAt: Date }, now: Date): LinkRefusal | null {
+  if (link.status === 'used' || link.usedAt) return 'MAGIC_LINK_ALREADY_USED';
+  if (link.status === 'revoked') return 'MAGIC_LINK_REVOKED';
+  if (link.status === 'expired' || link.expiresAt.getTime() <= now.getTime()) return 'MAGIC_LINK_EXPIRED';
+  if (!(ACTIVE_LINK_STATUSES as readonly LinkStatus[]).includes(link.status)) return 'MAGIC_LINK_INVALID';
+  return null;
+}
+
+/** An activation the person goes on with (not failed or cancelled: those seats start over). */
+const isLive = (a: LatestActivation | null): a is LatestActivation => !!a && a.status !== 'failed' && a.status !== 'cancelled';
+
+/**
+ * Redeems a company invitation: one use, 24-hour lifetime, only the token's hash is stored. Every
+ * check runs before the link is claimed, so a refused redemption leaves the link as it was.
+ */
 export function createMagicLinkService(deps: MagicLinkDeps) {
   const { orm, cipher, clock, sessions, lookups } = deps;
 
@@ -59,9 +76,8 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     const em = orm.em.fork();
     const link = await em.findOne(InvitationLink, { tokenHash: sha256Hex(token) });
     if (!link) throw new AppError('MAGIC_LINK_INVALID');
-    if (link.status === 'used' || link.usedAt) throw new AppError('MAGIC_LINK_ALREADY_USED');
-    if (link.status === 'revoked') throw new AppError('MAGIC_LINK_REVOKED');
-    if (link.status === 'expired' || link.expiresAt.getTime() <= clock().getTime()) throw new AppError('MAGIC_LINK_EXPIRED');
+    const refusal = refusalOf(link, clock());
+    if (refusal) throw new AppError(refusal);
     if (link.companyId && (await lookups.companyStatus(link.companyId)) !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
     const user = await em.findOneOrFail(User, { id: link.user });
     if (user.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
@@ -69,29 +85,37 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     const activation = await lookups.latestActivation(user.id);
     if (activation?.status === 'activated') throw new AppError('MAGIC_LINK_USER_ALREADY_ACTIVE');
 
-    // The conditional update is the single point of truth under parallel redemptions.
+    // The conditional update is the single point of truth under parallel redemptions (and a
+    // concurrent revoke or re-mint): the row is claimed only while it is still redeemable.
     const now = clock();
     const claimed = await em.execute<{ id: string }[]>(
       `update invitation_links set status = 'used', used_at = ?, updated_at = ?
-        where id = ? and used_at is null and status not in ('used', 'revoked') returning id`,
-      [now, now, link.id],
+        where id = ? and used_at is null and status in (${ACTIVE}) and expires_at > ? returning id`,
+      [now, now, link.id, now],
     );
-    if (claimed.length === 0) throw new AppError('MAGIC_LINK_ALREADY_USED');
+    if (claimed.length === 0) throw new AppError(await lostClaim(link.id, now));
     if (!user.verifiedAt) {
       user.verifiedAt = now;
       await em.flush();
     }
     const session = await sessions.issue(user.id, clientType, deviceId);
+    const live = isLive(activation) ? activation : null;
     return {
       user: signInView(user, cipher),
       session,
       b2b: {
         nextStep: nextStepOf(activation),
-        packageId: activation?.packageId ?? link.packageId ?? null,
-        activationId: activation?.id ?? null,
+        packageId: live?.packageId ?? (await lookups.seatPackageId(link.id)),
+        activationId: live?.id ?? null,
         consentsRequired: await deps.missingConsents(user.id),
       },
     };
+  }
+
+  /** Why the claim found nothing: the row as it is now (another redemption, a revoke, expiry). */
+  async function lostClaim(linkId: string, now: Date): Promise<LinkRefusal> {
+    const current = await orm.em.fork().findOne(InvitationLink, { id: linkId });
+    return (current && refusalOf(current, now)) ?? 'MAGIC_LINK_ALREADY_USED';
   }
 
   return { redeem };
