@@ -1,7 +1,7 @@
 // The app schemathesis fuzzes (scripts/fuzz.sh): the real API from createApp on 127.0.0.1, a
 // throw-away PostgreSQL database (migrated, demo catalog seeded), the Temporal dev server and an
 // in-process worker with the real workflows and activities (mock operator, identity and payment
-// providers), two signed-up end users and a super_admin.
+// providers), two signed-up end users, a super_admin and a company admin of a ready company.
 //
 //   node dist/test/contract/fuzz-target.js   (prints "FUZZ_TARGET_READY <json>", runs until SIGTERM/SIGINT)
 //
@@ -27,7 +27,9 @@ import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows } from '../../src/temporal/activations';
 import { dataConverterFromConfig } from '../../src/temporal/codec';
+import { createCompanyRuns } from '../../src/temporal/companies';
 import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createQuoteRuns } from '../../src/temporal/quotes';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { buildActivityDeps, connectWithRetry, startWorker, type RunningWorker } from '../../worker/main';
 import { freePort } from '../helpers/processes';
@@ -199,6 +201,9 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       },
       activationWorkflows: createActivationWorkflows(client, config),
       paymentWorkflows: createPaymentWorkflows(client, config),
+      // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
+      companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
+      quoteRuns: createQuoteRuns(client, config, { orm }),
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {
@@ -214,7 +219,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
         }),
     );
 
-    const identities = await seedIdentities({ baseUrl, messages: messages.messages, orm, config });
+    const identities = await seedIdentities({ baseUrl, messages: messages.messages, orm, pool, config });
     const login: LoginServer = await startLoginServer({ orm, pool, config, identities });
     stops.add('login server', () => login.close());
     const authFile = path.join(dir, 'auth.json');

@@ -1,5 +1,6 @@
 // The identities schemathesis fuzzes with: two end users (peers: neither may read the other's
-// objects) and a super_admin. Schemathesis signs in through a tiny loopback "login endpoint"
+// objects), a super_admin, and a company admin (b2b_admin, `admin` member of an approved company
+// with an active paid prepaid contract and a staged roster, some of it with links) for /b2b/*. Schemathesis signs in through a tiny loopback "login endpoint"
 // of ours (a Web Fuzzing Commons auth file points at it) instead of the API's OTP sign-in:
 // the OTP request limit (3 per 15 minutes) would refuse the re-logins schemathesis makes
 // whenever a token stops working, e.g. after it fuzzed POST /auth/logout with it.
@@ -7,13 +8,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
+import { DEMO } from '../../src/catalog/demo-seed';
 import { createUser } from '../../src/cli/create-user';
 import type { Config } from '../../src/config';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { createSessionService } from '../../src/auth/sessions';
 import type { OutgoingMessage } from '../../src/providers/messages';
 
-export const IDENTITY_NAMES = ['user', 'peer', 'super_admin'] as const;
+/**
+ * The order is schemathesis' order of trying them per operation (after `user` it tries no
+ * credentials, then the rest): the company admin comes last, so every operation another identity
+ * was admitted to keeps it, and the /b2b/* operations, which refuse all the others with 403
+ * (AUTH_FORBIDDEN), settle on the company admin.
+ */
+export const IDENTITY_NAMES = ['user', 'peer', 'super_admin', 'company_admin'] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
 export interface Identity {
@@ -34,15 +42,19 @@ const PHONES: Record<IdentityName, string> = {
   user: '+966500000101',
   peer: '+966500000102',
   super_admin: '+966500000109',
+  company_admin: '+966500000110',
 };
 
-async function post(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+type Json = Record<string, unknown>;
+
+async function post(url: string, body: unknown, token?: string, method = 'POST'): Promise<{ status: number; body: Json }> {
   const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-client-type': 'mobile' },
-    body: JSON.stringify(body),
+    method,
+    headers: { 'content-type': 'application/json', 'x-client-type': 'mobile', ...(token && { authorization: `Bearer ${token}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
   });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Json };
 }
 
 /** An end user as a person becomes one: register over HTTP with the three consents, then verify the OTP. */
@@ -65,6 +77,7 @@ export async function seedIdentities(deps: {
   baseUrl: string;
   messages: OutgoingMessage[];
   orm: MikroORM;
+  pool: Pool;
   config: Config;
 }): Promise<Identity[]> {
   const user = await registerEndUser(deps.baseUrl, deps.messages, 'user');
@@ -76,7 +89,97 @@ export async function seedIdentities(deps: {
     phone: PHONES.super_admin,
     'identity-type': 'citizen',
   });
-  return [user, peer, { name: 'super_admin', userId: admin.id, phone: PHONES.super_admin }];
+  const superAdmin: Identity = { name: 'super_admin', userId: admin.id, phone: PHONES.super_admin };
+  const companyAdmin = await seedCompanyAdmin({ ...deps, cipher, superAdmin });
+  return [user, peer, superAdmin, companyAdmin];
+}
+
+/** A PDF's signature is all the payment's proof check reads. */
+const PROOF_PDF = Buffer.from('%PDF-1.4\n% fuzz bank transfer slip\n%%EOF\n').toString('base64');
+
+/** The roster the company stages: non-Saudi numbers and e-mails of its own. */
+const ROSTER = Array.from({ length: 6 }, (_, i) => ({
+  name: `Fuzz staff ${i + 1}`,
+  phone: `+44770090010${i}`,
+  email: `fuzz.staff${i + 1}@company.example`,
+  identityType: i % 2 ? 'resident' : 'citizen',
+}));
+
+/**
+ * The company admin as the portal makes one, through the routes and the real company and quote
+ * runs: a b2b_admin (created as `npm run create-user` does, as the super_admin's invitation would)
+ * registers the company, the super_admin approves it, the company picks prepaid and submits a
+ * quote, the super_admin confirms the contract and records its payment in full, the company stages
+ * a roster and exports links for two of its people. Every later /b2b/* request of the fuzzer then
+ * reaches the routes' own logic with a ready company behind it.
+ */
+async function seedCompanyAdmin(deps: {
+  baseUrl: string;
+  orm: MikroORM;
+  pool: Pool;
+  config: Config;
+  cipher: ReturnType<typeof createPersonalDataCipher>;
+  superAdmin: Identity;
+}): Promise<Identity> {
+  const sessions = createSessionService({ orm: deps.orm, pool: deps.pool, clock: () => new Date(), config: deps.config });
+  const admin = await createUser(deps.orm.em.fork(), deps.cipher, {
+    role: 'b2b_admin',
+    name: 'Fuzz company admin',
+    phone: PHONES.company_admin,
+    'identity-type': 'citizen',
+  });
+  const portal = (await sessions.issue(admin.id, 'mobile')).token;
+  const root = (await sessions.issue(deps.superAdmin.userId, 'mobile')).token;
+  const step = async (what: string, path: string, body: unknown, token: string, expected: number, method = 'POST') => {
+    const res = await post(`${deps.baseUrl}${path}`, body, token, method);
+    if (res.status !== expected) throw new Error(`company admin: ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data as Json;
+  };
+  const registered = await step(
+    'register the company',
+    '/b2b/company',
+    {
+      inKsa: true,
+      crNumber: '1010101010',
+      name: 'Fuzz Company',
+      contactName: 'Fuzz company admin',
+      contactEmail: 'admin@company.example',
+      contactPhone: PHONES.company_admin,
+    },
+    portal,
+    201,
+  );
+  const companyId = String((registered.company as Json).id);
+  await step('approve', `/admin/companies/${companyId}/status`, { action: 'approve', reason: 'fuzz company' }, root, 200);
+  await step('pick prepaid', '/b2b/company/payment-mode', { paymentMode: 'prepaid' }, portal, 200, 'PATCH');
+  const quote = await step(
+    'quote',
+    '/b2b/quotes',
+    { needs: { userCount: 10, preference: 'data', budgetSar: 1000 }, items: [{ packageId: DEMO.packages.starter, qty: 10 }] },
+    portal,
+    201,
+  );
+  await step('submit the quote', `/b2b/quotes/${String(quote.id)}/submit`, undefined, portal, 200);
+  const contract = await step('confirm the contract', `/admin/quotes/${String(quote.id)}/confirm-contract`, undefined, root, 201);
+  await step(
+    'pay the contract',
+    `/admin/contracts/${String(contract.id)}/payments`,
+    {
+      method: 'bank_transfer',
+      amountSar: contract.totalSar,
+      idempotencyKey: 'fuzz-company-payment',
+      document: { name: 'transfer.pdf', mime: 'application/pdf', dataBase64: PROOF_PDF },
+    },
+    root,
+    201,
+  );
+  const staged = await step('stage the roster', '/b2b/roster/stage', { rows: ROSTER }, portal, 200);
+  if (staged.staged !== ROSTER.length) throw new Error(`company admin: staged ${JSON.stringify(staged)}`);
+  const roster = await step('read the roster', '/b2b/roster', undefined, portal, 200, 'GET');
+  const rosterIds = (roster.entries as Json[]).slice(0, 2).map((e) => String(e.id));
+  const itemId = String(((contract.items as Json[])[0] ?? {}).id);
+  await step('export two links', '/b2b/roster/links/export', { rosterIds, contractItemId: itemId }, portal, 200);
+  return { name: 'company_admin', userId: admin.id, phone: PHONES.company_admin };
 }
 
 /** The loopback login endpoint: each POST issues a fresh mobile session, exactly as verify-otp does. */
