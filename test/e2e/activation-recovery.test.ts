@@ -11,34 +11,27 @@
  * test can see the stranded row before the recovery runs.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { demoIccid } from '../../src/cli/demo';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
-import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { ACTIVATION_RECOVERY_SCHEDULE_ID } from '../../workflows/activation-recovery-contract';
 import { CONSENTS, eventually } from '../helpers/app';
-import { DEMO, seedCatalog } from '../helpers/activations';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { DEMO } from '../helpers/activations';
+import type { TestDatabase } from '../helpers/db';
 import { compiledProcesses, exited, freePort, lastCode, mobileCall, stopProcess } from '../helpers/processes';
-import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
+import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
 
 jest.setTimeout(180_000);
 
-const DIST = path.join(REPO_ROOT, 'dist');
 const processes = compiledProcesses(DIST);
-const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
+let stack: StackFixture;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
 let common: NodeJS.ProcessEnv;
 let apiProcess: ChildProcess | undefined;
 let baseUrl: string;
 let messagesFile: string;
-let tmp: string;
 
 /** (Re)starts the API; `fault` switches its crash between commit and start on. */
 async function startApi(fault: boolean): Promise<ChildProcess> {
@@ -56,33 +49,8 @@ async function startApi(fault: boolean): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
-  [env, db] = await Promise.all([
-    createLocalEnv({
-      server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) },
-      client: { dataConverter: dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS }) },
-    }),
-    createTestDatabase(5),
-  ]);
-  await seedCatalog(db);
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'activation-recovery-e2e-'));
-  messagesFile = path.join(tmp, 'messages.jsonl');
-  const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
-  url.pathname = `/${db.name}`;
-  common = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: url.toString(),
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_TASK_QUEUE: uniqueTaskQueue('e2e-recovery'),
-    MESSAGES_FILE: messagesFile,
-    MOCK_IDENTITY_DELAY_MS: '300',
-    IDENTITY_POLL_INTERVAL_SECONDS: '1',
-    TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS,
-    ACTIVATION_RECOVERY_EVERY_SECONDS: '1',
-    ACTIVATION_RECOVERY_GRACE_SECONDS: '1',
-  };
+  stack = await openStackFixture('e2e-recovery', { ACTIVATION_RECOVERY_EVERY_SECONDS: '1', ACTIVATION_RECOVERY_GRACE_SECONDS: '1' });
+  ({ env, db, messagesFile, common } = stack);
   processes.start('worker/main.js', common);
   // The worker creates the schedule once it polls.
   await eventually(async () => {
@@ -92,9 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await processes.stopAll();
-  await env?.teardown();
-  await db?.drop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await stack?.close();
 });
 
 const api = <T = Record<string, unknown>>(method: string, route: string, body?: unknown, token?: string) =>

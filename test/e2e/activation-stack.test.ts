@@ -10,10 +10,7 @@
  *    goes on, and it ends `activated` exactly once.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { z } from 'zod';
@@ -22,73 +19,41 @@ import type { CreateActivationResponse, IdentityStatusResponse } from '../../src
 import type { SignInResponse } from '../../src/auth/schemas';
 import { demoIccid, runDemo } from '../../src/cli/demo';
 import type { PaymentResult } from '../../src/payments/schemas';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
-import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { CONSENTS, eventually } from '../helpers/app';
-import { DEMO, seedCatalog } from '../helpers/activations';
-import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { DEMO } from '../helpers/activations';
+import type { TestDatabase } from '../helpers/db';
 import { match } from '../helpers/match';
 import { compiledProcesses, freePort, lastCode, mobileCall, stopProcess } from '../helpers/processes';
-import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from '../helpers/temporal';
+import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
 
 jest.setTimeout(180_000);
 
-const DIST = path.join(REPO_ROOT, 'dist');
 const processes = compiledProcesses(DIST);
 /** Long enough to kill the worker while the operator call is in flight. */
 const OPERATOR_DELAY_MS = 3_000;
-/** Configured payload keys (not the development key): the API, the worker and this test's client share them. */
-const PAYLOAD_KEYS = `e2e:${randomBytes(32).toString('base64')}`;
+let stack: StackFixture;
 let env: TestWorkflowEnvironment;
 let db: TestDatabase;
-let common: NodeJS.ProcessEnv;
 let worker: ChildProcess;
 let baseUrl: string;
 let messagesFile: string;
-let tmp: string;
 
-const startWorker = () => (worker = processes.start('worker/main.js', common, 'worker'));
+const startWorker = () => (worker = processes.start('worker/main.js', stack.common, 'worker'));
 
 beforeAll(async () => {
-  if (!existsSync(path.join(DIST, 'src/main.js'))) throw new Error('dist/ is missing: run `npm test` (it compiles first)');
-  [env, db] = await Promise.all([
-    createLocalEnv({
-      server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) },
-      client: { dataConverter: dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS }) },
-    }),
-    createTestDatabase(5),
-  ]);
-  await seedCatalog(db);
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'activation-e2e-'));
-  messagesFile = path.join(tmp, 'messages.jsonl');
-  const port = await freePort();
-  const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
-  url.pathname = `/${db.name}`;
-  common = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: url.toString(),
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_TASK_QUEUE: uniqueTaskQueue('e2e'),
-    MESSAGES_FILE: messagesFile,
-    MOCK_IDENTITY_DELAY_MS: '300',
-    MOCK_OPERATOR_DELAY_MS: String(OPERATOR_DELAY_MS),
-    IDENTITY_POLL_INTERVAL_SECONDS: '1',
-    TEMPORAL_PAYLOAD_KEYS: PAYLOAD_KEYS,
-  };
+  stack = await openStackFixture('e2e', { MOCK_OPERATOR_DELAY_MS: String(OPERATOR_DELAY_MS) });
+  ({ env, db, messagesFile } = stack);
   startWorker();
-  processes.start('src/main.js', { ...common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
+  const port = await freePort();
+  processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
   baseUrl = `http://127.0.0.1:${port}`;
   await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
 });
 
 afterAll(async () => {
   await processes.stopAll();
-  await env?.teardown();
-  await db?.drop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** A call as a mobile client makes it; `T` is the route's response type (nothing checks it at run time). */
