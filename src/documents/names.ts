@@ -1,14 +1,15 @@
-import type { ContractPaymentMethod, PaymentMethod, PaymentStatus } from '../entities';
+import type { ContractPaymentMethod, PaymentRowMethod, PaymentStatus } from '../entities';
 import type { Bilingual } from './receipt';
 
 /** Payment methods as a receipt prints them (the wire names are neutral codes). */
-export const METHOD_NAMES: Record<PaymentMethod | ContractPaymentMethod, Bilingual> = {
+export const METHOD_NAMES: Record<PaymentRowMethod | ContractPaymentMethod, Bilingual> = {
   local_debit: { en: 'Debit card', ar: 'بطاقة خصم' },
   card_scheme_1: { en: 'Credit card', ar: 'بطاقة ائتمان' },
   card_scheme_2: { en: 'Credit card', ar: 'بطاقة ائتمان' },
   generic_processor: { en: 'Online card payment', ar: 'دفع إلكتروني بالبطاقة' },
   wallet_token: { en: 'Digital wallet', ar: 'محفظة رقمية' },
   mobile_wallet: { en: 'Mobile wallet', ar: 'محفظة الجوال' },
+  company_account: { en: 'Paid by your company', ar: 'مدفوع من شركتك' },
   bank_transfer: { en: 'Bank transfer', ar: 'تحويل بنكي' },
   cheque: { en: 'Cheque', ar: 'شيك' },
 };

@@ -1,4 +1,4 @@
-import type { PaymentMethod, PaymentStatus } from '../entities';
+import type { PaymentRowMethod, PaymentStatus } from '../entities';
 import { toMinorUnits } from '../payments/money';
 import { provisionalReceiptNumber } from '../payments/service';
 import { DATE_SQL, LABELS, METHOD_NAMES, STATUS_NAMES } from './names';
@@ -9,7 +9,7 @@ import type { DocumentType } from './registry';
 export interface PaymentReceiptData {
   id: string;
   orderId: string;
-  method: PaymentMethod;
+  method: PaymentRowMethod;
   status: PaymentStatus;
   /** numeric(12,2) as text, in `currency`. */
   amount: string;
@@ -22,7 +22,7 @@ export interface PaymentReceiptData {
 interface Row {
   id: string;
   order_id: string;
-  method: PaymentMethod;
+  method: PaymentRowMethod;
   status: PaymentStatus;
   amount: string;
   currency: string;

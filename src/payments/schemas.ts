@@ -1,4 +1,4 @@
-import { PAYMENT_METHODS, PAYMENT_STATUSES } from '../entities';
+import { PAYMENT_ROW_METHODS, PAYMENT_STATUSES } from '../entities';
 import { chars, nonEmpty, PathId, Uuid } from '../http/fields';
 import { z } from '../openapi/registry';
 
@@ -67,7 +67,10 @@ export const Receipt = z
     orderId: z.uuid(),
     amountSar: z.number().openapi({ description: "Historical name: the amount in the payment's own `currency`" }),
     currency: z.string(),
-    method: z.enum(PAYMENT_METHODS),
+    method: z.enum(PAYMENT_ROW_METHODS).openapi({
+      description:
+        "A request's method, or `company_account`: the order of a company seat, paid by the company's account (never a request method)",
+    }),
     status: Status,
     paidAt: z.iso.datetime().nullable(),
     messageEn: z.string(),

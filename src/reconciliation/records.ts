@@ -61,7 +61,7 @@ export interface RefundFlag {
 /**
  * Flags a completed payment for refund (PAYMENT_REFUND_REQUIRED) in the caller's transaction: its
  * activation was cancelled or failed after the money was taken, or it succeeded after its order was
- * cancelled. One record per payment; null when it was flagged already (or does not exist).
+ * cancelled. One record per payment; null when it was flagged already, does not exist, or is a corporate payment.
  */
 export async function flagRefund(
   em: EntityManager,
@@ -79,9 +79,11 @@ export async function flagRefund(
   >(
     `select p.order_id, p.amount, p.currency, p.provider, p.gateway_transaction_id,
             (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
-       from payments p where p.id = ?`,
+       from payments p where p.id = ? and p.provider <> 'company'`,
     [input.paymentId],
   );
+  // A company seat's corporate payment (provider `company`) moved no money: its ended activation is no
+  // longer a live charge (balance.ts), which is the company's whole refund.
   if (!payment) return null;
   const flag: RefundFlag = {
     code: REFUND_REQUIRED,
