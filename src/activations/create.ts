@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { SimType } from '../entities';
+import type { OrderStatus, SimType } from '../entities';
 import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
 import type { ActivationWorkflows } from '../temporal/activations';
+import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate, seatTerms, type Seat } from './company';
 import { askOperator, checkEsimGate, pluginFor } from './serial';
 import { liveActivations, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
 
@@ -36,9 +37,29 @@ interface PackageRow {
   operator_slug: string;
 }
 
+interface CreateInput {
+  iccid: string;
+  packageId: string;
+  simType: SimType;
+}
+
+type RowIds = Record<'activationId' | 'orderId' | 'orderItemId', string>;
+const newIds = (): RowIds => ({ activationId: randomUUID(), orderId: randomUUID(), orderItemId: randomUUID() });
+
+interface OrderRows {
+  ids: RowIds;
+  userId: string;
+  companyId: string | null;
+  orderStatus: OrderStatus;
+  /** The order total and the item's unit price (decimal string). */
+  priceSar: string;
+  pkg: PackageRow;
+  input: CreateInput;
+}
+
 /**
- * Validate-iccid and create (consumer branch). Create writes order, order item
- * and activation in one transaction, then starts the activation workflow
+ * Validate-iccid and create (consumer branch, and the company branch of company.ts). Create writes
+ * order, order item and activation in one transaction, then starts the activation workflow
  * (within a deadline, src/temporal/activations.ts); if the start fails, the rows
  * are removed and the create fails. A process that dies between the commit and
  * the start leaves a `pending` row with no workflow: the recovery schedule
@@ -61,24 +82,118 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     return { valid: true as const, operatorId: operator.id, operatorSlug, simType };
   }
 
-  async function create(userId: string, input: { iccid: string; packageId: string; simType: SimType }) {
+  /** A caller with a roster entry activates their company seat (company.ts); everyone else is a consumer. */
+  async function create(userId: string, input: CreateInput) {
+    const seat = await findSeat(orm.em.fork(), userId);
+    return seat ? createForSeat(userId, seat, input) : createForConsumer(userId, input);
+  }
+
+  async function createForConsumer(userId: string, input: CreateInput) {
     checkEsimGate(config, input.simType);
+    const pkg = await findPackage(input.packageId);
+    await checkSerial(pkg, input);
+    const ids = newIds();
+    await transact(async (em) => {
+      // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
+      // This is the first of three gates (sim-limit.ts): the type is the person's, not proven for this SIM yet.
+      const identityType = await lockPerson(em, userId);
+      const limit = SIM_LIMITS[identityType];
+      if ((await liveActivations(em, userId)) >= limit) {
+        throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
+      }
+      await insertOrderRows(em, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.price_sar, pkg, input });
+    });
+    return launch(userId, ids, input.simType, false);
+  }
+
+  /**
+   * The company branch: the seat's package and price come from the contract (company.ts), the order
+   * lands paid with the synthetic corporate payment in the same transaction, and the workflow starts
+   * already paid (identity verification is still required).
+   */
+  async function createForSeat(userId: string, seat: Seat, input: CreateInput) {
+    // Company seats are physical only (eSIM rule 6), whatever the eSIM gate says.
+    if (input.simType === 'esim') throw new AppError('ACTIVATION_ESIM_DISABLED');
+    checkSeat(seat);
+    const em = orm.em.fork();
+    const terms = await seatTerms(em, seat, input.packageId);
+    await checkSeatFree(em, userId);
+    const pkg = await findPackage(terms.packageId);
+    await checkSerial(pkg, input);
+    const ids = newIds();
+    await transact(async (tx) => {
+      await lockAndGate(tx, userId, seat, terms);
+      const now = await insertOrderRows(tx, {
+        ids,
+        userId,
+        companyId: seat.companyId,
+        orderStatus: 'paid',
+        priceSar: terms.priceSar,
+        pkg,
+        input,
+      });
+      await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
+    });
+    return launch(userId, ids, input.simType, true);
+  }
+
+  async function findPackage(packageId: string): Promise<PackageRow> {
     const [pkg] = await orm.em.fork().execute<PackageRow[]>(
       `select p.id, p.price_sar, p.operator_id, o.slug as operator_slug
          from packages p join operators o on o.id = p.operator_id
         where p.id = ? and p.is_active and o.is_active and o.kind = 'telecom'`,
-      [input.packageId],
+      [packageId],
     );
     if (!pkg) throw new AppError('NOT_FOUND');
+    return pkg;
+  }
+
+  async function checkSerial(pkg: PackageRow, input: CreateInput): Promise<void> {
     const plugin = pluginFor(operators, pkg.operator_slug, input.simType);
     const check = await askOperator(plugin, input.iccid, input.simType);
     if (!check.valid) throw new AppError(input.simType === 'esim' ? 'ACTIVATION_CODE_INVALID' : 'ACTIVATION_ICCID_INVALID');
+  }
 
-    const ids = { activationId: randomUUID(), orderId: randomUUID(), orderItemId: randomUUID() };
-    await insertRows(userId, pkg, input, ids);
+  /** The create transaction; a serial already in a live activation (unique index) is SERIAL_IN_USE. */
+  async function transact(work: (em: EntityManager) => Promise<void>): Promise<void> {
+    try {
+      await orm.em.fork().transactional(work);
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) {
+        throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
+      }
+      throw err;
+    }
+  }
+
+  /** Order, order item and activation (`pending` / `waiting`) in the caller's transaction; returns the time written. */
+  async function insertOrderRows(em: EntityManager, f: OrderRows): Promise<Date> {
+    const now = clock();
+    const { ids, pkg, input } = f;
+    await em.execute(
+      `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at) values (?, ?, ?, ?, ?, 'SAR', ?, ?)`,
+      [ids.orderId, f.userId, f.companyId, f.orderStatus, f.priceSar, now, now],
+    );
+    await em.execute(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values (?, ?, ?, ?, 1, ?)`, [
+      ids.orderItemId,
+      ids.orderId,
+      pkg.id,
+      input.iccid,
+      f.priceSar,
+    ]);
+    await em.execute(
+      `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status, identity_status, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?, ?)`,
+      [ids.activationId, ids.orderId, ids.orderItemId, f.userId, pkg.operator_id, pkg.id, input.iccid, input.simType, now, now],
+    );
+    return now;
+  }
+
+  /** After the commit: start the workflow (a failed start removes the rows and fails the create), then mark it started. */
+  async function launch(userId: string, ids: RowIds, simType: SimType, paid: boolean) {
     afterCommit();
     try {
-      await deps.workflows.start({ activationId: ids.activationId, userId, orderId: ids.orderId, simType: input.simType });
+      await deps.workflows.start({ activationId: ids.activationId, userId, orderId: ids.orderId, simType, ...(paid ? { paid } : {}) });
     } catch (err) {
       deps.logger?.error({ err, activationId: ids.activationId }, 'activation workflow did not start; rows removed');
       await removeRows(ids);
@@ -90,49 +205,8 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       orderId: ids.orderId,
       status: 'pending' as const,
       identityStatus: 'waiting' as const,
-      simType: input.simType,
+      simType,
     };
-  }
-
-  async function insertRows(
-    userId: string,
-    pkg: PackageRow,
-    input: { iccid: string; simType: SimType },
-    ids: Record<'activationId' | 'orderId' | 'orderItemId', string>,
-  ) {
-    try {
-      await orm.em.fork().transactional(async (em) => {
-        // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
-        // This is the first of three gates (sim-limit.ts): the type is the person's, not proven for this SIM yet.
-        const identityType = await lockPerson(em, userId);
-        const limit = SIM_LIMITS[identityType];
-        if ((await liveActivations(em, userId)) >= limit) {
-          throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
-        }
-        const now = clock();
-        await em.execute(
-          `insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at) values (?, ?, 'pending_payment', ?, 'SAR', ?, ?)`,
-          [ids.orderId, userId, pkg.price_sar, now, now],
-        );
-        await em.execute(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values (?, ?, ?, ?, 1, ?)`, [
-          ids.orderItemId,
-          ids.orderId,
-          pkg.id,
-          input.iccid,
-          pkg.price_sar,
-        ]);
-        await em.execute(
-          `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status, identity_status, created_at, updated_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?, ?)`,
-          [ids.activationId, ids.orderId, ids.orderItemId, userId, pkg.operator_id, pkg.id, input.iccid, input.simType, now, now],
-        );
-      });
-    } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
-        throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
-      }
-      throw err;
-    }
   }
 
   /** Best effort: a row left unmarked costs the recovery one look (it finds the run and marks it). */
@@ -149,6 +223,8 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   async function removeRows(ids: Record<'activationId' | 'orderId', string>) {
     await orm.em.fork().transactional(async (em) => {
       await em.execute('delete from activations where id = ?', [ids.activationId]);
+      // A company seat's corporate payment goes with its order (a consumer order has none yet).
+      await em.execute('delete from payments where order_id = ?', [ids.orderId]);
       await em.execute('delete from orders where id = ?', [ids.orderId]);
     });
   }

@@ -48,7 +48,12 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
       description:
         'SIM limits by identity type (citizen 10, resident 2, visitor 1) answer ACTIVATION_FAILED with `details.reason = SIM_LIMIT_EXCEEDED`; ' +
         'a serial already in a live activation `SERIAL_IN_USE`; a workflow that cannot start `WORKFLOW_UNAVAILABLE` (nothing is kept). ' +
-        'An unknown or inactive package answers NOT_FOUND.',
+        'An unknown or inactive package answers NOT_FOUND. ' +
+        "Company branch: a caller with a company roster entry activates their seat. The package must be the seat's (prepaid: the assigned " +
+        'contract line; flexible: the roster package at its mint-time price), the link redeemed, the company approved, no pending, ' +
+        'in-progress or activated SIM held (a failed or cancelled one may retry), physical SIMs only; flexible seats need funded minus ' +
+        'drawn to cover the price. The order lands `paid` with a completed corporate payment (method `company_account`, provider `company`) ' +
+        'and the workflow starts already paid; the SIM limit at create does not apply to a seat (one seat, one SIM).',
       body: s.CreateActivationBody,
       response: json(s.CreateActivationResponse, {
         status: 201,
@@ -82,6 +87,11 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
         'ACTIVATION_ESIM_UNSUPPORTED_OPERATOR',
         'ACTIVATION_FAILED',
         'NOT_FOUND',
+        'COMPANY_NOT_APPROVED',
+        'ACTIVATION_PACKAGE_NOT_ON_CONTRACT',
+        'ACTIVATION_LINK_NOT_REDEEMED',
+        'ACTIVATION_SEAT_ALREADY_USED',
+        'COMPANY_BALANCE_EXCEEDED',
         'OPERATOR_UNAVAILABLE',
         'OPERATOR_TIMEOUT',
       ],

@@ -54,8 +54,8 @@ export const LIVE_CHARGE = (order: string) =>
   `${order}.status in ('paid', 'completed')
    and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
 
-/** Σ order totals: numeric SAR summed exactly, then whole halalas. */
-async function drawnHalalas(em: EntityManager, companyId: string): Promise<number> {
+/** Σ order totals of the live charges: numeric SAR summed exactly, then whole halalas (also the company activation gate). */
+export async function drawnHalalas(em: EntityManager, companyId: string): Promise<number> {
   const [row] = await em.execute<{ drawn: string | number }[]>(
     `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = ? and ${LIVE_CHARGE('o')}`,
     [companyId],

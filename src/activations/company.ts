@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CompanyStatus, PaymentMode } from '../entities';
+import { drawnHalalas } from '../contracts/balance';
+import { paidHalalas } from '../contracts/payments-repository';
+import { AppError } from '../http/errors';
+import { REDEEMED_LINK } from '../links/repository';
+import { receiptNumber } from '../payments/settle';
+
+/**
+ * The company branch of POST /activations (spec consumer-service, "Company branch").
+ *
+ * A caller belongs to a company when a roster entry holds their user (roster_entries.user_id): staging
+ * creates one end-user account per company and person, so that account is the seat. Company admins and
+ * members (company_users) are not seats and keep the consumer branch.
+ *
+ * One seat, one SIM: the person may hold no pending, in-progress or activated activation; a failed or
+ * cancelled one may be retried (its order is no longer a live charge, balance.ts LIVE_CHARGE). The
+ * consumer SIM limit at create (sim-limit.ts gate 1) does not apply: the seat rule already allows one
+ * live SIM, at most any identity type's limit; the workflow's gates at verification and handoff still do.
+ */
+
+/** The caller's roster entry, with what the pre-checks decide on. */
+export interface Seat {
+  rosterEntryId: string;
+  companyId: string;
+  companyStatus: CompanyStatus;
+  packageId: string | null;
+  contractItemId: string | null;
+  /** Flexible: the mint-time price snapshot, in halalas. */
+  snapshotHalalas: number | null;
+  redeemed: boolean;
+}
+
+/** What the seat is charged: the package and its price (a decimal string and whole halalas). */
+export interface SeatTerms {
+  mode: PaymentMode;
+  contractId: string;
+  packageId: string;
+  priceSar: string;
+  priceHalalas: number;
+}
+
+export async function findSeat(em: EntityManager, userId: string): Promise<Seat | null> {
+  const [row] = await em.execute<
+    {
+      id: string;
+      company_id: string;
+      company_status: CompanyStatus;
+      package_id: string | null;
+      contract_item_id: string | null;
+      snapshot: string | number | null;
+      redeemed: boolean;
+    }[]
+  >(
+    `select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
+            (r.unit_price_sar * 100)::bigint as snapshot,
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed
+       from roster_entries r join companies c on c.id = r.company_id
+      where r.user_id = ?
+      order by r.created_at desc, r.id desc limit 1`,
+    [userId],
+  );
+  if (!row) return null;
+  return {
+    rosterEntryId: row.id,
+    companyId: row.company_id,
+    companyStatus: row.company_status,
+    packageId: row.package_id,
+    contractItemId: row.contract_item_id,
+    snapshotHalalas: row.snapshot === null ? null : Number(row.snapshot),
+    redeemed: row.redeemed,
+  };
+}
+
+/**
+ * The seat's package and price under the company's active contract. Prepaid: the assigned contract
+ * line (its package, its unit price); flexible: the entry's package at its price snapshot. No active
+ * contract, no assignment, or another package than the body's: ACTIVATION_PACKAGE_NOT_ON_CONTRACT.
+ */
+export async function seatTerms(em: EntityManager, seat: Seat, requestedPackageId: string): Promise<SeatTerms> {
+  const [contract] = await em.execute<{ id: string; payment_mode: PaymentMode }[]>(
+    `select id, payment_mode from contracts where company_id = ? and status = 'active'`,
+    [seat.companyId],
+  );
+  if (!contract) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ACTIVE_CONTRACT' } });
+  const assigned = contract.payment_mode === 'prepaid' ? await prepaidLine(em, contract.id, seat) : flexibleSnapshot(seat);
+  if (!assigned) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ASSIGNED_PACKAGE' } });
+  if (assigned.packageId !== requestedPackageId.toLowerCase()) {
+    throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'PACKAGE_DIFFERS' } });
+  }
+  return {
+    mode: contract.payment_mode,
+    contractId: contract.id,
+    packageId: assigned.packageId,
+    priceHalalas: assigned.halalas,
+    priceSar: (assigned.halalas / 100).toFixed(2),
+  };
+}
+
+async function prepaidLine(em: EntityManager, contractId: string, seat: Seat): Promise<{ packageId: string; halalas: number } | null> {
+  if (!seat.contractItemId) return null;
+  const [line] = await em.execute<{ package_id: string; unit_price_halalas: string | number }[]>(
+    'select package_id, unit_price_halalas from contract_items where id = ? and contract_id = ?',
+    [seat.contractItemId, contractId],
+  );
+  return line ? { packageId: line.package_id, halalas: Number(line.unit_price_halalas) } : null;
+}
+
+/** A flexible seat is priced only by its snapshot: without one (never minted) nothing is assigned. */
+function flexibleSnapshot(seat: Seat): { packageId: string; halalas: number } | null {
+  return seat.packageId && seat.snapshotHalalas !== null ? { packageId: seat.packageId, halalas: seat.snapshotHalalas } : null;
+}
+
+/** The checks that need no lock, in the order the answers are decided (after the eSIM refusal). */
+export function checkSeat(seat: Seat): void {
+  if (seat.companyStatus !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
+  if (!seat.redeemed) throw new AppError('ACTIVATION_LINK_NOT_REDEEMED');
+}
+
+/** One seat, one SIM: a pending, in-progress or activated activation of the person holds it. */
+export async function checkSeatFree(em: EntityManager, userId: string): Promise<void> {
+  const [row] = await em.execute<{ used: boolean }[]>(
+    `select exists (select 1 from activations where user_id = ? and status in ('pending', 'in_progress', 'activated')) as used`,
+    [userId],
+  );
+  if (row.used) throw new AppError('ACTIVATION_SEAT_ALREADY_USED');
+}
+
+/**
+ * Inside the create transaction: locks the company row (as minting does, so activations and mints of
+ * one company serialize), then re-checks what a parallel request could have changed: the company's
+ * approval, the seat, and for flexible the balance (funded − drawn, balance.ts; committed seats are
+ * advisory and not counted here, as the spec's gate says).
+ */
+export async function lockAndGate(em: EntityManager, userId: string, seat: Seat, terms: SeatTerms): Promise<void> {
+  const [company] = await em.execute<{ status: CompanyStatus }[]>('select status from companies where id = ? for update', [seat.companyId]);
+  if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
+  await checkSeatFree(em, userId);
+  if (terms.mode !== 'flexible') return;
+  const available = (await paidHalalas(em, terms.contractId)) - (await drawnHalalas(em, seat.companyId));
+  if (terms.priceHalalas > available) throw new AppError('COMPANY_BALANCE_EXCEEDED');
+}
+
+/**
+ * The synthetic corporate payment: the company's account paid the order when it was created. It is
+ * the person's row (user_id: the receipt route is owner-only) with method `company_account` and
+ * provider `company`, completed at once with a receipt number; its idempotency key names the order, so
+ * it can never be a replay of a request's key (those answer a fingerprint conflict at worst).
+ */
+export async function insertCorporatePayment(
+  em: EntityManager,
+  f: { orderId: string; userId: string; priceSar: string; now: Date },
+): Promise<void> {
+  const key = `company-seat:${f.orderId}`;
+  await em.execute(
+    `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+                           receipt_number, paid_at, created_at, updated_at)
+     values (?, ?, 'company_account', 'company', 'completed', ?, 'SAR', ?, ?, ?, ?, ?, ?)`,
+    [f.orderId, f.userId, f.priceSar, key, createHash('sha256').update(key).digest('hex'), receiptNumber(f.now), f.now, f.now, f.now],
+  );
+}
