@@ -11,8 +11,9 @@ import { receiptNumber } from '../payments/settle';
  * The company branch of POST /activations (spec consumer-service, "Company branch").
  *
  * A caller belongs to a company when a roster entry holds their user (roster_entries.user_id): staging
- * creates one end-user account per company and person, so that account is the seat. Company admins and
- * members (company_users) are not seats and keep the consumer branch.
+ * creates one end-user account per company and person, so that account is the seat. Failing that, a
+ * company invitation link of theirs (invitation_links.user_id with a company_id) makes them a company
+ * user without an entry. Company admins and members (company_users) are not seats: consumer branch.
  *
  * One seat, one SIM: the person may hold no pending, in-progress or activated activation; a failed or
  * cancelled one may be retried (its order is no longer a live charge, balance.ts LIVE_CHARGE). The
@@ -20,9 +21,9 @@ import { receiptNumber } from '../payments/settle';
  * live SIM, at most any identity type's limit; the workflow's gates at verification and handoff still do.
  */
 
-/** The caller's roster entry, with what the pre-checks decide on. */
+/** The caller's roster entry (null: a company link names them, no entry does), with what the checks decide on. */
 export interface Seat {
-  rosterEntryId: string;
+  rosterEntryId: string | null;
   companyId: string;
   companyStatus: CompanyStatus;
   packageId: string | null;
@@ -42,17 +43,7 @@ export interface SeatTerms {
 }
 
 export async function findSeat(em: EntityManager, userId: string): Promise<Seat | null> {
-  const [row] = await em.execute<
-    {
-      id: string;
-      company_id: string;
-      company_status: CompanyStatus;
-      package_id: string | null;
-      contract_item_id: string | null;
-      snapshot: string | number | null;
-      redeemed: boolean;
-    }[]
-  >(
+  const [row] = await em.execute<SeatDbRow[]>(
     `select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
             (r.unit_price_sar * 100)::bigint as snapshot,
             exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed
@@ -61,7 +52,37 @@ export async function findSeat(em: EntityManager, userId: string): Promise<Seat 
       order by r.created_at desc, r.id desc limit 1`,
     [userId],
   );
-  if (!row) return null;
+  return row ? seatOf(row) : linkedWithoutEntry(em, userId);
+}
+
+interface SeatDbRow {
+  id: string | null;
+  company_id: string;
+  company_status: CompanyStatus;
+  package_id: string | null;
+  contract_item_id: string | null;
+  snapshot: string | number | null;
+  redeemed: boolean;
+}
+
+/**
+ * A company's invitation link names the person without a roster entry (a link minted outside the
+ * roster): still a company user, whose create answers ACTIVATION_PACKAGE_NOT_ON_CONTRACT (no roster
+ * entry) once the approval and redemption checks pass.
+ */
+async function linkedWithoutEntry(em: EntityManager, userId: string): Promise<Seat | null> {
+  const [row] = await em.execute<SeatDbRow[]>(
+    `select null as id, l.company_id, c.status as company_status, null as package_id, null as contract_item_id, null as snapshot,
+            exists (select 1 from invitation_links u where u.user_id = l.user_id and u.company_id = l.company_id and ${REDEEMED_LINK('u')}) as redeemed
+       from invitation_links l join companies c on c.id = l.company_id
+      where l.user_id = ?
+      order by l.created_at desc, l.id desc limit 1`,
+    [userId],
+  );
+  return row ? seatOf(row) : null;
+}
+
+function seatOf(row: SeatDbRow): Seat {
   return {
     rosterEntryId: row.id,
     companyId: row.company_id,
@@ -79,6 +100,7 @@ export async function findSeat(em: EntityManager, userId: string): Promise<Seat 
  * contract, no assignment, or another package than the body's: ACTIVATION_PACKAGE_NOT_ON_CONTRACT.
  */
 export async function seatTerms(em: EntityManager, seat: Seat, requestedPackageId: string): Promise<SeatTerms> {
+  if (!seat.rosterEntryId) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ROSTER_ENTRY' } });
   const [contract] = await em.execute<{ id: string; payment_mode: PaymentMode }[]>(
     `select id, payment_mode from contracts where company_id = ? and status = 'active'`,
     [seat.companyId],

@@ -11,6 +11,7 @@ import { binaryParser } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
 import {
   activateSeat,
+  linkedWithoutEntry,
   liveCharges,
   mockOperatorPackage,
   seatCompany,
@@ -170,6 +171,24 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
     }
     expect(await ordersOf(person)).toBe(0);
     expect((await activateSeat(t, person.token, { packageId: company.packageId.toUpperCase() })).status).toBe(201);
+  });
+
+  it('answers ACTIVATION_PACKAGE_NOT_ON_CONTRACT for a company user on no roster (a redeemed company link, no entry)', async () => {
+    const redeemed = await linkedWithoutEntry(t, company, 'used');
+    const res = await activateSeat(t, redeemed.token, { packageId: company.packageId });
+    expect([res.status, errorCode(res)]).toEqual([409, 'ACTIVATION_PACKAGE_NOT_ON_CONTRACT']);
+    const unredeemed = await linkedWithoutEntry(t, company, 'sent');
+    const first = await activateSeat(t, unredeemed.token, { packageId: company.packageId });
+    expect([first.status, errorCode(first)]).toEqual([409, 'ACTIVATION_LINK_NOT_REDEEMED']);
+    expect((await ordersOf(redeemed)) + (await ordersOf(unredeemed))).toBe(0);
+  });
+
+  it('gives one seat one SIM when the person creates five at once', async () => {
+    const person = await seatHolder(t, company);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => activateSeat(t, person.token, { packageId: company.packageId })));
+    const codes = answers.map((r) => (r.status === 201 ? 201 : errorCode(r))).sort();
+    expect(codes).toEqual([201, ...Array<string>(4).fill('ACTIVATION_SEAT_ALREADY_USED')].sort());
+    expect(await ordersOf(person)).toBe(1);
   });
 
   it('answers ACTIVATION_SEAT_ALREADY_USED while the person has a pending, in-progress or activated SIM', async () => {

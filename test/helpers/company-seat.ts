@@ -1,6 +1,7 @@
 // Company seat fixtures for POST /activations (company branch): an approved company with an active
 // contract on a package the mock operator serves, and seat holders (signed-up users with a roster
 // entry and, unless told otherwise, a redeemed link) written with SQL.
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { PaymentMode } from '../../src/entities';
 import { bearer, signUp, type TestApp } from './app';
@@ -67,7 +68,7 @@ export async function seatCompany(t: TestApp, opts: SeatCompanyOptions): Promise
 export interface SeatHolder {
   token: string;
   userId: string;
-  rosterEntryId: string;
+  rosterEntryId: string | null;
 }
 
 export interface SeatHolderOptions {
@@ -109,6 +110,21 @@ export async function seatHolder(t: TestApp, company: SeatCompany, opts: SeatHol
     });
   }
   return { token: user.token, userId: user.userId, rosterEntryId };
+}
+
+/** A signed-up person named by a company link of theirs but on no roster (a link minted outside the roster). */
+export async function linkedWithoutEntry(
+  t: TestApp,
+  company: SeatCompany,
+  status: 'used' | 'sent',
+): Promise<SeatHolder & { rosterEntryId: null }> {
+  const user = await signUp(t, { name: 'Linked Only' });
+  await t.db.query(
+    `insert into invitation_links (token_hash, user_id, company_id, package_id, status, expires_at, used_at, created_at, updated_at)
+     values ($1, $2, $3, $4, $5, now() + interval '1 day', $6, now(), now())`,
+    [randomBytes(32).toString('hex'), user.userId, company.companyId, company.packageId, status, status === 'used' ? new Date() : null],
+  );
+  return { token: user.token, userId: user.userId, rosterEntryId: null };
 }
 
 /** POST /activations as the seat holder (a fresh mock serial unless given), optionally in Arabic. */
