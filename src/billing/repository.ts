@@ -1,46 +1,85 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LIVE_CHARGE } from '../contracts/balance';
 import { ACTIVE_LINK_STATUSES } from '../entities';
 import type { ActivityKind } from './schemas';
 
 /** The billing and dashboard reads; money stays in halalas until the view. */
 
-export interface ChargeRow {
-  order_id: string;
-  created_at: Date | string;
-  person_name: string;
-  package_name: string | null;
-  halalas: string | number;
-  payment_id: string | null;
+/** A charge entry of the billing answer, as company_charges renders it. */
+export interface ChargeEntry {
+  date: string;
+  personName: string;
+  packageName: string;
+  amountSar: number;
+  paymentId: string | null;
+}
+
+export interface BillingCharges {
+  /** The company's charges, newest first. */
+  charges: ChargeEntry[];
+  /** Σ charges, and Σ of those dated in [monthFrom, monthTo), in whole halalas. */
+  outstanding: number;
+  accrued: number;
 }
 
 /**
- * One row per live charge: a paid order of the company whose activation is alive (the same rule as
- * the balance's drawn, LIVE_CHARGE), newest first. Each row's amount is the order total in whole
- * halalas, so Σ rows is exactly the drawn total. The package (the order's first item) and the
- * completed payment are joined as sets, not looked up per order: a company may have 10,000 charges.
+ * The company's live charges (a paid company order whose activation is alive: the balance's
+ * LIVE_CHARGE rule) newest first, and their sums. The triggers of migration CompanyCharges keep one
+ * row per charge in company_charges with its answer entry already rendered as JSON (the date in ISO
+ * 8601 UTC with milliseconds, the amount as the order's 2-decimal total), so this is one read of one
+ * table: the entries are joined as text and parsed once, with no row mapping per charge. The sums are
+ * numeric SAR added exactly, then whole halalas, from the same rows as the entries, so Σ entries is
+ * exactly `outstanding`.
  */
+export async function billingCharges(em: EntityManager, companyId: string, monthFrom: Date, monthTo: Date): Promise<BillingCharges> {
+  const [row] = await em.execute<{ charges: string; outstanding: string | number; accrued: string | number }[]>(
+    `select coalesce('[' || string_agg(c.charge_json, ',' order by c.created_at desc, c.order_id desc) || ']', '[]') as charges,
+            (coalesce(sum(c.amount_sar), 0) * 100)::bigint as outstanding,
+            (coalesce(sum(c.amount_sar) filter (where c.created_at >= ? and c.created_at < ?), 0) * 100)::bigint as accrued
+       from company_charges c
+      where c.company_id = ?`,
+    [monthFrom, monthTo, companyId],
+  );
+  return { charges: JSON.parse(row.charges) as ChargeEntry[], outstanding: Number(row.outstanding), accrued: Number(row.accrued) };
+}
+
+export interface ChargeRow {
+  entry: ChargeEntry;
+  halalas: number;
+}
+
+/** The same charges as rows, for charges.csv: each entry and its amount in whole halalas. */
 export async function chargeRows(em: EntityManager, companyId: string): Promise<ChargeRow[]> {
-  return em.execute<ChargeRow[]>(
-    `with live as (
-       select o.id, o.user_id, o.created_at, o.total_amount_sar from orders o where o.company_id = ? and ${LIVE_CHARGE('o')}
-     ), item as (
-       select distinct on (oi.order_id) oi.order_id, p.name_en
-         from order_items oi join live on live.id = oi.order_id join packages p on p.id = oi.package_id
-        order by oi.order_id, oi.id
-     ), paid as (
-       select distinct on (pay.order_id) pay.order_id, pay.id
-         from payments pay join live on live.id = pay.order_id
-        where pay.status = 'completed'
-        order by pay.order_id, pay.paid_at desc nulls last, pay.created_at desc, pay.id
-     )
-     select live.id as order_id, live.created_at, u.name as person_name, (live.total_amount_sar * 100)::bigint as halalas,
-            item.name_en as package_name, paid.id as payment_id
-       from live
-       join users u on u.id = live.user_id
-       left join item on item.order_id = live.id
-       left join paid on paid.order_id = live.id
-      order by live.created_at desc, live.id desc`,
+  const rows = await em.execute<{ charge_json: string; halalas: string | number }[]>(
+    `select c.charge_json, (c.amount_sar * 100)::bigint as halalas
+       from company_charges c
+      where c.company_id = ?
+      order by c.created_at desc, c.order_id desc`,
+    [companyId],
+  );
+  return rows.map((r) => ({ entry: JSON.parse(r.charge_json) as ChargeEntry, halalas: Number(r.halalas) }));
+}
+
+export interface ActiveLineRow {
+  package_id: string;
+  name_en: string;
+  name_ar: string;
+  count: string | number;
+  drawn: string | number;
+}
+
+/**
+ * Flexible activeLines: per package, the activated (not deleted) activations of the company's paid
+ * orders and Σ their items in halalas (the balance's activeLines rule), from company_order_lines,
+ * which the same triggers keep per order and package.
+ */
+export async function activeLineRows(em: EntityManager, companyId: string): Promise<ActiveLineRow[]> {
+  return em.execute<ActiveLineRow[]>(
+    `select p.id as package_id, p.name_en, p.name_ar, sum(l.activations) as count, sum(l.halalas) as drawn
+       from company_order_lines l
+       join packages p on p.id = l.package_id
+      where l.company_id = ?
+      group by p.id, p.name_en, p.name_ar
+      order by p.name_en, p.id`,
     [companyId],
   );
 }

@@ -1,13 +1,13 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../audit/writer';
-import { activeLines, pickedMode } from '../contracts/balance';
+import { pickedMode } from '../contracts/balance';
 import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
 import { findContract, readContract, type ContractDbRow } from '../contracts/repository';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf } from '../lib/halalas';
-import { chargeRows, dashboardCounts, recentActivity, type ChargeRow } from './repository';
+import { activeLineRows, billingCharges, chargeRows, dashboardCounts, recentActivity, type ChargeRow } from './repository';
 import type { BillingBody } from './schemas';
 
 export interface BillingServiceDeps {
@@ -63,7 +63,7 @@ export function createBillingService(deps: BillingServiceDeps) {
     return snapshot(async (em) => {
       const contract = await findContract(em, { companyId });
       if (!contract) return zeroed(await pickedMode(em, companyId));
-      return billingOf(em, contract, await chargeRows(em, companyId), now);
+      return billingOf(em, contract, now);
     });
   }
 
@@ -115,15 +115,16 @@ function zeroed(mode: PaymentMode): BillingBody {
  * its activations drew against the prepaid lines), so `charges` always sums to it exactly: both come
  * from the same rows, added in whole halalas.
  */
-async function billingOf(em: EntityManager, contract: ContractDbRow, charges: ChargeRow[], now: Date): Promise<BillingBody> {
+async function billingOf(em: EntityManager, contract: ContractDbRow, now: Date): Promise<BillingBody> {
   const flexible = contract.payment_mode === 'flexible';
   const payments = (await listPayments(em, contract.id)).map(paymentEntry);
   const paid = payments.reduce((sum, p) => sum + p.halalas, 0);
-  const outstanding = charges.reduce((sum, c) => sum + Number(c.halalas), 0);
-  const [from, to] = [monthStart(now), nextMonthStart(now)];
-  const accrued = charges
-    .filter((c) => new Date(c.created_at).getTime() >= from && new Date(c.created_at).getTime() < to)
-    .reduce((sum, c) => sum + Number(c.halalas), 0);
+  const { charges, outstanding, accrued } = await billingCharges(
+    em,
+    contract.company_id,
+    new Date(monthStart(now)),
+    new Date(nextMonthStart(now)),
+  );
   return {
     mode: contract.payment_mode,
     outstandingSar: sarOf(outstanding),
@@ -131,12 +132,22 @@ async function billingOf(em: EntityManager, contract: ContractDbRow, charges: Ch
     contractTotalSar: sarOf(contract.total_halalas),
     paidSar: sarOf(paid),
     availableSar: flexible ? sarOf(paid - outstanding) : null,
-    activeLines: flexible ? await activeLines(em, contract.company_id) : [],
+    activeLines: flexible ? await activeLinesOf(em, contract.company_id) : [],
     latestPayment: payments[0]?.view ?? null,
     payments: payments.map((p) => p.view),
     linesDrawn: flexible ? { consumed: 0, total: 0 } : await seatsDrawn(em, contract.id, now),
-    charges: charges.map(chargeView),
+    charges,
   };
+}
+
+async function activeLinesOf(em: EntityManager, companyId: string): Promise<BillingBody['activeLines']> {
+  return (await activeLineRows(em, companyId)).map((r) => ({
+    packageId: r.package_id,
+    nameEn: r.name_en,
+    nameAr: r.name_ar,
+    count: Number(r.count),
+    drawnSar: sarOf(r.drawn),
+  }));
 }
 
 /** Seats consumed on the prepaid lines (the SEAT_CONSUMED rule, through the contract view) and Σ qty. */
@@ -159,19 +170,9 @@ function paymentEntry(row: PaymentDbRow) {
   };
 }
 
-function chargeView(row: ChargeRow): BillingBody['charges'][number] {
-  return {
-    date: iso(row.created_at),
-    personName: row.person_name,
-    packageName: row.package_name ?? '',
-    amountSar: sarOf(row.halalas),
-    paymentId: row.payment_id,
-  };
-}
-
 function csvRow(row: ChargeRow): Record<ChargesCsvKey, CsvValue> {
-  const view = chargeView(row);
-  return { date: view.date, person: view.personName, package: view.packageName, amount_sar: sarText(Number(row.halalas)) };
+  const { entry } = row;
+  return { date: entry.date, person: entry.personName, package: entry.packageName, amount_sar: sarText(row.halalas) };
 }
 
 /** Two decimals, from whole halalas (no float on the way): 4951 → "49.51", 5 → "0.05". */

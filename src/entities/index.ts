@@ -2,6 +2,7 @@ import { Activation } from './activation';
 import { AuditEvent } from './audit-event';
 import { Operator, Package } from './catalog';
 import { Company, CompanyUser } from './company';
+import { CompanyCharge, CompanyOrderLine } from './company-charge';
 import { Consent } from './consent';
 import { Contract, ContractItem, ContractPayment } from './contract';
 import { InvitationLink } from './invitation-link';
@@ -21,6 +22,7 @@ export * from './activation';
 export * from './audit-event';
 export * from './catalog';
 export * from './company';
+export * from './company-charge';
 export * from './consent';
 export * from './contract';
 export * from './invitation-link';
@@ -66,4 +68,6 @@ export const entities = [
   Contract,
   ContractItem,
   ContractPayment,
+  CompanyCharge,
+  CompanyOrderLine,
 ];

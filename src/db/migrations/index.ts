@@ -23,6 +23,7 @@ import { Migration20261124010846_quotes_contracts } from './Migration20261124010
 import { Migration20261124023257_invitation_link_channel } from './Migration20261124023257_invitation_link_channel';
 import { Migration20261124024121_admin_links_indexes } from './Migration20261124024121_admin_links_indexes';
 import { Migration20261124033800_company_payment } from './Migration20261124033800_company_payment';
+import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -48,4 +49,5 @@ export const migrationsList = [
   { name: 'Migration20261124023257_invitation_link_channel', class: Migration20261124023257_invitation_link_channel },
   { name: 'Migration20261124024121_admin_links_indexes', class: Migration20261124024121_admin_links_indexes },
   { name: 'Migration20261124033800_company_payment', class: Migration20261124033800_company_payment },
+  { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
 ];

@@ -1,0 +1,139 @@
+import request from 'supertest';
+import type { z } from 'zod';
+import type { BillingResponse } from '../../src/billing/schemas';
+import type { BalanceResponse } from '../../src/contracts/schemas';
+import { bearer, createTestApp, type TestApp } from '../helpers/app';
+import { insertCharge, insertPerson } from '../helpers/billing-fixtures';
+import { insertPackage } from '../helpers/catalog';
+import { signInAs, type Caller } from '../helpers/company-routes';
+import { insertContract } from '../helpers/contracts';
+import { typed } from '../helpers/responses';
+import { rosterCaller } from '../helpers/roster';
+
+// GET /b2b/billing reads company_charges and company_order_lines, which triggers keep from orders,
+// order_items, activations, payments, users and packages (migration CompanyCharges). Every write
+// those tables see after a charge exists must show in the next answer, exactly as the balance sees it.
+let t: TestApp;
+let viewer: Caller;
+beforeAll(async () => {
+  t = await createTestApp();
+  viewer = await signInAs(t, 'admin', { view: ['b2b'] });
+});
+afterAll(() => t.close());
+
+type Billing = z.infer<typeof BillingResponse>['data'];
+const HOUR = 3_600_000;
+
+async function billing(token: string): Promise<Billing> {
+  const res = typed<z.infer<typeof BillingResponse>>(await request(t.app).get('/b2b/billing').set(bearer(token)));
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+/** The billing answer agrees with the administration's balance: drawn is outstanding, same active lines. */
+async function expectBalanceAgrees(companyId: string, data: Billing): Promise<void> {
+  const res = typed<z.infer<typeof BalanceResponse>>(
+    await request(t.app).get(`/admin/contracts/company/${companyId}/balance`).set(bearer(viewer.token)),
+  );
+  expect(res.body.data).toMatchObject({ drawnSar: data.outstandingSar, activeLines: data.activeLines });
+  const sum = data.charges.reduce((s, c) => s + Math.round(c.amountSar * 100), 0);
+  expect(sum).toBe(Math.round(data.outstandingSar * 100));
+}
+
+async function flexibleCompanyWithCharge() {
+  const admin = await rosterCaller(t);
+  await insertContract(t.db, { companyId: admin.companyId, mode: 'flexible' });
+  const pkg = await insertPackage(t.db, { nameEn: 'Omega', nameAr: 'أوميغا' });
+  const person = await insertPerson(t.db, admin.companyId, 'Rana');
+  const createdAt = new Date(t.clock().getTime() - HOUR);
+  const { orderId } = await insertCharge(t.db, {
+    companyId: admin.companyId,
+    userId: person.userId,
+    packageId: pkg,
+    amount: '12.34',
+    createdAt,
+  });
+  return { admin, pkg, person, orderId, createdAt };
+}
+
+describe('GET /b2b/billing follows every write to the rows it reads', () => {
+  it('shows a person’s and a package’s new name', async () => {
+    const f = await flexibleCompanyWithCharge();
+    expect((await billing(f.admin.token)).charges).toEqual([
+      { date: f.createdAt.toISOString(), personName: 'Rana', packageName: 'Omega', amountSar: 12.34, paymentId: null },
+    ]);
+    await t.db.query(`update users set name = 'Rana "R" Haddad' where id = $1`, [f.person.userId]);
+    await t.db.query(`update packages set name_en = 'Omega Plus', name_ar = 'أوميغا بلس' where id = $1`, [f.pkg]);
+    const data = await billing(f.admin.token);
+    expect(data.charges[0]).toMatchObject({ personName: 'Rana "R" Haddad', packageName: 'Omega Plus' });
+    expect(data.activeLines).toEqual([{ packageId: f.pkg, nameEn: 'Omega Plus', nameAr: 'أوميغا بلس', count: 1, drawnSar: 12.34 }]);
+    await expectBalanceAgrees(f.admin.companyId, data);
+  });
+
+  it('drops a charge whose activation fails and shows it again on a live retry of the same order', async () => {
+    const f = await flexibleCompanyWithCharge();
+    await t.db.query(`update activations set status = 'failed' where order_id = $1`, [f.orderId]);
+    let data = await billing(f.admin.token);
+    expect(data).toMatchObject({ charges: [], outstandingSar: 0, activeLines: [] });
+    await expectBalanceAgrees(f.admin.companyId, data);
+    // A pending activation is a live charge but no active line.
+    await t.db.query(
+      `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, status, created_at, updated_at)
+       select gen_random_uuid(), order_id, order_item_id, user_id, operator_id, package_id, iccid || '-2', 'pending', now(), now()
+         from activations where order_id = $1`,
+      [f.orderId],
+    );
+    data = await billing(f.admin.token);
+    expect(data).toMatchObject({ outstandingSar: 12.34, activeLines: [] });
+    expect(data.charges).toHaveLength(1);
+    await expectBalanceAgrees(f.admin.companyId, data);
+  });
+
+  it('takes the newest completed payment, and drops the charge when the order is cancelled or its rows deleted', async () => {
+    const f = await flexibleCompanyWithCharge();
+    const pay = (status: string, paidAt: Date | null) =>
+      t.db.query<{ id: string }>(
+        `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+                               paid_at, created_at, updated_at)
+         values (gen_random_uuid(), $1, $2, 'local_debit', 'mock', $3, 12.34, 'SAR', gen_random_uuid()::text, repeat('f', 64), $4, now(), now())
+         returning id`,
+        [f.orderId, f.person.userId, status, paidAt],
+      );
+    const [older] = await pay('completed', new Date(t.clock().getTime() - 2 * HOUR));
+    const [newer] = await pay('completed', new Date(t.clock().getTime() - HOUR));
+    await pay('failed', null);
+    expect((await billing(f.admin.token)).charges[0].paymentId).toBe(newer.id);
+    await t.db.query(`update payments set status = 'refunded' where id = $1`, [newer.id]);
+    expect((await billing(f.admin.token)).charges[0].paymentId).toBe(older.id);
+
+    await t.db.query(`update orders set status = 'cancelled' where id = $1`, [f.orderId]);
+    expect((await billing(f.admin.token)).charges).toEqual([]);
+    await t.db.query(`update orders set status = 'completed' where id = $1`, [f.orderId]);
+    expect((await billing(f.admin.token)).charges).toHaveLength(1);
+    await t.db.query(`delete from payments where order_id = $1`, [f.orderId]);
+    expect((await billing(f.admin.token)).charges[0].paymentId).toBeNull();
+    await t.db.query(`delete from activations where order_id = $1`, [f.orderId]);
+    await t.db.query(`delete from orders where id = $1`, [f.orderId]);
+    const data = await billing(f.admin.token);
+    expect(data).toMatchObject({ charges: [], outstandingSar: 0, activeLines: [] });
+    await expectBalanceAgrees(f.admin.companyId, data);
+  });
+
+  it('dates a charge in ISO 8601 UTC with milliseconds, truncating microseconds as the row’s Date would', async () => {
+    const f = await flexibleCompanyWithCharge();
+    await t.db.query(`update orders set created_at = '2026-03-01 10:00:00.123987+00' where id = $1`, [f.orderId]);
+    expect((await billing(f.admin.token)).charges[0].date).toBe('2026-03-01T10:00:00.123Z');
+  });
+
+  it('moves an order between companies and keeps consumer orders out', async () => {
+    const f = await flexibleCompanyWithCharge();
+    const other = await rosterCaller(t);
+    await insertContract(t.db, { companyId: other.companyId, mode: 'flexible' });
+    await t.db.query(`update orders set company_id = $2 where id = $1`, [f.orderId, other.companyId]);
+    expect((await billing(f.admin.token)).charges).toEqual([]);
+    expect((await billing(other.token)).charges).toHaveLength(1);
+    await t.db.query(`update orders set company_id = null where id = $1`, [f.orderId]);
+    expect((await billing(other.token)).charges).toEqual([]);
+    await expectBalanceAgrees(other.companyId, await billing(other.token));
+  });
+});
