@@ -180,7 +180,7 @@ export async function runB2bDemo(opts: B2bDemoOptions): Promise<B2bDemoResult> {
   const dashboard = await c.call<z.infer<typeof DashboardResponse>>('GET', '/b2b/dashboard', undefined, as(portal));
   c.show('dashboard', dashboard.data.stats);
 
-  c.log(`\nDone in ${c.elapsed()}s: ${redeemed.user.name}'s SIM is activated and charged to the company.`);
+  c.log(`\nDone in ${c.summary()}: ${redeemed.user.name}'s SIM is activated and charged to the company.`);
   if (opts.temporalUiUrl) {
     c.log('The runs in the Temporal UI:');
     c.log(`   company     ${runUrl(opts.temporalUiUrl, companyWorkflowId(companyId))}`);

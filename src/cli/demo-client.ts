@@ -29,6 +29,7 @@ export function createDemoClient(opts: DemoClientOptions) {
   const timeoutMs = opts.stepTimeoutMs ?? 45_000;
   const started = Date.now();
   let stepNo = 0;
+  let requests = 0;
 
   const elapsed = () => ((Date.now() - started) / 1000).toFixed(1);
   const step = (title: string) => log(`\n${++stepNo}. ${title}  (+${elapsed()}s)`);
@@ -47,7 +48,9 @@ export function createDemoClient(opts: DemoClientOptions) {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    requests++;
     const text = await res.text();
+    if (res.status === 429 && !o.expected?.includes(429)) throw new DemoError(rateLimited(method, route, res.headers.get('retry-after')));
     const json: unknown = text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
     if (!(o.expected ?? [200, 201]).includes(res.status)) throw new DemoError(`${method} ${route} answered ${res.status}: ${text}`);
     if (!o.quiet) log(`   ${method} ${route} -> ${res.status}`);
@@ -74,7 +77,10 @@ export function createDemoClient(opts: DemoClientOptions) {
       return undefined;
     });
 
-  return { log, step, show, call, until, awaitMessage, elapsed, messagesFile: opts.messagesFile };
+  /** For the closing line: the walk's share of the per-IP rate limit. */
+  const summary = () => `${elapsed()}s, ${requests} requests`;
+
+  return { log, step, show, call, until, awaitMessage, summary, messagesFile: opts.messagesFile };
 }
 
 export type DemoClient = ReturnType<typeof createDemoClient>;
@@ -99,6 +105,15 @@ async function messagesTo(file: string, to: string): Promise<SentMessage[]> {
     .map((line) => JSON.parse(line) as SentMessage)
     .filter((m) => m.to === to)
     .reverse();
+}
+
+/** The API's global limit (100 requests per 15 minutes per IP) counts every walk from this machine. */
+function rateLimited(method: string, route: string, retryAfter: string | null): string {
+  return (
+    `${method} ${route} answered 429: this machine spent the API's per-IP rate limit (RATE_LIMIT_MAX requests per ` +
+    `RATE_LIMIT_WINDOW_SECONDS; 100 per 15 minutes by default). Try again in ${retryAfter ?? '?'} s, or restart ` +
+    'the stack with a higher limit for local use: RATE_LIMIT_MAX=1000 npm start'
+  );
 }
 
 export const OTP_PATTERN = /\b(\d{6})\b/;

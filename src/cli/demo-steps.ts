@@ -17,6 +17,8 @@ import { DemoError, OTP_PATTERN, type DemoClient } from './demo-client';
 
 /** A status poll reads the activation, or (422) the error envelope of one that cannot be read yet. */
 type StatusPoll = Partial<z.infer<typeof ActivationStatusResponse>> & { error?: { code: string; message: string } };
+/** Polls are requests too: every second keeps a walk well inside the per-IP rate limit. */
+const POLL_MS = 1_000;
 const FINAL_STATUSES: readonly string[] = ['activated', 'failed', 'cancelled'];
 
 export const digits = (n: number) => Array.from({ length: n }, () => randomInt(10)).join('');
@@ -76,14 +78,18 @@ export async function verifyIdentity(c: DemoClient, token: string, activationId:
   );
   c.show('randomCode', `${verification.randomCode}  (confirmed in the identity app)`);
   c.log(`   polling GET /activations/${activationId}/verify-identity`);
-  const identity = await c.until('identity verification', async () => {
-    const res = await c.call<z.infer<typeof IdentityStatusResponse>>('GET', `/activations/${activationId}/verify-identity`, undefined, {
-      token,
-      expected: [200],
-      quiet: true,
-    });
-    return res.status === 'waiting' ? undefined : res;
-  });
+  const identity = await c.until(
+    'identity verification',
+    async () => {
+      const res = await c.call<z.infer<typeof IdentityStatusResponse>>('GET', `/activations/${activationId}/verify-identity`, undefined, {
+        token,
+        expected: [200],
+        quiet: true,
+      });
+      return res.status === 'waiting' ? undefined : res;
+    },
+    POLL_MS,
+  );
   c.show('identity', identity);
   if (identity.status !== 'completed') throw new DemoError(`identity verification ended ${identity.status}`);
 }
@@ -93,15 +99,19 @@ export async function awaitActivated(c: DemoClient, token: string, activationId:
   c.step('Wait for the workflow to hand the SIM to the operator');
   c.log(`   polling GET /activations/${activationId}/status`);
   let seen: string | undefined;
-  const final = await c.until('the activation to finish', async () => {
-    const res = await c.call<StatusPoll>('GET', `/activations/${activationId}/status`, undefined, {
-      token,
-      expected: [200, 422],
-      quiet: true,
-    });
-    if (res.status !== seen) c.show('status', (seen = res.status) ?? res.error);
-    return FINAL_STATUSES.includes(res.status ?? '') || res.error ? res : undefined;
-  });
+  const final = await c.until(
+    'the activation to finish',
+    async () => {
+      const res = await c.call<StatusPoll>('GET', `/activations/${activationId}/status`, undefined, {
+        token,
+        expected: [200, 422],
+        quiet: true,
+      });
+      if (res.status !== seen) c.show('status', (seen = res.status) ?? res.error);
+      return FINAL_STATUSES.includes(res.status ?? '') || res.error ? res : undefined;
+    },
+    POLL_MS,
+  );
   if (final.status !== 'activated') throw new DemoError(`activation ended ${JSON.stringify(final)}`);
   c.show('iccid', final.iccid);
   if (final.esimProfile) c.show('esimProfile', final.esimProfile);

@@ -84,7 +84,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const receipt = await c.call<z.infer<typeof Receipt>>('GET', `/payments/${payment.paymentId}/receipt`, undefined, { token });
   c.show('receipt', `${receipt.receiptNumber}: ${receipt.amountSar} ${receipt.currency}, ${receipt.status}, paid ${receipt.paidAt}`);
 
-  c.log(`\nDone in ${c.elapsed()}s: activation ${activationId} is activated.`);
+  c.log(`\nDone in ${c.summary()}: activation ${activationId} is activated.`);
   if (opts.temporalUiUrl) {
     c.log(`The workflow run: ${runUrl(opts.temporalUiUrl, activationWorkflowId(activationId))}`);
     c.log(`or search the UI for  ActivationId = "${activationId}"  or  PaymentId = "${payment.paymentId}"`);

@@ -71,7 +71,7 @@ it('walks the demo from register to an activated SIM, paid through the mock prov
   const result = await runDemo({ baseUrl, messagesFile, log: (line) => lines.push(line) });
 
   expect(result.status).toBe('activated');
-  expect(lines.join('\n')).toMatch(/Done in [\d.]+s: activation .* is activated/);
+  expect(lines.join('\n')).toMatch(/Done in [\d.]+s, \d+ requests: activation .* is activated/);
   const [payment] = await db.query<{ status: string; order_status: string }>(
     'select p.status, o.status as order_status from payments p join orders o on o.id = p.order_id where p.id = $1',
     [result.paymentId],
