@@ -26,7 +26,7 @@ import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
-import { createMagicLinkService, type MagicLinkLookups } from './auth/magic-link';
+import { createMagicLinkService } from './auth/magic-link';
 import { createOtpService } from './auth/otp';
 import { createPhoneChangeService } from './auth/phone-change';
 import { authRoutes } from './auth/routes';
@@ -84,7 +84,6 @@ export interface AppDeps {
   messages: MessageSender;
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
-  magicLinkLookups?: MagicLinkLookups;
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
   /** The Temporal side of activations; without it, creates fail cleanly (nothing is kept). */
@@ -149,7 +148,7 @@ export function createApp(deps: AppDeps): Express {
     cipher,
     clock,
     sessions,
-    lookups: deps.magicLinkLookups ?? createMagicLinkLookups(orm),
+    lookups: createMagicLinkLookups(orm),
     missingConsents: accounts.missingConsents,
     assertDeviceAllowed,
   });

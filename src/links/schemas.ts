@@ -87,7 +87,8 @@ export const AssignBody = z
   .refine((b) => (b.packageId !== undefined) !== (b.contractItemId !== undefined), {
     message: 'Exactly one of packageId or contractItemId',
   })
-  .openapi('AssignRosterEntryRequest');
+  // Closed and exactly one property: the document says "exactly one of" as the refine does.
+  .openapi('AssignRosterEntryRequest', { minProperties: 1, maxProperties: 1 });
 
 export const AssignResponse = z.object({ data: RosterEntry }).openapi('AssignRosterEntryResponse');
 export const RemoveResponse = z.object({ data: z.object({ removed: z.literal(true) }) }).openapi('RemoveRosterEntryResponse');

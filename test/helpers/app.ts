@@ -26,14 +26,7 @@ export interface TestAppOptions {
   deps?: Partial<
     Pick<
       AppDeps,
-      | 'magicLinkLookups'
-      | 'temporalReady'
-      | 'activationWorkflows'
-      | 'operators'
-      | 'paymentProvider'
-      | 'paymentWorkflows'
-      | 'companyRuns'
-      | 'quoteRuns'
+      'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns' | 'quoteRuns'
     >
   >;
 }
