@@ -32,6 +32,12 @@
  * connection, so no queueing is counted; the first page under autocannon load is
  * reported next to it for throughput.
  *
+ * B2B portal (bench/b2b.ts has the details): a 500-entry POST /b2b/roster/links/send (mint and
+ * deliver to the development message sink) and a 500-entry POST /b2b/roster/links/export, each
+ * repeated, as entries per second; then GET /b2b/billing for a company with 10,000 charges,
+ * server-side p50 and p99 over sequential requests (timed inside its own server process, as the
+ * history and roster phases do), PASS or FAIL against the budget: p50 under 20 ms.
+ *
  * Webhook burst (last; bench/webhook-burst.ts has the details): 1,000 signed
  * `payment_intent.succeeded` deliveries to POST /webhooks/card-processor, 10 per
  * payment for 100 payments, sent concurrently with redeliveries racing each other,
@@ -65,8 +71,9 @@
  *   --history-requests N  sequential requests per page and phase (default 1000)
  *   --no-roster       skip the B2B roster list (bench/roster.ts)
  *   --no-documents    skip the PDF receipts (bench/documents.ts)
+ *   --no-b2b          skip the B2B link send/export and billing (bench/b2b.ts)
  *   --no-webhooks     skip the webhook burst
- *   --only P          run one phase only: scenarios, history, roster, documents or webhooks
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b or webhooks
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -118,6 +125,7 @@ import {
 } from './history';
 import { asker, captureStatements, jsonPoster, pidAlive, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
+import { b2bPhase } from './b2b';
 import { benchDocuments, type DocumentBenchResult } from './documents';
 import { rosterPhase } from './roster';
 import { webhookBurst } from './webhook-burst';
@@ -461,11 +469,13 @@ interface Options {
   roster: boolean;
   /** PDF receipts rendered in-process (bench/documents.ts). */
   documents: boolean;
+  /** The B2B link send/export and GET /b2b/billing at 10,000 charges (bench/b2b.ts). */
+  b2b: boolean;
   /** The webhook burst next to GET /healthz (bench/webhook-burst.ts). */
   webhooks: boolean;
 }
 
-const PHASES = ['scenarios', 'history', 'roster', 'documents', 'webhooks'] as const;
+const PHASES = ['scenarios', 'history', 'roster', 'documents', 'b2b', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
@@ -481,6 +491,7 @@ function parseOptions(argv: string[]): Options {
     scenarios: true,
     roster: true,
     documents: true,
+    b2b: true,
     webhooks: true,
   };
   const num = (i: number) => {
@@ -501,6 +512,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
     else if (arg === '--no-roster') opts.roster = false;
     else if (arg === '--no-documents') opts.documents = false;
+    else if (arg === '--no-b2b') opts.b2b = false;
     else if (arg === '--no-webhooks') opts.webhooks = false;
     else if (arg === '--only') {
       const phase = argv[++i] as (typeof PHASES)[number];
@@ -752,6 +764,7 @@ async function main(): Promise<void> {
     opts.history ? `GET /activations/history at ${fmt(HISTORY_SMALL_ROWS, 0)} and ${fmt(opts.historyRows, 0)} activations` : '',
     opts.roster ? 'GET /b2b/roster at 10,000 and 100,000 roster rows' : '',
     opts.documents ? `${DOCUMENT_RENDERS} PDF receipts` : '',
+    opts.b2b ? 'B2B link send/export and GET /b2b/billing at 10,000 charges' : '',
     opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
   ].filter(Boolean);
   console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.connections} connections; ${phases.join('; then ')}`);
@@ -785,6 +798,8 @@ async function main(): Promise<void> {
       })
     : undefined;
   const documents = opts.documents ? await documentsPhase() : undefined;
+  // Its own timed server and companies (bench/b2b.ts).
+  const b2b = opts.b2b ? await b2bPhase({ databaseUrl, stopChild, onCleanup: (name, fn) => void cleanups.push({ name, fn }) }) : undefined;
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   const webhooks = opts.webhooks
     ? await webhookBurst({
@@ -805,6 +820,7 @@ async function main(): Promise<void> {
     (!history || history.verdict === 'PASS') &&
     (!roster || roster.verdict === 'PASS') &&
     (!documents || documents.verdict === 'PASS') &&
+    (!b2b || b2b.verdict === 'PASS') &&
     (!webhooks || webhooks.verdict === 'PASS')
       ? 'PASS'
       : 'FAIL';
@@ -833,6 +849,7 @@ async function main(): Promise<void> {
         history,
         roster,
         documents,
+        b2b,
         webhooks,
       },
       null,

@@ -21,6 +21,13 @@ export interface BillingCharges {
   accrued: number;
 }
 
+/** The statement of billingCharges; parameters: month start, next month start, company id (exported for the bench's EXPLAIN). */
+export const BILLING_CHARGES_SQL = `select coalesce('[' || string_agg(c.charge_json, ',' order by c.created_at desc, c.order_id desc) || ']', '[]') as charges,
+            (coalesce(sum(c.amount_sar), 0) * 100)::bigint as outstanding,
+            (coalesce(sum(c.amount_sar) filter (where c.created_at >= ? and c.created_at < ?), 0) * 100)::bigint as accrued
+       from company_charges c
+      where c.company_id = ?`;
+
 /**
  * The company's live charges (a paid company order whose activation is alive: the balance's
  * LIVE_CHARGE rule) newest first, and their sums. The triggers of migration CompanyCharges keep one
@@ -31,14 +38,11 @@ export interface BillingCharges {
  * exactly `outstanding`.
  */
 export async function billingCharges(em: EntityManager, companyId: string, monthFrom: Date, monthTo: Date): Promise<BillingCharges> {
-  const [row] = await em.execute<{ charges: string; outstanding: string | number; accrued: string | number }[]>(
-    `select coalesce('[' || string_agg(c.charge_json, ',' order by c.created_at desc, c.order_id desc) || ']', '[]') as charges,
-            (coalesce(sum(c.amount_sar), 0) * 100)::bigint as outstanding,
-            (coalesce(sum(c.amount_sar) filter (where c.created_at >= ? and c.created_at < ?), 0) * 100)::bigint as accrued
-       from company_charges c
-      where c.company_id = ?`,
-    [monthFrom, monthTo, companyId],
-  );
+  const [row] = await em.execute<{ charges: string; outstanding: string | number; accrued: string | number }[]>(BILLING_CHARGES_SQL, [
+    monthFrom,
+    monthTo,
+    companyId,
+  ]);
   return { charges: JSON.parse(row.charges) as ChargeEntry[], outstanding: Number(row.outstanding), accrued: Number(row.accrued) };
 }
 
