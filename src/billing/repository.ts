@@ -46,6 +46,15 @@ export async function billingCharges(em: EntityManager, companyId: string, month
   return { charges: JSON.parse(row.charges) as ChargeEntry[], outstanding: Number(row.outstanding), accrued: Number(row.accrued) };
 }
 
+/** The company's charges version (company_charge_versions; "0" before its first charge was written). */
+export async function chargesVersion(em: EntityManager, companyId: string): Promise<string> {
+  const [row] = await em.execute<{ version: string }[]>(
+    'select version::text as version from company_charge_versions where company_id = ?',
+    [companyId],
+  );
+  return row?.version ?? '0';
+}
+
 export interface ChargeRow {
   entry: ChargeEntry;
   halalas: number;

@@ -7,7 +7,16 @@ import { findContract, readContract, type ContractDbRow } from '../contracts/rep
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf } from '../lib/halalas';
-import { activeLineRows, billingCharges, chargeRows, dashboardCounts, recentActivity, type ChargeRow } from './repository';
+import {
+  activeLineRows,
+  billingCharges,
+  chargeRows,
+  chargesVersion,
+  dashboardCounts,
+  recentActivity,
+  type BillingCharges,
+  type ChargeRow,
+} from './repository';
 import type { BillingBody } from './schemas';
 
 export interface BillingServiceDeps {
@@ -27,6 +36,9 @@ export interface BillingActor {
 export const DASHBOARD_WINDOW_MS = 30 * 24 * 3_600_000;
 export const DASHBOARD_EVENTS = 8;
 
+/** Companies whose charges the service keeps between answers (least recently answered dropped first). */
+export const CHARGES_KEPT = 16;
+
 /** The columns of charges.csv, exactly as the spec names them. */
 export const CHARGES_CSV_COLUMNS = csvColumns('date', 'person', 'package', 'amount_sar');
 type ChargesCsvKey = (typeof CHARGES_CSV_COLUMNS)[number]['key'];
@@ -42,6 +54,7 @@ const nextMonthStart = (now: Date) => Date.UTC(now.getUTCFullYear(), now.getUTCM
  */
 export function createBillingService(deps: BillingServiceDeps) {
   const { clock } = deps;
+  const kept = new Map<string, KeptCharges>();
   const snapshot = <T>(work: (em: EntityManager) => Promise<T>) =>
     deps.orm.em.fork().transactional(work, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
 
@@ -63,8 +76,30 @@ export function createBillingService(deps: BillingServiceDeps) {
     return snapshot(async (em) => {
       const contract = await findContract(em, { companyId });
       if (!contract) return zeroed(await pickedMode(em, companyId));
-      return billingOf(em, contract, now);
+      return billingOf(em, contract, now, (flexible) => keptCharges(em, contract.company_id, now, flexible));
     });
+  }
+
+  /**
+   * The company's charges, sums and active lines, reused while the company's charges version (read
+   * in the answer's snapshot) and the month are those they were read at: every change to the
+   * company's charges or lines raises the version in the writing transaction (migration
+   * CompanyChargeVersions), so the same version means the same rows. The entries are shared, never
+   * changed, between answers.
+   */
+  async function keptCharges(em: EntityManager, companyId: string, now: Date, flexible: boolean): Promise<KeptCharges> {
+    const version = await chargesVersion(em, companyId);
+    const month = monthStart(now);
+    let entry = kept.get(companyId);
+    if (entry?.version !== version || entry.month !== month) {
+      const read = await billingCharges(em, companyId, new Date(month), new Date(nextMonthStart(now)));
+      entry = { ...read, version, month };
+    }
+    if (flexible && !entry.activeLines) entry.activeLines = await activeLinesOf(em, companyId);
+    kept.delete(companyId); // re-inserted last: the most recently answered
+    kept.set(companyId, entry);
+    if (kept.size > CHARGES_KEPT) kept.delete(kept.keys().next().value!);
+    return entry;
   }
 
   /** charges.csv: the rows of `charges`, in their order; audited with the row count in the same transaction. */
@@ -93,6 +128,14 @@ export function createBillingService(deps: BillingServiceDeps) {
 
 export type BillingService = ReturnType<typeof createBillingService>;
 
+/** What keptCharges read for a company: at its charges version, in the month starting at `month` (ms). */
+interface KeptCharges extends BillingCharges {
+  version: string;
+  month: number;
+  /** Read the first time a flexible answer needs them. */
+  activeLines?: BillingBody['activeLines'];
+}
+
 /** No active contract: the same shape with nothing in it. */
 function zeroed(mode: PaymentMode): BillingBody {
   return {
@@ -115,16 +158,16 @@ function zeroed(mode: PaymentMode): BillingBody {
  * its activations drew against the prepaid lines), so `charges` always sums to it exactly: both come
  * from the same rows, added in whole halalas.
  */
-async function billingOf(em: EntityManager, contract: ContractDbRow, now: Date): Promise<BillingBody> {
+async function billingOf(
+  em: EntityManager,
+  contract: ContractDbRow,
+  now: Date,
+  chargesOf: (flexible: boolean) => Promise<KeptCharges>,
+): Promise<BillingBody> {
   const flexible = contract.payment_mode === 'flexible';
   const payments = (await listPayments(em, contract.id)).map(paymentEntry);
   const paid = payments.reduce((sum, p) => sum + p.halalas, 0);
-  const { charges, outstanding, accrued } = await billingCharges(
-    em,
-    contract.company_id,
-    new Date(monthStart(now)),
-    new Date(nextMonthStart(now)),
-  );
+  const { charges, outstanding, accrued, activeLines } = await chargesOf(flexible);
   return {
     mode: contract.payment_mode,
     outstandingSar: sarOf(outstanding),
@@ -132,7 +175,7 @@ async function billingOf(em: EntityManager, contract: ContractDbRow, now: Date):
     contractTotalSar: sarOf(contract.total_halalas),
     paidSar: sarOf(paid),
     availableSar: flexible ? sarOf(paid - outstanding) : null,
-    activeLines: flexible ? await activeLinesOf(em, contract.company_id) : [],
+    activeLines: flexible ? (activeLines ?? []) : [],
     latestPayment: payments[0]?.view ?? null,
     payments: payments.map((p) => p.view),
     linesDrawn: flexible ? { consumed: 0, total: 0 } : await seatsDrawn(em, contract.id, now),

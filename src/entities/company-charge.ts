@@ -54,3 +54,17 @@ export const CompanyOrderLine = defineEntity({
     halalas: p.bigint('number'),
   },
 });
+
+/**
+ * A counter per company that company_charges_refresh() raises in the same transaction as every
+ * change it makes to the company's company_charges or company_order_lines rows: two reads that see
+ * the same version see the same charges and lines, so the billing service may reuse what it read.
+ */
+export const CompanyChargeVersion = defineEntity({
+  name: 'CompanyChargeVersion',
+  tableName: 'company_charge_versions',
+  properties: {
+    companyId: p.uuid().primary(),
+    version: p.bigint('string'),
+  },
+});

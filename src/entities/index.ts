@@ -2,7 +2,7 @@ import { Activation } from './activation';
 import { AuditEvent } from './audit-event';
 import { Operator, Package } from './catalog';
 import { Company, CompanyUser } from './company';
-import { CompanyCharge, CompanyOrderLine } from './company-charge';
+import { CompanyCharge, CompanyChargeVersion, CompanyOrderLine } from './company-charge';
 import { Consent } from './consent';
 import { Contract, ContractItem, ContractPayment } from './contract';
 import { InvitationLink } from './invitation-link';
@@ -70,4 +70,5 @@ export const entities = [
   ContractPayment,
   CompanyCharge,
   CompanyOrderLine,
+  CompanyChargeVersion,
 ];

@@ -136,4 +136,23 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
     expect((await billing(other.token)).charges).toEqual([]);
     await expectBalanceAgrees(other.companyId, await billing(other.token));
   });
+
+  it('raises the company’s charges version with every write to its charges, and no company’s for a consumer order', async () => {
+    const f = await flexibleCompanyWithCharge();
+    const version = async () =>
+      Number(
+        (await t.db.query<{ version: string }>('select version from company_charge_versions where company_id = $1', [f.admin.companyId]))[0]
+          ?.version ?? 0,
+      );
+    const before = await version();
+    expect(before).toBeGreaterThan(0);
+    await billing(f.admin.token); // read and kept
+    await t.db.query(`update activations set status = 'cancelled' where order_id = $1`, [f.orderId]);
+    expect(await version()).toBeGreaterThan(before);
+    expect((await billing(f.admin.token)).charges).toEqual([]); // not the kept read
+    const versions = async () => Number((await t.db.query<{ n: string }>('select count(*) as n from company_charge_versions'))[0].n);
+    const count = await versions();
+    await insertCharge(t.db, { companyId: null, userId: f.person.userId, packageId: f.pkg, amount: '1.00', createdAt: t.clock() });
+    expect(await versions()).toBe(count);
+  });
 });

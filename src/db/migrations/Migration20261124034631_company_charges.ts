@@ -10,7 +10,7 @@ import { Migration } from '@mikro-orm/migrations';
  * so two transactions touching one order (its activation and its payment, say) recompute one after the
  * other, the second from the first's committed rows (the app's writers run in read committed).
  */
-const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
+export const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
   declare
     v_orders uuid[];
   begin
