@@ -14,8 +14,8 @@ export interface ChargeEntry {
 }
 
 export interface BillingCharges {
-  /** The company's charges, newest first. */
-  charges: ChargeEntry[];
+  /** The company's charges, newest first: a JSON array of ChargeEntry, as the database joined it (never parsed here). */
+  chargesJson: string;
   /** Σ charges, and Σ of those dated in [monthFrom, monthTo), in whole halalas. */
   outstanding: number;
   accrued: number;
@@ -33,7 +33,8 @@ export const BILLING_CHARGES_SQL = `select coalesce('[' || string_agg(c.charge_j
  * LIVE_CHARGE rule) newest first, and their sums. The triggers of migration CompanyCharges keep one
  * row per charge in company_charges with its answer entry already rendered as JSON (the date in ISO
  * 8601 UTC with milliseconds, the amount as the order's 2-decimal total), so this is one read of one
- * table: the entries are joined as text and parsed once, with no row mapping per charge. The sums are
+ * table: the entries are joined as text and sent as they are (src/billing/service.ts), with no row
+ * mapping, parsing or serializing per charge. The sums are
  * numeric SAR added exactly, then whole halalas, from the same rows as the entries, so Σ entries is
  * exactly `outstanding`.
  */
@@ -43,7 +44,7 @@ export async function billingCharges(em: EntityManager, companyId: string, month
     monthTo,
     companyId,
   ]);
-  return { charges: JSON.parse(row.charges) as ChargeEntry[], outstanding: Number(row.outstanding), accrued: Number(row.accrued) };
+  return { chargesJson: row.charges, outstanding: Number(row.outstanding), accrued: Number(row.accrued) };
 }
 
 /** The company's charges version (company_charge_versions; "0" before its first charge was written). */

@@ -47,7 +47,7 @@ export function billingRoutes(api: Api, deps: BillingRouteDeps): void {
       response: json(s.BillingResponse),
       errors: [],
     },
-    async ({ company }) => ({ data: await billing.billing(company.companyId) }),
+    async ({ company }) => billing.billing(company.companyId),
   );
 
   api.define(

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createSessionService } from '../../src/auth/sessions';
 import { guard, type Guard } from '../../src/http/guards';
 import { createLogger } from '../../src/http/logger';
-import { csv, json, Reply } from '../../src/http/route';
+import { csv, json, Reply, SerializedJson } from '../../src/http/route';
 import { z } from '../../src/openapi/registry';
 import type { CompanyRole, CompanyStatus } from '../../src/entities';
 import { createRouteTestApp, type RouteTestApp } from '../helpers/api';
@@ -71,7 +71,7 @@ beforeAll(async () => {
           tag: 'Test',
           guard: guard.public,
           summary: 'answers that break their declaration',
-          params: z.object({ kind: z.enum(['body', 'extra', 'status', 'code', 'fine']) }),
+          params: z.object({ kind: z.enum(['body', 'extra', 'status', 'code', 'fine', 'serialized', 'serialized-bad']) }),
           response: json(z.object({ count: z.number().int() })),
           errors: ['NOT_FOUND'],
         },
@@ -80,6 +80,8 @@ beforeAll(async () => {
           if (params.kind === 'extra') return { count: 1, phoneHash: 'leaked' } as { count: number };
           if (params.kind === 'status') return new Reply(202, { count: 1 });
           if (params.kind === 'code') throw new Error('unexpected');
+          if (params.kind === 'serialized') return new SerializedJson<{ count: number }>('{"count":4}');
+          if (params.kind === 'serialized-bad') return new SerializedJson<{ count: number }>('{"count":4.5}');
           return { count: 3 };
         },
       );
@@ -312,6 +314,16 @@ describe('answers are checked against the document', () => {
     const res = await request(app()).get('/drift/status');
     expect(res.status).toBe(500);
     expect(routes.violations.slice(before)[0]).toMatchObject({ status: 202, problems: ['status 202 is not declared for this route'] });
+  });
+
+  it('an answer the handler serialized itself is sent as it is, and checked as parsed', async () => {
+    const before = routes.violations.length;
+    const res = await request(app()).get('/drift/serialized');
+    expect([res.status, res.headers['content-type'], res.text]).toEqual([200, 'application/json; charset=utf-8', '{"count":4}']);
+    expect((await request(app()).get('/drift/serialized-bad')).status).toBe(500);
+    expect(routes.violations.slice(before)).toEqual([
+      { route: 'GET /drift/{kind}', status: 200, problems: [expect.stringContaining('/count must be integer')] },
+    ]);
   });
 
   it('a declared answer passes: success, and a declared error', async () => {
