@@ -28,19 +28,15 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { createApp } from '../src/app';
 import { BILLING_CHARGES_SQL } from '../src/billing/repository';
-import { loadConfig, type Config } from '../src/config';
 import { nativePool, openOrm } from '../src/db/orm';
-import { createLogger } from '../src/http/logger';
 import { createFileMessageSender, createMemoryMessageSender, type MessageSender } from '../src/providers/messages';
 import { insertCompanyOf, insertFlexibleContract, insertPackages, seedCharges, type Queryable } from './b2b-fixtures';
-import { asker, jsonPoster, requestTimer, sentOtp, type TimingSamples } from './processes';
+import { asker, jsonPoster, sentOtp, type TimingSamples } from './processes';
+import { serveTimedApp } from './timed-app';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
 
 const ENTRIES = 500;
@@ -117,11 +113,6 @@ type FromChild =
   | { type: 'failed'; error: string }
   | { type: 'timing'; samples: Record<string, TimingSamples> };
 
-function benchConfig(): Config {
-  // As in the other phases: answer checks against the document are off, as in production.
-  return loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'info', CONTRACT_CHECKS: 'false' });
-}
-
 /** The development sink (a JSON line per message in a file), and a copy in memory for the admins' OTPs. */
 function teeSender(file: string): MessageSender & { messages: { to: string; text: string }[] } {
   const sink = createFileMessageSender(file);
@@ -136,45 +127,17 @@ function teeSender(file: string): MessageSender & { messages: { to: string; text
 }
 
 async function serveB2b(): Promise<void> {
-  const send = (msg: FromChild) => process.send?.(msg);
-  const config = benchConfig();
-  const orm = await openOrm(process.env.BENCH_DATABASE_URL ?? '', config.DATABASE_POOL_MAX);
-  const pool = await nativePool(orm);
   const messages = teeSender(process.env.BENCH_MESSAGES_FILE ?? '');
-  const app = createApp({
-    config,
-    orm,
-    pool,
+  await serveTimedApp({
     messages,
-    logger: createLogger(config.LOG_LEVEL, { write() {} }),
-    temporalReady: () => Promise.resolve(),
+    timed: ['/b2b/billing', '/b2b/roster/links/', CONTROL],
+    fixture: async (baseUrl, pool) => ({
+      admins: {
+        links: await companyAdmin(baseUrl, pool, messages.messages, ADMINS.links, '9100000001', 'B2B bench links company'),
+        billing: await companyAdmin(baseUrl, pool, messages.messages, ADMINS.billing, '9100000002', 'B2B bench billing company'),
+      },
+    }),
   });
-  const timer = requestTimer(app, ['/b2b/billing', '/b2b/roster/links/', CONTROL]);
-  const server: Server = createServer(timer.listener);
-  server.keepAliveTimeout = 65_000;
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await (app.locals.stop as () => Promise<void>)().catch(() => undefined);
-    await orm.close();
-    process.exit(0);
-  };
-  process.on('disconnect', () => void stop());
-  process.on('message', (msg) => {
-    if (msg === 'stop') void stop();
-    if (msg === 'timing') send({ type: 'timing', samples: timer.take() });
-  });
-  try {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const port = (server.address() as AddressInfo).port;
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const links = await companyAdmin(baseUrl, pool, messages.messages, ADMINS.links, '9100000001', 'B2B bench links company');
-    const billing = await companyAdmin(baseUrl, pool, messages.messages, ADMINS.billing, '9100000002', 'B2B bench billing company');
-    send({ type: 'ready', port, admins: { links, billing } });
-  } catch (err) {
-    send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    await stop();
-  }
 }
 
 /** A b2b_admin signed in as a mobile client, admin of an approved flexible company: sign-up and sign-in over HTTP, the company by SQL. */

@@ -23,16 +23,12 @@
  * servers, so the load generator never shares its event loop.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
-import { createApp } from '../src/app';
-import { loadConfig, type Config } from '../src/config';
 import { nativePool, openOrm } from '../src/db/orm';
-import { createLogger } from '../src/http/logger';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createMemoryMessageSender } from '../src/providers/messages';
-import { asker, captureStatements, jsonPoster, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
+import { asker, captureStatements, jsonPoster, seconds, sentOtp, type TimingSamples } from './processes';
+import { benchConfig, serveTimedApp } from './timed-app';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 
 export const ROSTER_SMALL_ROWS = 10_000;
@@ -118,51 +114,20 @@ type FromChild =
   | { type: 'timing'; samples: Record<string, TimingSamples> }
   | { type: 'sql'; statements: Record<string, string> };
 
-function benchConfig(): Config {
-  return loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'info', CONTRACT_CHECKS: 'false' });
-}
-
 /** The app, timed per URL for the roster and the control, capturing the roster statements' texts. */
 async function serveRoster(): Promise<void> {
-  const send = (msg: FromChild) => process.send?.(msg);
-  const config = benchConfig();
-  const orm = await openOrm(process.env.BENCH_DATABASE_URL ?? '', config.DATABASE_POOL_MAX);
-  const pool = await nativePool(orm);
-  const statements = captureStatements(pool, STATEMENTS);
   const messages = createMemoryMessageSender();
-  const app = createApp({
-    config,
-    orm,
-    pool,
+  let statements: Record<string, string> = {};
+  await serveTimedApp({
     messages,
-    logger: createLogger(config.LOG_LEVEL, { write() {} }),
-    temporalReady: () => Promise.resolve(),
+    timed: ['/b2b/roster', '/auth/session'],
+    method: 'GET',
+    beforeApp: (pool) => (statements = captureStatements(pool, STATEMENTS)),
+    onMessage: (msg, send) => {
+      if (msg === 'sql') send({ type: 'sql', statements: { ...statements } });
+    },
+    fixture: async (baseUrl, pool) => ({ fixture: await companyAdminFixture(baseUrl, pool, messages.messages) }),
   });
-  const timer = requestTimer(app, ['/b2b/roster', '/auth/session'], 'GET');
-  const server: Server = createServer(timer.listener);
-  server.keepAliveTimeout = 65_000;
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await (app.locals.stop as () => Promise<void>)().catch(() => undefined);
-    await orm.close();
-    process.exit(0);
-  };
-  process.on('disconnect', () => void stop());
-  process.on('message', (msg) => {
-    if (msg === 'stop') void stop();
-    if (msg === 'timing') send({ type: 'timing', samples: timer.take() });
-    if (msg === 'sql') send({ type: 'sql', statements: { ...statements } });
-  });
-  try {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const port = (server.address() as AddressInfo).port;
-    const fixture = await companyAdminFixture(`http://127.0.0.1:${port}`, pool, messages.messages);
-    send({ type: 'ready', port, fixture });
-  } catch (err) {
-    send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-    await stop();
-  }
 }
 
 /** A b2b_admin signed in as a mobile client, admin of an approved company, through HTTP like a client (the role and company by SQL). */

@@ -1,0 +1,73 @@
+/**
+ * The app served in a bench child process (`fork` of a phase's file), timed inside the process per
+ * URL prefix: what the roster and B2B phases share. The parent sends 'stop' and 'timing' (and any
+ * message of the phase's own); the child answers `{ type: 'ready', port, ...fixture }` once its
+ * fixture is signed in, or `{ type: 'failed', error }`.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Pool } from 'pg';
+import { createApp } from '../src/app';
+import { loadConfig, type Config } from '../src/config';
+import { nativePool, openOrm } from '../src/db/orm';
+import { createLogger } from '../src/http/logger';
+import type { MessageSender } from '../src/providers/messages';
+import { requestTimer } from './processes';
+
+/** As in every phase: answer checks against the document are off, as in production; the rate limit is out of the way. */
+export function benchConfig(): Config {
+  return loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'info', CONTRACT_CHECKS: 'false' });
+}
+
+export interface TimedAppOptions {
+  messages: MessageSender;
+  /** URL prefixes timed (and the method, when only one is). */
+  timed: string[];
+  method?: string;
+  /** Runs before the app is built, e.g. to capture statements on the pool. */
+  beforeApp?: (pool: Pool) => void;
+  /** A message of the phase's own from the parent; `send` answers it. */
+  onMessage?: (msg: unknown, send: (answer: unknown) => void) => void;
+  /** The fixture the parent needs, set up once the app listens (its fields join the ready message). */
+  fixture: (baseUrl: string, pool: Pool) => Promise<Record<string, unknown>>;
+}
+
+export async function serveTimedApp(o: TimedAppOptions): Promise<void> {
+  const send = (msg: unknown) => process.send?.(msg);
+  const config = benchConfig();
+  const orm = await openOrm(process.env.BENCH_DATABASE_URL ?? '', config.DATABASE_POOL_MAX);
+  const pool = await nativePool(orm);
+  o.beforeApp?.(pool);
+  const app = createApp({
+    config,
+    orm,
+    pool,
+    messages: o.messages,
+    logger: createLogger(config.LOG_LEVEL, { write() {} }),
+    temporalReady: () => Promise.resolve(),
+  });
+  const timer = requestTimer(app, o.timed, o.method);
+  const server: Server = createServer(timer.listener);
+  server.keepAliveTimeout = 65_000;
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await (app.locals.stop as () => Promise<void>)().catch(() => undefined);
+    await orm.close();
+    process.exit(0);
+  };
+  process.on('disconnect', () => void stop());
+  process.on('message', (msg) => {
+    if (msg === 'stop') void stop();
+    else if (msg === 'timing') send({ type: 'timing', samples: timer.take() });
+    else o.onMessage?.(msg, send);
+  });
+  try {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    send({ type: 'ready', port, ...(await o.fixture(`http://127.0.0.1:${port}`, pool)) });
+  } catch (err) {
+    send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    await stop();
+  }
+}
