@@ -18,6 +18,7 @@ interface StrandedRow {
   order_id: string;
   sim_type: SimType;
   order_status: string;
+  company_id: string | null;
   /** Epoch milliseconds (numeric, as text from the driver). */
   created_ms: string;
 }
@@ -35,7 +36,7 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
 
   async function stranded(input: ActivationRecoveryInput, now: Date): Promise<StrandedRow[]> {
     return deps.orm.em.fork().execute<StrandedRow[]>(
-      `select a.id, a.user_id, a.order_id, a.sim_type, o.status as order_status, extract(epoch from a.created_at) * 1000 as created_ms
+      `select a.id, a.user_id, a.order_id, a.sim_type, o.status as order_status, o.company_id, extract(epoch from a.created_at) * 1000 as created_ms
          from activations a join orders o on o.id = a.order_id
         where a.status = 'pending' and a.workflow_started_at is null and a.deleted_at is null and a.created_at < ?
         order by a.created_at limit ?`,
@@ -70,6 +71,7 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
             orderId: row.order_id,
             simType: row.sim_type,
             paid,
+            companyId: row.company_id,
             cancelAfterMs,
           });
           (cancelAfterMs > 0 ? result.started : result.cancelled).push(row.id);

@@ -103,7 +103,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       }
       await insertOrderRows(em, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.price_sar, pkg, input });
     });
-    return launch(userId, ids, input.simType, false);
+    return launch({ userId, ids, simType: input.simType });
   }
 
   /**
@@ -134,7 +134,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       });
       await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
     });
-    return launch(userId, ids, input.simType, true);
+    return launch({ userId, ids, simType: input.simType, paid: true, companyId: seat.companyId });
   }
 
   async function findPackage(packageId: string): Promise<PackageRow> {
@@ -190,10 +190,17 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   }
 
   /** After the commit: start the workflow (a failed start removes the rows and fails the create), then mark it started. */
-  async function launch(userId: string, ids: RowIds, simType: SimType, paid: boolean) {
+  async function launch(a: { userId: string; ids: RowIds; simType: SimType; paid?: true; companyId?: string }) {
+    const { ids, simType } = a;
     afterCommit();
     try {
-      await deps.workflows.start({ activationId: ids.activationId, userId, orderId: ids.orderId, simType, ...(paid ? { paid } : {}) });
+      await deps.workflows.start({
+        activationId: ids.activationId,
+        userId: a.userId,
+        orderId: ids.orderId,
+        simType,
+        ...(a.paid ? { paid: a.paid, companyId: a.companyId } : {}),
+      });
     } catch (err) {
       deps.logger?.error({ err, activationId: ids.activationId }, 'activation workflow did not start; rows removed');
       await removeRows(ids);

@@ -28,6 +28,8 @@ export interface StartActivation {
   orderId: string;
   simType: SimType;
   paid?: boolean;
+  /** A company seat's company: its run is then found by CompanyId next to the company's and quotes' runs. */
+  companyId?: string | null;
   /** What is left of the cancel deadline (a recovered activation keeps the deadline of its creation); default: the whole of it. */
   cancelAfterMs?: number;
 }
@@ -110,6 +112,7 @@ export function createActivationWorkflows(
             { key: SEARCH_ATTRIBUTES.OrderId, value: a.orderId },
             { key: SEARCH_ATTRIBUTES.SimType, value: a.simType },
             { key: SEARCH_ATTRIBUTES.ActivationStatus, value: 'pending' },
+            ...(a.companyId ? [{ key: SEARCH_ATTRIBUTES.CompanyId, value: a.companyId }] : []),
           ])
         : undefined,
     });

@@ -130,6 +130,7 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
       orderId: res.body.orderId,
       simType: 'physical',
       paid: true,
+      companyId: company.companyId,
     });
 
     // The company's billing shows the charge with its corporate payment.

@@ -88,8 +88,9 @@ it('leaves the company, quote and activation runs findable in the Temporal UI', 
     return ids.sort();
   };
   await eventually(async () => {
+    // The seat's activation run carries its company too: one search shows the company's whole story.
     expect(await runs(`CompanyId = "${result.companyId}"`)).toEqual(
-      [companyWorkflowId(result.companyId), quoteWorkflowId(result.chainRootId)].sort(),
+      [companyWorkflowId(result.companyId), quoteWorkflowId(result.chainRootId), activationWorkflowId(result.activationId)].sort(),
     );
     expect(await runs(`ActivationId = "${result.activationId}" AND ActivationStatus = "activated"`)).toEqual([
       activationWorkflowId(result.activationId),

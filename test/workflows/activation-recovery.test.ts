@@ -1,6 +1,7 @@
 // The recovery of the start gap on the dev server (real visibility, schedules, describe's NotFound) with the
 // real activities on a test database: which rows it takes for stranded, what it starts them with, and that
 // its schedule runs it.
+import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Config } from '../../src/config';
@@ -90,6 +91,12 @@ it('starts stranded rows with what is left of their deadline, cancels those past
   const young = await stranded(5 * 60_000);
   const overdue = await stranded(DAY_MS + 3600_000);
   const paid = await stranded(10 * 60_000, { orderStatus: 'paid' });
+  const companySeat = await stranded(10 * 60_000, { orderStatus: 'paid' });
+  const companyId = randomUUID();
+  await t.db.query('update orders set company_id = $2 where id = (select order_id from activations where id = $1)', [
+    companySeat,
+    companyId,
+  ]);
   const withinGrace = await stranded(GRACE_MS / 2);
   const marked = await stranded(10 * 60_000, { markedStarted: true });
   const ended = await stranded(10 * 60_000, { status: 'cancelled', orderStatus: 'cancelled' });
@@ -101,10 +108,10 @@ it('starts stranded rows with what is left of their deadline, cancels those past
 
   const result = await recover();
 
-  expect(result.started.sort()).toEqual([young, almostDue, paid].sort());
+  expect(result.started.sort()).toEqual([young, almostDue, paid, companySeat].sort());
   expect(result.cancelled).toEqual([overdue]);
   expect(result.found).toEqual([unmarked]);
-  for (const id of [young, almostDue, paid, overdue, unmarked]) expect((await rowOf(id)).marked).toBe(true);
+  for (const id of [young, almostDue, paid, companySeat, overdue, unmarked]) expect((await rowOf(id)).marked).toBe(true);
   for (const id of [withinGrace, marked, ended]) expect(await hasRun(id)).toBe(false);
   expect((await rowOf(withinGrace)).marked).toBe(false);
 
@@ -120,6 +127,12 @@ it('starts stranded rows with what is left of their deadline, cancels those past
     paid: false,
   });
   expect((await env.client.workflow.getHandle(activationWorkflowId(paid)).query(stateQuery)).paid).toBe(true);
+  // A company seat's run is found by its company, as when the API starts it.
+  const seatRun = await env.client.workflow.getHandle(activationWorkflowId(companySeat)).describe();
+  expect(seatRun.typedSearchAttributes.get(SEARCH_ATTRIBUTES.CompanyId)).toBe(companyId);
+  expect(
+    (await env.client.workflow.getHandle(activationWorkflowId(young)).describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.CompanyId),
+  ).toBeUndefined();
 
   // Running it again changes nothing.
   expect(await recover()).toEqual({ started: [], cancelled: [], found: [] });
