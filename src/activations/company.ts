@@ -173,12 +173,13 @@ export async function lockAndGate(em: EntityManager, userId: string, seat: Seat,
 export async function insertCorporatePayment(
   em: EntityManager,
   f: { orderId: string; userId: string; priceSar: string; now: Date },
-): Promise<void> {
+): Promise<string> {
   const key = `company-seat:${f.orderId}`;
-  await em.execute(
+  const [row] = await em.execute<{ id: string }[]>(
     `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
                            receipt_number, paid_at, created_at, updated_at)
-     values (?, ?, 'company_account', 'company', 'completed', ?, 'SAR', ?, ?, ?, ?, ?, ?)`,
+     values (?, ?, 'company_account', 'company', 'completed', ?, 'SAR', ?, ?, ?, ?, ?, ?) returning id`,
     [f.orderId, f.userId, f.priceSar, key, createHash('sha256').update(key).digest('hex'), receiptNumber(f.now), f.now, f.now, f.now],
   );
+  return row.id;
 }

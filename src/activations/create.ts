@@ -121,7 +121,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     const pkg = await findPackage(terms.packageId);
     await checkSerial(pkg, input);
     const ids = newIds();
-    await transact(async (tx) => {
+    const paymentId = await transact(async (tx) => {
       await lockAndGate(tx, userId, seat, terms);
       const now = await insertOrderRows(tx, {
         ids,
@@ -132,9 +132,9 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         pkg,
         input,
       });
-      await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
+      return insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
     });
-    return launch({ userId, ids, simType: input.simType, paid: true, companyId: seat.companyId });
+    return launch({ userId, ids, simType: input.simType, paid: true, companyId: seat.companyId, paymentId });
   }
 
   async function findPackage(packageId: string): Promise<PackageRow> {
@@ -155,9 +155,9 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   }
 
   /** The create transaction; a serial already in a live activation (unique index) is SERIAL_IN_USE. */
-  async function transact(work: (em: EntityManager) => Promise<void>): Promise<void> {
+  async function transact<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     try {
-      await orm.em.fork().transactional(work);
+      return await orm.em.fork().transactional(work);
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
@@ -190,7 +190,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   }
 
   /** After the commit: start the workflow (a failed start removes the rows and fails the create), then mark it started. */
-  async function launch(a: { userId: string; ids: RowIds; simType: SimType; paid?: true; companyId?: string }) {
+  async function launch(a: { userId: string; ids: RowIds; simType: SimType; paid?: true; companyId?: string; paymentId?: string }) {
     const { ids, simType } = a;
     afterCommit();
     try {
@@ -199,7 +199,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         userId: a.userId,
         orderId: ids.orderId,
         simType,
-        ...(a.paid ? { paid: a.paid, companyId: a.companyId } : {}),
+        ...(a.paid ? { paid: a.paid, companyId: a.companyId, paymentId: a.paymentId } : {}),
       });
     } catch (err) {
       deps.logger?.error({ err, activationId: ids.activationId }, 'activation workflow did not start; rows removed');

@@ -30,6 +30,8 @@ export interface StartActivation {
   paid?: boolean;
   /** A company seat's company: its run is then found by CompanyId next to the company's and quotes' runs. */
   companyId?: string | null;
+  /** The payment that paid the order before the run started (a seat's corporate payment): found by PaymentId, as a paid consumer run is. */
+  paymentId?: string | null;
   /** What is left of the cancel deadline (a recovered activation keeps the deadline of its creation); default: the whole of it. */
   cancelAfterMs?: number;
 }
@@ -113,6 +115,7 @@ export function createActivationWorkflows(
             { key: SEARCH_ATTRIBUTES.SimType, value: a.simType },
             { key: SEARCH_ATTRIBUTES.ActivationStatus, value: 'pending' },
             ...(a.companyId ? [{ key: SEARCH_ATTRIBUTES.CompanyId, value: a.companyId }] : []),
+            ...(a.paymentId ? [{ key: SEARCH_ATTRIBUTES.PaymentId, value: a.paymentId }] : []),
           ])
         : undefined,
     });

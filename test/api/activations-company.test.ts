@@ -131,6 +131,7 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
       simType: 'physical',
       paid: true,
       companyId: company.companyId,
+      paymentId: rows.payments[0].id,
     });
 
     // The company's billing shows the charge with its corporate payment.

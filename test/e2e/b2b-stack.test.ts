@@ -95,5 +95,7 @@ it('leaves the company, quote and activation runs findable in the Temporal UI', 
     expect(await runs(`ActivationId = "${result.activationId}" AND ActivationStatus = "activated"`)).toEqual([
       activationWorkflowId(result.activationId),
     ]);
+    // The corporate payment finds it too, as a consumer's payment finds its activation.
+    expect(await runs(`PaymentId = "${result.billing.charges[0].paymentId}"`)).toEqual([activationWorkflowId(result.activationId)]);
   }, 15_000);
 });
