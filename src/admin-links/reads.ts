@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { likeSubstring } from '../db/like';
 import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
 import { capRows, csvColumns, CSV_EXPORT_ROW_CAP, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -32,9 +33,6 @@ interface Row {
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
 const isActive = (status: LinkStatus) => (ACTIVE_LINK_STATUSES as readonly string[]).includes(status);
-
-/** `%`, `_` and backslash (ILIKE's default escape) match themselves. */
-const likeSubstring = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The WHERE of a filter; its parameters are `$1…$n` in `values`, the caller numbers its own after them. */
 function whereOf(filter: AdminLinkFilter, now: Date): { clause: string; values: unknown[]; joins: boolean } {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { likeSubstring } from '../db/like';
 import type { CompanyRole, CompanyStatus, PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
@@ -142,11 +143,6 @@ export interface CompanyListFilter {
   search?: string;
   limit: number;
   offset: number;
-}
-
-/** `%`, `_` and the escape character itself match literally inside an ILIKE pattern. */
-export function likeSubstring(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Newest first (created_at, then id), one page and the total matching the filters. */
