@@ -44,7 +44,7 @@ export async function proveIdentifier(
 ): Promise<UserRow> {
   const col = COLUMNS[proof.kind];
   const hash = cipher.lookupHash(proof.value);
-  await em.execute('select id from users where id = ? for update', [proof.userId]);
+  await lockContenders(em, proof, hash);
   const user = await em.findOne(User, { id: proof.userId }, { refresh: true });
   if (!user) throw new AppError('AUTH_INVALID_OTP');
   if (user[col.hash] === hash) return user;
@@ -63,6 +63,21 @@ export async function proveIdentifier(
   }
   await releaseClaims(em, proof.kind, hash, proof.userId);
   return user;
+}
+
+/**
+ * Locks the account and every account holding or claiming the identifier, in id order. Two proofs of
+ * one identifier at once (a sign-in completing a registration and a phone change, say) then queue: the
+ * second reads what the first committed. Locking only its own row let them deadlock: one waited on the
+ * other's uncommitted unique entry while the other waited for the first's row to release its claim.
+ */
+async function lockContenders(em: EntityManager, proof: VerifiedCode, hash: string): Promise<void> {
+  const column = proof.kind === 'phone' ? 'phone' : 'email';
+  await em.execute(`select id from users where id = ? or ${column}_hash = ? or pending_${column}_hash = ? order by id for update`, [
+    proof.userId,
+    hash,
+    hash,
+  ]);
 }
 
 /** Other accounts' pending claims on a now-proven identifier go; a never-used account left empty goes with them. */
