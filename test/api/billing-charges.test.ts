@@ -155,4 +155,77 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
     await insertCharge(t.db, { companyId: null, userId: f.person.userId, packageId: f.pkg, amount: '1.00', createdAt: t.clock() });
     expect(await versions()).toBe(count);
   });
+
+  it('stays exact when transactions write the same orders at once (each statement recomputes from what committed)', async () => {
+    const f = await flexibleCompanyWithCharge();
+    const orders = [f.orderId];
+    for (let i = 0; i < 11; i++) {
+      const { orderId } = await insertCharge(t.db, {
+        companyId: f.admin.companyId,
+        userId: f.person.userId,
+        packageId: f.pkg,
+        amount: `${10 + i}.05`,
+        createdAt: new Date(t.clock().getTime() - i * 60_000),
+      });
+      orders.push(orderId);
+    }
+    // Per order, three transactions at once, each of two statements with a pause between, written as the
+    // app writes a company order: the activation, then its order (the workflow's end of an activation);
+    // payments; a person's rename, then the order. Billing is read while they run. Before the refresh
+    // locked its orders first, this deadlocked or hit a duplicate key in every run. (Two transactions
+    // writing one order's tables in opposite orders can still deadlock: the statement's own row locks
+    // come before the trigger's; PostgreSQL then rolls one back whole, and the read model stays exact.)
+    const inTransaction = async (statements: [string, unknown[]][]) => {
+      const client = await t.db.pool.connect();
+      try {
+        await client.query('begin');
+        for (const [sql, params] of statements) {
+          await client.query(sql, params);
+          await client.query('select pg_sleep(0.005)');
+        }
+        await client.query('commit');
+      } catch (err) {
+        await client.query('rollback');
+        throw err;
+      } finally {
+        client.release();
+      }
+    };
+    const payment = (orderId: string): [string, unknown[]] => [
+      `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, paid_at, created_at, updated_at)
+       select id, user_id, 'local_debit', 'mock', 'completed', total_amount_sar, 'SAR', gen_random_uuid()::text, repeat('f', 64), now(), now(), now()
+         from orders where id = $1`,
+      [orderId],
+    ];
+    const writes = orders.flatMap((orderId, i) => [
+      inTransaction([
+        [`update activations set status = $2 where order_id = $1`, [orderId, ['failed', 'cancelled', 'activated'][i % 3]]],
+        [`update orders set status = $2, updated_at = now() where id = $1`, [orderId, i % 3 === 1 ? 'cancelled' : 'paid']],
+      ]),
+      inTransaction([payment(orderId), payment(orderId)]),
+      inTransaction([
+        [`update users set name = $2 where id = $1`, [f.person.userId, `Rana ${i}`]],
+        [`update orders set created_at = created_at - interval '1 second' where id = $1`, [orderId]],
+      ]),
+    ]);
+    await Promise.all([...writes, billing(f.admin.token), billing(f.admin.token)]);
+
+    // Whatever order they ran in, the answer is the normalized rows' truth.
+    const data = await billing(f.admin.token);
+    await expectBalanceAgrees(f.admin.companyId, data);
+    const truth = await t.db.query<{ id: string; paid: string | null; created_at: string }>(
+      `select o.id, o.created_at,
+              (select p.id from payments p where p.order_id = o.id and p.status = 'completed'
+                order by p.paid_at desc nulls last, p.created_at desc, p.id limit 1) as paid
+         from orders o
+        where o.company_id = $1 and o.status in ('paid', 'completed')
+          and exists (select 1 from activations a where a.order_id = o.id and a.status not in ('failed', 'cancelled'))
+        order by o.created_at desc, o.id desc`,
+      [f.admin.companyId],
+    );
+    const [{ name }] = await t.db.query<{ name: string }>('select name from users where id = $1', [f.person.userId]);
+    expect(data.charges.map((c) => [c.date, c.paymentId, c.personName])).toEqual(
+      truth.map((r) => [new Date(r.created_at).toISOString(), r.paid, name]),
+    );
+  });
 });

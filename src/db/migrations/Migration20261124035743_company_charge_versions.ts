@@ -8,7 +8,7 @@ import { REFRESH as PREVIOUS_REFRESH } from './Migration20261124034631_company_c
  * then. The upsert locks the company's version row until commit: refreshes of one company's orders
  * queue there (company activations already queue on the company row).
  */
-const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
+export const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
   declare
     v_orders uuid[];
     v_companies uuid[];
