@@ -19,6 +19,8 @@ interface StrandedRow {
   sim_type: SimType;
   order_status: string;
   company_id: string | null;
+  /** The order's completed payment, when it was paid while the activation had no run. */
+  payment_id: string | null;
   /** Epoch milliseconds (numeric, as text from the driver). */
   created_ms: string;
 }
@@ -36,7 +38,9 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
 
   async function stranded(input: ActivationRecoveryInput, now: Date): Promise<StrandedRow[]> {
     return deps.orm.em.fork().execute<StrandedRow[]>(
-      `select a.id, a.user_id, a.order_id, a.sim_type, o.status as order_status, o.company_id, extract(epoch from a.created_at) * 1000 as created_ms
+      `select a.id, a.user_id, a.order_id, a.sim_type, o.status as order_status, o.company_id,
+              (select p.id from payments p where p.order_id = o.id and p.status = 'completed' order by p.paid_at limit 1) as payment_id,
+              extract(epoch from a.created_at) * 1000 as created_ms
          from activations a join orders o on o.id = a.order_id
         where a.status = 'pending' and a.workflow_started_at is null and a.deleted_at is null and a.created_at < ?
         order by a.created_at limit ?`,
@@ -72,6 +76,7 @@ export function createRecoveryActivities(deps: RecoveryActivityDeps) {
             simType: row.sim_type,
             paid,
             companyId: row.company_id,
+            paymentId: paid ? row.payment_id : null,
             cancelAfterMs,
           });
           (cancelAfterMs > 0 ? result.started : result.cancelled).push(row.id);

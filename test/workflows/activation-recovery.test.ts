@@ -92,6 +92,13 @@ it('starts stranded rows with what is left of their deadline, cancels those past
   const overdue = await stranded(DAY_MS + 3600_000);
   const paid = await stranded(10 * 60_000, { orderStatus: 'paid' });
   const companySeat = await stranded(10 * 60_000, { orderStatus: 'paid' });
+  // The payment that paid it while it had no run (the signal found nothing to signal).
+  const [{ id: paymentId }] = await t.db.query<{ id: string }>(
+    `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, paid_at, created_at, updated_at)
+     select o.id, o.user_id, 'local_debit', 'mock', 'completed', o.total_amount_sar, 'SAR', gen_random_uuid()::text, repeat('f', 64), now(), now(), now()
+       from orders o join activations a on a.order_id = o.id where a.id = $1 returning id`,
+    [paid],
+  );
   const companyId = randomUUID();
   await t.db.query('update orders set company_id = $2 where id = (select order_id from activations where id = $1)', [
     companySeat,
@@ -127,7 +134,10 @@ it('starts stranded rows with what is left of their deadline, cancels those past
     paid: false,
   });
   expect((await env.client.workflow.getHandle(activationWorkflowId(paid)).query(stateQuery)).paid).toBe(true);
-  // A company seat's run is found by its company, as when the API starts it.
+  // Runs are found by what they would carry had the API started them: the payment, a seat's company.
+  expect(
+    (await env.client.workflow.getHandle(activationWorkflowId(paid)).describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.PaymentId),
+  ).toBe(paymentId);
   const seatRun = await env.client.workflow.getHandle(activationWorkflowId(companySeat)).describe();
   expect(seatRun.typedSearchAttributes.get(SEARCH_ATTRIBUTES.CompanyId)).toBe(companyId);
   expect(
