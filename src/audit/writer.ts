@@ -26,6 +26,33 @@ export interface AuditEntry {
   at?: Date;
 }
 
+/** A company user acting on their company's data, and where from. */
+export interface CompanyActor {
+  userId: string;
+  companyId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** A company export (people.csv, charges.csv): one row with the count of rows sent, never the rows. */
+export function writeExportAudit(
+  em: EntityManager,
+  actor: CompanyActor,
+  what: { action: AuditEntry['action']; entityType: string; count: number; at: Date },
+): Promise<string> {
+  return writeAudit(em, {
+    action: what.action,
+    actorUserId: actor.userId,
+    companyId: actor.companyId,
+    entityType: what.entityType,
+    entityId: actor.companyId,
+    details: { count: what.count },
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+    at: what.at,
+  });
+}
+
 /** Keys that would mean a secret is about to be written; the rule is checked, not just documented. */
 const FORBIDDEN_DETAIL_KEYS = new Set([
   'token',

@@ -1,6 +1,6 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { writeAudit } from '../audit/writer';
+import { writeExportAudit, type CompanyActor } from '../audit/writer';
 import { pickedMode } from '../contracts/balance';
 import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
 import { findContract, readContract, type ContractDbRow } from '../contracts/repository';
@@ -27,12 +27,7 @@ export interface BillingServiceDeps {
 }
 
 /** Who exports, from the verified session and the membership, and where from (for the audit row). */
-export interface BillingActor {
-  userId: string;
-  companyId: string;
-  ip: string | null;
-  userAgent: string | null;
-}
+export type BillingActor = CompanyActor;
 
 /** Spec "Limits": the dashboard's window and its number of events. */
 export const DASHBOARD_WINDOW_MS = 30 * 24 * 3_600_000;
@@ -110,17 +105,7 @@ export function createBillingService(deps: BillingServiceDeps) {
     const rows = await deps.orm.em.fork().transactional(async (em) => {
       const contract = await findContract(em, { companyId: actor.companyId });
       const found = contract ? await chargeRows(em, actor.companyId) : [];
-      await writeAudit(em, {
-        action: 'company.billing_export',
-        actorUserId: actor.userId,
-        companyId: actor.companyId,
-        entityType: 'billing',
-        entityId: actor.companyId,
-        details: { count: found.length },
-        ip: actor.ip,
-        userAgent: actor.userAgent,
-        at: clock(),
-      });
+      await writeExportAudit(em, actor, { action: 'company.billing_export', entityType: 'billing', count: found.length, at: clock() });
       return found;
     });
     return { filename: 'charges.csv', columns: CHARGES_CSV_COLUMNS, rows: rows.map(csvRow) };

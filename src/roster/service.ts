@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Pool, PoolClient } from 'pg';
-import { writeAudit } from '../audit/writer';
+import { writeExportAudit, type CompanyActor } from '../audit/writer';
 import type { CompanyRuns } from '../companies/runs';
 import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
@@ -32,12 +32,7 @@ export interface RosterServiceDeps {
 }
 
 /** Who acts, from the verified session and the membership, and where from (for the audit row). */
-export interface RosterActor {
-  userId: string;
-  companyId: string;
-  ip: string | null;
-  userAgent: string | null;
-}
+export type RosterActor = CompanyActor;
 
 export interface RosterEntryView {
   id: string;
@@ -144,17 +139,7 @@ export function createRosterService(deps: RosterServiceDeps) {
   async function exportCsv(actor: RosterActor) {
     const rows = await deps.orm.em.fork().transactional(async (em) => {
       const found = await exportRows(em, actor.companyId, clock());
-      await writeAudit(em, {
-        action: 'company.roster_export',
-        actorUserId: actor.userId,
-        companyId: actor.companyId,
-        entityType: 'roster',
-        entityId: actor.companyId,
-        details: { count: found.length },
-        ip: actor.ip,
-        userAgent: actor.userAgent,
-        at: clock(),
-      });
+      await writeExportAudit(em, actor, { action: 'company.roster_export', entityType: 'roster', count: found.length, at: clock() });
       return found;
     });
     return { filename: 'people.csv', columns: PEOPLE_CSV_COLUMNS, rows: rows.map(csvRow) };
