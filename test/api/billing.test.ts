@@ -11,6 +11,7 @@ import { companyPerson, fakeCompanyRuns, signInAs, type Caller } from '../helper
 import { insertContract, insertContractPayment } from '../helpers/contracts';
 import { errorOf, typed } from '../helpers/responses';
 import { rosterCaller } from '../helpers/roster';
+import { atTime } from '../helpers/clock';
 
 // Spec "Portal: contract, readiness, dashboard, billing": GET /b2b/billing and GET /b2b/billing/export.
 // Contracts, payments, links, orders and activations are inserted by SQL (other issues' routes write them).
@@ -36,16 +37,7 @@ const billing = (token: string, lang?: string) => get<BillingAnswer>('/b2b/billi
 const halalas = (sar: number) => Math.round(sar * 100);
 const sumHalalas = (b: Billing) => b.charges.reduce((s, c) => s + halalas(c.amountSar), 0);
 
-/** The clock moved to `at` for the body, then put back. */
-async function at<T>(when: Date, body: () => Promise<T>): Promise<T> {
-  const before = t.clock();
-  t.clock.set(when);
-  try {
-    return await body();
-  } finally {
-    t.clock.set(before);
-  }
-}
+const at = <T>(when: Date, body: () => Promise<T>) => atTime(t.clock, when, body);
 
 const ZEROED = {
   outstandingSar: 0,

@@ -8,6 +8,7 @@ import { insertCompany } from '../helpers/companies';
 import { companyPerson, fakeCompanyRuns, signInAs } from '../helpers/company-routes';
 import { errorOf, typed } from '../helpers/responses';
 import { person, rosterCaller, stage } from '../helpers/roster';
+import { atTime } from '../helpers/clock';
 
 // Spec "Portal: contract, readiness, dashboard, billing": GET /b2b/dashboard, and "Limits" (30 days,
 // 8 events). Links are inserted by SQL (the links issue's routes write them); the roster rows carry
@@ -29,16 +30,7 @@ const dashboard = async (token: string, lang?: string) => {
   return typed<DashboardAnswer>(await req);
 };
 
-/** The clock moved to `at` for the body, then put back. */
-async function at<T>(when: Date, body: () => Promise<T>): Promise<T> {
-  const before = t.clock();
-  t.clock.set(when);
-  try {
-    return await body();
-  } finally {
-    t.clock.set(before);
-  }
-}
+const at = <T>(when: Date, body: () => Promise<T>) => atTime(t.clock, when, body);
 
 describe('GET /b2b/dashboard', () => {
   it('answers a company that never minted a link: not launched, zero tiles, no activity, to the admin and a member', async () => {

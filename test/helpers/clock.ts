@@ -16,3 +16,14 @@ export function createTestClock(start = new Date()): TestClock {
   };
   return clock;
 }
+
+/** Runs `body` with the clock set to `when`, then puts it back. */
+export async function atTime<T>(clock: TestClock, when: Date, body: () => Promise<T>): Promise<T> {
+  const before = clock();
+  clock.set(when);
+  try {
+    return await body();
+  } finally {
+    clock.set(before);
+  }
+}
