@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
+import { isUniqueViolation } from '../src/auth/users';
 import { halalasOfDecimal } from '../src/lib/halalas';
 import { insertItems } from '../src/quotes/repository';
 import { readQuoteTip } from '../src/temporal/quote-tip';
@@ -22,7 +23,7 @@ export interface QuoteActivityDeps {
 }
 
 /** The tip a confirm left (the version, now accepted) and the contract it created. */
-export type ConfirmOutcome = QuoteTip & { contractId: string };
+type ConfirmOutcome = QuoteTip & { contractId: string };
 
 export interface ActionOptions {
   /**
@@ -34,12 +35,12 @@ export interface ActionOptions {
 }
 
 /** A definite refusal: never retried, its type is the spec code, one details object when the spec names one. */
-export function quoteRefusal(type: QuoteRefusalCode, message: string, details?: Record<string, unknown>): ApplicationFailure {
+function quoteRefusal(type: QuoteRefusalCode, message: string, details?: Record<string, unknown>): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: details ? [details] : undefined });
 }
 
 /** `CTR-` + 12 upper-case hex characters (48 random bits; the unique index on ref catches the rare repeat). */
-export const contractRef = () => `CTR-${randomBytes(6).toString('hex').toUpperCase()}`;
+const contractRef = () => `CTR-${randomBytes(6).toString('hex').toUpperCase()}`;
 
 /** A version row as the guarded updates return it. */
 interface VersionRow {
@@ -401,11 +402,6 @@ function fundingOf(halalas: string | null): number {
 }
 
 const actorOf = (actor: QuoteActor) => ({ actorUserId: actor.userId, ip: actor.ip, userAgent: actor.userAgent });
-
-function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
-  return (e?.code ?? e?.cause?.code) === '23505' && (e?.constraint ?? e?.cause?.constraint) === constraint;
-}
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -1,3 +1,4 @@
+import { textArray } from '../db/arrays';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -108,9 +109,4 @@ async function insertIdentity(
     deps.logger.error({ err }, 'account identity not created');
     throw new AppError('ADMIN_USER_CREATE_FAILED');
   }
-}
-
-/** A text[] parameter as a PostgreSQL array literal (the query builder would spread a JS array into a list). */
-export function textArray(values: readonly string[] | null): string | null {
-  return values === null ? null : `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }

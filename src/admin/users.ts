@@ -8,7 +8,8 @@ import { STAFF_AREAS, type StaffArea } from '../http/guards';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { Actor } from './blocklist';
-import { provisionAccount, textArray } from './provision';
+import { textArray } from '../db/arrays';
+import { provisionAccount } from './provision';
 
 /** Roles a super_admin gives through /admin/users (company staff are invited, end users register). */
 export const STAFF_ROLES = ['admin', 'support', 'activation_officer', 'super_admin'] as const satisfies readonly AppRole[];

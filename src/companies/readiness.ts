@@ -19,10 +19,7 @@ export async function readinessOf(em: EntityManager, companyId: string): Promise
  * contractConfirmed: an active contract exists; paymentSatisfied: the payments recorded on it sum to at
  * least its total (the same rule in both modes), false with no active contract. One query, in halalas.
  */
-export async function contractGates(
-  em: EntityManager,
-  companyId: string,
-): Promise<{ contractConfirmed: boolean; paymentSatisfied: boolean }> {
+async function contractGates(em: EntityManager, companyId: string): Promise<{ contractConfirmed: boolean; paymentSatisfied: boolean }> {
   const [row] = await em.execute<{ paid_enough: boolean }[]>(
     `select coalesce((select sum(p.amount_halalas) from contract_payments p where p.contract_id = c.id), 0) >= c.total_halalas as paid_enough
        from contracts c

@@ -1,3 +1,4 @@
+import { textArray, uuidArray } from '../db/arrays';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus, type PaymentMode } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
@@ -9,10 +10,6 @@ import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
  */
 
 const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
-/** A Postgres array literal of UUIDs (only ever built from validated UUIDs). */
-export const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
-const textArray = (values: readonly (string | null)[]) =>
-  `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
 
 /** A live, unredeemed link: stored active and not past its expiry (lazy expiry). */
 export const LIVE_LINK = (link: string, now: string) => `(${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now})`;

@@ -1,3 +1,4 @@
+import { uuidArray } from '../db/arrays';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { QuotePreference, QuoteStatus } from '../entities';
@@ -32,7 +33,6 @@ export interface CatalogDbRow {
 const IN_B2B_CATALOG = `p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`;
 
 /** A bound uuid[] parameter: a Postgres array literal (the ids are checked UUIDs, so nothing needs quoting). */
-const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 /** Cheapest first, then by id (a stable order for equal prices). */
 export async function catalogRows(em: EntityManager): Promise<CatalogDbRow[]> {
