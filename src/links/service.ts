@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { writeAudit } from '../audit/writer';
+import { writeAudit, type CompanyActor } from '../audit/writer';
 import { readinessOf } from '../companies/readiness';
 import { balanceOf } from '../contracts/balance';
 import { findContract } from '../contracts/repository';
@@ -37,12 +37,7 @@ export interface LinksDeps {
   publicBaseUrl: string;
 }
 
-export interface LinksActor {
-  userId: string;
-  companyId: string;
-  ip: string | null;
-  userAgent: string | null;
-}
+export type LinksActor = CompanyActor;
 
 export interface MintRequest {
   rosterIds: string[];
@@ -325,15 +320,15 @@ export function createLinks(deps: LinksDeps) {
     return deps.orm.em.fork().transactional(async (em) => {
       const mode: PaymentMode = (await repo.lockCompany(em, actor.companyId)).paymentMode ?? 'prepaid';
       const field = body.packageId !== undefined ? 'packageId' : 'contractItemId';
+      const value = body[field]?.toLowerCase() ?? null;
       if ((mode === 'flexible') !== (field === 'packageId')) throw new AppError('VALIDATION_INVALID_INPUT', { details: { field, mode } });
       await guarded(em, actor.companyId, rosterId, now);
       const id = rosterId.toLowerCase();
       if (field === 'packageId') {
-        const packageId = body.packageId?.toLowerCase() ?? null;
-        if (packageId && !(await repo.catalogPrices(em, [packageId])).has(packageId)) throw new AppError('PACKAGE_NOT_FOUND');
-        await repo.writeAssignment(em, id, { packageId, contractItemId: null }, now);
+        if (value && !(await repo.catalogPrices(em, [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
+        await repo.writeAssignment(em, id, { packageId: value, contractItemId: null }, now);
       } else {
-        const itemId = body.contractItemId?.toLowerCase() ?? null;
+        const itemId = value;
         let packageId: string | null = null;
         if (itemId) {
           const contract = await findContract(em, { companyId: actor.companyId });
@@ -343,6 +338,7 @@ export function createLinks(deps: LinksDeps) {
         }
         await repo.writeAssignment(em, id, { packageId, contractItemId: itemId }, now);
       }
+      await auditEntry(em, actor, 'company.roster_assign', id, { [field]: value }, now);
       const entry = await readRosterEntry(em, id, now);
       if (!entry) throw new AppError('ROSTER_ENTRY_NOT_FOUND');
       return rosterEntryView(entry, decrypt);
@@ -357,11 +353,34 @@ export function createLinks(deps: LinksDeps) {
       const entry = await guarded(em, actor.companyId, rosterId, now);
       if (!(await repo.isBareStagedUser(em, actor.companyId, entry.user_id))) throw new AppError('ROSTER_SEAT_CONSUMED');
       await repo.deleteEntry(em, entry.id, entry.user_id);
+      await auditEntry(em, actor, 'company.roster_remove', entry.id, {}, now);
     });
     return { removed: true as const };
   }
 
   return { send, exportLinks, reissueExpired, revoke, assign, remove };
+}
+
+/** A roster entry's assignment or removal: the entry and the ids it was given, never contact data. */
+function auditEntry(
+  em: EntityManager,
+  actor: LinksActor,
+  action: 'company.roster_assign' | 'company.roster_remove',
+  rosterId: string,
+  details: Record<string, string | null>,
+  at: Date,
+) {
+  return writeAudit(em, {
+    action,
+    actorUserId: actor.userId,
+    companyId: actor.companyId,
+    entityType: 'roster_entry',
+    entityId: rosterId,
+    details,
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+    at,
+  });
 }
 
 export type Links = ReturnType<typeof createLinks>;

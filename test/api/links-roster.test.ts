@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
-import { insertActivation, linksOf, post, readyCompany, rosterRow } from '../helpers/links-fixtures';
+import { auditRows, insertActivation, linksOf, post, readyCompany, rosterRow } from '../helpers/links-fixtures';
 import { typed } from '../helpers/responses';
 import { rosterCaller, person, stage } from '../helpers/roster';
 
@@ -37,6 +37,16 @@ describe('PATCH /b2b/roster/:rosterId', () => {
     expect(await rosterRow(t, id)).toMatchObject({ package_id: c.packageIds[0], contract_item_id: c.itemIds[0], unit_price_sar: null });
     expect((await patch(c.token, id, { contractItemId: null })).status).toBe(200);
     expect(await rosterRow(t, id)).toMatchObject({ package_id: null, contract_item_id: null });
+    // Each write is audited as company.roster_assign, naming the entry and what it was given (ids only).
+    expect(
+      await t.db.query(
+        `select entity_type, entity_id, details from audit_events where company_id = $1 and action = 'company.roster_assign' order by created_at, id`,
+        [c.companyId],
+      ),
+    ).toEqual([
+      { entity_type: 'roster_entry', entity_id: id, details: { contractItemId: c.itemIds[0] } },
+      { entity_type: 'roster_entry', entity_id: id, details: { contractItemId: null } },
+    ]);
   });
 
   it('flexible: assigns a live B2B package; PACKAGE_NOT_FOUND outside the catalog', async () => {
@@ -120,6 +130,8 @@ describe('DELETE /b2b/roster/:rosterId', () => {
     expect(await t.db.query('select 1 from users where id = $1', [userId])).toHaveLength(0);
     expect(await t.db.query('select 1 from invitation_links where user_id = $1', [userId])).toHaveLength(0);
     expect(errorCode(await remove(c.token, id))).toBe('ROSTER_ENTRY_NOT_FOUND');
+    // Audited once as company.roster_remove (the refused second call writes nothing).
+    expect(await auditRows(t, c.companyId, 'company.roster_remove')).toEqual([{ details: {} }]);
   });
 
   it('refuses with ROSTER_SEAT_CONSUMED when the account is no longer bare (an activation ever)', async () => {
@@ -131,6 +143,7 @@ describe('DELETE /b2b/roster/:rosterId', () => {
     expect(res.status).toBe(409);
     expect(errorCode(res)).toBe('ROSTER_SEAT_CONSUMED');
     expect(await t.db.query('select 1 from roster_entries where id = $1', [id])).toHaveLength(1);
+    expect(await auditRows(t, c.companyId, 'company.roster_remove')).toEqual([]);
   });
 
   it('is refused to a viewer (AUTH_FORBIDDEN)', async () => {
