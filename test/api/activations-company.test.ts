@@ -261,6 +261,19 @@ async function ordersOf(person: SeatHolder): Promise<number> {
   return Number(n);
 }
 
+describe('POST /activations, the price charged', () => {
+  it.each(MODES)('%s: charges the seat price (line or mint-time snapshot), not the catalog price of today', async (mode) => {
+    const company = await seatCompany(t, { mode, priceHalalas: 8_000 });
+    const person = await seatHolder(t, company);
+    // The catalog moves after the contract (prepaid) or after the mint (flexible): the seat keeps its price.
+    await t.db.query('update packages set price_sar_b2b = 99.99, price_sar = 120.00 where id = $1', [company.packageId]);
+    const res = typed<Created>(await activateSeat(t, person.token, { packageId: company.packageId }));
+    expect(res.status).toBe(201);
+    const rows = await rowsOf(res.body);
+    expect([rows.order.total_amount_sar, rows.item.unit_price_sar, rows.payments[0].amount]).toEqual(['80.00', '80.00', '80.00']);
+  });
+});
+
 describe('POST /activations, flexible balance gate', () => {
   it('answers COMPANY_BALANCE_EXCEEDED when the charge exceeds funded minus drawn', async () => {
     const company = await seatCompany(t, { mode: 'flexible', priceHalalas: 8_000, fundingHalalas: 10_000 });
