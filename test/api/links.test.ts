@@ -152,6 +152,29 @@ describe('prepaid export', () => {
     expect(await listedLinkStatus(c.token, a)).toBe('exported');
   });
 
+  it('a batch default does not move a person who already holds a seat: they keep their line', async () => {
+    const c = await readyCompany(t, {
+      people: 1,
+      lines: [
+        { qty: 5, unitPriceHalalas: 8_000 },
+        { qty: 5, unitPriceHalalas: 9_000 },
+      ],
+    });
+    const [a] = c.rosterIds;
+    const [first, second] = c.itemIds;
+    await post(t, c.token, '/b2b/roster/links/export', { rosterIds: [a], contractItemId: first }).expect(200);
+    const again = await post(t, c.token, '/b2b/roster/links/export', { rosterIds: [a], contractItemId: second });
+    expect(exportBody(again).entries.map((e) => e.rosterId)).toEqual([a]);
+    expect(await rosterRow(t, a)).toMatchObject({ contract_item_id: first });
+    const items = await t.db.query<{ id: string; consumed: string }>(
+      `select ci.id, (select count(distinct l.user_id) from invitation_links l
+                       where l.contract_item_id = ci.id and l.status in ('issued', 'sent', 'exported', 'used'))::text as consumed
+         from contract_items ci where ci.id = any($1)`,
+      [[first, second]],
+    );
+    expect(Object.fromEntries(items.map((i) => [i.id, i.consumed]))).toEqual({ [first]: '1', [second]: '0' });
+  });
+
   it('skips an activated person with LINK_USER_ALREADY_ACTIVE', async () => {
     const c = await readyCompany(t, { people: 1 });
     await insertActivation(t, { userId: (await rosterRow(t, c.rosterIds[0])).user_id, packageId: c.packageIds[0], status: 'activated' });
@@ -269,6 +292,27 @@ describe('reissue-expired', () => {
       t.clock.advance(-25 * HOUR);
     }
   });
+
+  it('goes through the export pipeline: an activated person is skipped, a full line is ACTIVATION_QUOTA_EXCEEDED', async () => {
+    const c = await readyCompany(t, { people: 4, lines: [{ qty: 2, unitPriceHalalas: 8_000 }] });
+    const [a, b, d, e] = c.rosterIds;
+    await post(t, c.token, '/b2b/roster/links/export', { rosterIds: [a, b], contractItemId: c.itemIds[0] }).expect(200);
+    t.clock.advance(25 * HOUR);
+    try {
+      // a's and b's links lapse, freeing both seats, which d and e take; then a activates anyway.
+      await post(t, c.token, '/b2b/roster/links/export', { rosterIds: [d, e], contractItemId: c.itemIds[0] }).expect(200);
+      await insertActivation(t, { userId: (await rosterRow(t, a)).user_id, packageId: c.packageIds[0], status: 'activated' });
+      const res = await post(t, c.token, '/b2b/roster/links/reissue-expired');
+      expect(exportBody(res)).toEqual({
+        entries: [],
+        skipped: [item(a, 'LINK_USER_ALREADY_ACTIVE'), item(b, 'ACTIVATION_QUOTA_EXCEEDED')].sort((x, y) =>
+          x.rosterId < y.rosterId ? -1 : 1,
+        ),
+      });
+    } finally {
+      t.clock.advance(-25 * HOUR);
+    }
+  });
 });
 
 describe('revoke', () => {
@@ -291,10 +335,12 @@ describe('revoke', () => {
       .send({ token: tokenOf(exportBody(exported).entries[1].link) })
       .expect(200);
     const missing = randomUUID();
+    const sentBefore = t.messages.length;
     const res = typed<{ data: { revoked: unknown[]; skipped: unknown[] } }>(
       await post(t, c.token, '/b2b/roster/links/revoke', { rosterIds: [a, b, d, missing] }, 'ar'),
     );
     expect(res.status).toBe(200);
+    expect(t.messages.length).toBe(sentBefore); // the end user is not notified
     expect(res.body.data.revoked).toEqual([{ rosterId: a }]);
     expect(res.body.data.skipped).toEqual(
       [item(b, 'LINK_ALREADY_USED'), item(d, 'NO_ACTIVE_LINK'), item(missing, 'ROSTER_ENTRY_NOT_FOUND')].sort((x, y) =>
