@@ -17,8 +17,8 @@ type BalanceBody = z.input<typeof Balance>;
  * - drawn: the company's paid orders (orders.company_id; status paid or completed) whose activation is
  *   still alive (not failed or cancelled).
  * - committed: seats consumed (a company link `used`, or active and not past expiry) whose person has
- *   no live charge yet, priced at the roster row's mint-time snapshot. Links and that snapshot are
- *   written by the links issue: until then this reads 0 from the query that issue fills.
+ *   no live charge yet, priced at the roster row's mint-time snapshot (the link mint's gate subtracts
+ *   it too, src/links/service.ts; the activation gate does not).
  * - activeLines: per package, the activated (not deleted) activations of those orders.
  */
 export async function balanceOf(em: EntityManager, companyId: string, now: Date): Promise<BalanceBody> {
@@ -64,7 +64,7 @@ export async function drawnHalalas(em: EntityManager, companyId: string): Promis
 }
 
 /** One roster person counts once, however many links they hold; the price is the mint-time snapshot. */
-async function committedHalalas(em: EntityManager, companyId: string, now: Date): Promise<number> {
+export async function committedHalalas(em: EntityManager, companyId: string, now: Date): Promise<number> {
   const [row] = await em.execute<{ committed: string | number }[]>(
     `select (coalesce(sum(r.unit_price_sar), 0) * 100)::bigint as committed
        from roster_entries r

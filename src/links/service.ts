@@ -3,13 +3,13 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { writeAudit, type CompanyActor } from '../audit/writer';
 import { readinessOf } from '../companies/readiness';
-import { balanceOf } from '../contracts/balance';
+import { committedHalalas, drawnHalalas } from '../contracts/balance';
+import { paidHalalas } from '../contracts/payments-repository';
 import { findContract } from '../contracts/repository';
 import type { LinkChannel, LinkStatus, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
-import { halalasOf } from '../lib/halalas';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
 import { readRosterEntry } from '../roster/repository';
@@ -93,7 +93,7 @@ export function createLinks(deps: LinksDeps) {
       const ids = [...new Set(req.rosterIds.map((id) => id.toLowerCase()))].sort();
       const decide =
         contract.payment_mode === 'flexible'
-          ? await flexibleDecider(em, actor.companyId, req.packageId, now)
+          ? await flexibleDecider(em, contract.id, actor.companyId, req.packageId, now)
           : await prepaidDecider(em, contract.id, req.contractItemId, now);
       const found = new Map((await repo.mintCandidates(em, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
       const skipped: Skip[] = [];
@@ -170,10 +170,10 @@ export function createLinks(deps: LinksDeps) {
    * drawn − committed − accepted so far in this batch) must cover it; a person already committed
    * draws only the difference to the snapshot they hold.
    */
-  async function flexibleDecider(em: EntityManager, companyId: string, defaultPackage: string | undefined, now: Date) {
-    const balance = await balanceOf(em, companyId, now);
-    const halalas = (sar: number) => halalasOf(sar) ?? 0;
-    let available = halalas(balance.fundedSar) - halalas(balance.drawnSar) - halalas(balance.committedSar);
+  async function flexibleDecider(em: EntityManager, contractId: string, companyId: string, defaultPackage: string | undefined, now: Date) {
+    // The balance's own figures (balance.ts), in halalas: funded − drawn − committed.
+    let available =
+      (await paidHalalas(em, contractId)) - (await drawnHalalas(em, companyId)) - (await committedHalalas(em, companyId, now));
     const wanted = defaultPackage?.toLowerCase();
     const ownPackages = (
       await em.execute<{ package_id: string }[]>(
