@@ -42,17 +42,31 @@ export interface SeatTerms {
   priceHalalas: number;
 }
 
+/**
+ * One statement, so a consumer's create pays one round trip: the caller's newest roster entry, else
+ * (a company invitation link names them, no entry does) a seat with no entry, whose create answers
+ * ACTIVATION_PACKAGE_NOT_ON_CONTRACT once the approval and redemption checks pass.
+ */
 export async function findSeat(em: EntityManager, userId: string): Promise<Seat | null> {
   const [row] = await em.execute<SeatDbRow[]>(
-    `select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
-            (r.unit_price_sar * 100)::bigint as snapshot,
-            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed
-       from roster_entries r join companies c on c.id = r.company_id
-      where r.user_id = ?
-      order by r.created_at desc, r.id desc limit 1`,
-    [userId],
+    `select id, company_id, company_status, package_id, contract_item_id, snapshot, redeemed from (
+       select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
+              (r.unit_price_sar * 100)::bigint as snapshot,
+              exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
+              0 as rank, r.created_at, r.id as tie
+         from roster_entries r join companies c on c.id = r.company_id
+        where r.user_id = ?
+       union all
+       select null, l.company_id, c.status, null, null, null,
+              exists (select 1 from invitation_links u where u.user_id = l.user_id and u.company_id = l.company_id and ${REDEEMED_LINK('u')}),
+              1, l.created_at, l.id
+         from invitation_links l join companies c on c.id = l.company_id
+        where l.user_id = ?
+     ) seat
+     order by rank, created_at desc, tie desc limit 1`,
+    [userId, userId],
   );
-  return row ? seatOf(row) : linkedWithoutEntry(em, userId);
+  return row ? seatOf(row) : null;
 }
 
 interface SeatDbRow {
@@ -63,23 +77,6 @@ interface SeatDbRow {
   contract_item_id: string | null;
   snapshot: string | number | null;
   redeemed: boolean;
-}
-
-/**
- * A company's invitation link names the person without a roster entry (a link minted outside the
- * roster): still a company user, whose create answers ACTIVATION_PACKAGE_NOT_ON_CONTRACT (no roster
- * entry) once the approval and redemption checks pass.
- */
-async function linkedWithoutEntry(em: EntityManager, userId: string): Promise<Seat | null> {
-  const [row] = await em.execute<SeatDbRow[]>(
-    `select null as id, l.company_id, c.status as company_status, null as package_id, null as contract_item_id, null as snapshot,
-            exists (select 1 from invitation_links u where u.user_id = l.user_id and u.company_id = l.company_id and ${REDEEMED_LINK('u')}) as redeemed
-       from invitation_links l join companies c on c.id = l.company_id
-      where l.user_id = ?
-      order by l.created_at desc, l.id desc limit 1`,
-    [userId],
-  );
-  return row ? seatOf(row) : null;
 }
 
 function seatOf(row: SeatDbRow): Seat {
