@@ -3,8 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
 import { isUniqueViolation } from '../src/auth/users';
-import { halalasOfDecimal } from '../src/lib/halalas';
-import { insertItems } from '../src/quotes/repository';
+import { catalogPrices, insertItems } from '../src/quotes/repository';
 import { readQuoteTip } from '../src/temporal/quote-tip';
 import type {
   CounterRequest,
@@ -380,20 +379,22 @@ interface PricedLine {
   unitPriceHalalas: number;
 }
 
-/** The version's items at each package's B2B price now; a package without one (or inactive) fails the whole confirm. */
+/** The version's items at each package's B2B price now; a package out of the B2B catalog fails the whole confirm. */
 async function pricedLines(tx: EntityManager, versionId: string): Promise<PricedLine[]> {
-  const rows = await tx.execute<{ package_id: string; qty: number; price: string | null; is_active: boolean }[]>(
-    `select i.package_id, i.qty, p.price_sar_b2b::text as price, p.is_active
-       from quote_items i join packages p on p.id = i.package_id
-      where i.quote_version_id = ? order by i.id`,
+  const rows = await tx.execute<{ package_id: string; qty: number }[]>(
+    'select package_id, qty from quote_items where quote_version_id = ? order by id',
     [versionId],
   );
   if (rows.length === 0) throw quoteRefusal('QUOTE_INVALID_STATE', 'a prepaid contract needs quote items');
-  const missing = rows.find((r) => r.price === null || !r.is_active);
+  const prices = await catalogPrices(
+    tx,
+    rows.map((r) => r.package_id),
+  );
+  const missing = rows.find((r) => !prices.has(r.package_id));
   if (missing) {
     throw quoteRefusal('CONTRACT_PACKAGE_PRICE_MISSING', 'a quoted package has no B2B price', { packageId: missing.package_id });
   }
-  return rows.map((r) => ({ packageId: r.package_id, qty: r.qty, unitPriceHalalas: halalasOfDecimal(r.price!) }));
+  return rows.map((r) => ({ packageId: r.package_id, qty: r.qty, unitPriceHalalas: prices.get(r.package_id)! }));
 }
 
 function fundingOf(halalas: string | null): number {

@@ -43,17 +43,6 @@ export async function contractLines(em: EntityManager, contractId: string, now: 
   );
 }
 
-/** The B2B price (halalas) of each of `ids` still in the live B2B catalog. */
-export async function catalogPrices(em: EntityManager, ids: readonly string[]): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await em.execute<{ id: string; price: string | number }[]>(
-    `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
-      where p.id = any(?::uuid[]) and p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`,
-    [uuidArray(ids)],
-  );
-  return new Map(rows.map((r) => [r.id, Number(r.price)]));
-}
-
 export interface MintCandidate {
   id: string;
   user_id: string;

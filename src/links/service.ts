@@ -12,6 +12,7 @@ import { isUuid } from '../http/fields';
 import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
+import { catalogPrices } from '../quotes/repository';
 import { readRosterEntry } from '../roster/repository';
 import { rosterEntryView } from '../roster/service';
 import * as repo from './repository';
@@ -181,7 +182,7 @@ export function createLinks(deps: LinksDeps) {
         [companyId],
       )
     ).map((r) => r.package_id);
-    const prices = await repo.catalogPrices(em, wanted ? [wanted, ...ownPackages] : ownPackages);
+    const prices = await catalogPrices(em, wanted ? [wanted, ...ownPackages] : ownPackages);
     if (wanted !== undefined && !prices.has(wanted)) throw new AppError('PACKAGE_NOT_FOUND');
     return (c: repo.MintCandidate): Decision => {
       const packageId = c.holds_seat ? c.package_id : (wanted ?? c.package_id);
@@ -325,7 +326,7 @@ export function createLinks(deps: LinksDeps) {
       await guarded(em, actor.companyId, rosterId, now);
       const id = rosterId.toLowerCase();
       if (field === 'packageId') {
-        if (value && !(await repo.catalogPrices(em, [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
+        if (value && !(await catalogPrices(em, [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
         await repo.writeAssignment(em, id, { packageId: value, contractItemId: null }, now);
       } else {
         const itemId = value;

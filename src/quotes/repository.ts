@@ -32,6 +32,17 @@ export interface CatalogDbRow {
  */
 const IN_B2B_CATALOG = `p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`;
 
+/** The B2B price (halalas) of each of `ids` still in the B2B catalog (a link mint's, an assignment's, a contract's). */
+export async function catalogPrices(em: EntityManager, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await em.execute<{ id: string; price: string | number }[]>(
+    `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
+      where p.id = any(?::uuid[]) and ${IN_B2B_CATALOG}`,
+    [uuidArray(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.price)]));
+}
+
 /** A bound uuid[] parameter: a Postgres array literal (the ids are checked UUIDs, so nothing needs quoting). */
 
 /** Cheapest first, then by id (a stable order for equal prices). */

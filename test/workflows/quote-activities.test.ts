@@ -330,7 +330,17 @@ describe('confirmContract', () => {
     ]);
     const unpriced = await insertPackage(db, { priceSarB2b: null });
     const inactive = await insertPackage(db, { isActive: false });
-    for (const packageId of [unpriced, inactive]) {
+    // An active, priced package of an operator switched off is out of the B2B catalog too.
+    const offOperator = await insertPackage(db);
+    await db.query(
+      `insert into operators (id, slug, kind, name_en, name_ar, is_active, created_at, updated_at)
+       values ($1, $2, 'telecom', 'Off', 'متوقف', false, now(), now())`,
+      [randomUUID(), `off-${randomUUID().slice(0, 8)}`],
+    );
+    await db.query(`update packages set operator_id = (select id from operators where name_en = 'Off' limit 1) where id = $1`, [
+      offOperator,
+    ]);
+    for (const packageId of [unpriced, inactive, offOperator]) {
       refusals.push([
         'price missing',
         await version({ status: 'submitted', items: [...lines(), { packageId, qty: 1 }] }),
