@@ -3,6 +3,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
 import { isUniqueViolation } from '../src/auth/users';
+import { hasActiveContract } from '../src/companies/contract-lock';
+import { findCompany } from '../src/companies/repository';
 import { catalogPrices, insertItems } from '../src/quotes/repository';
 import { readQuoteTip } from '../src/temporal/quote-tip';
 import type {
@@ -307,10 +309,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
     const [owner] = await tx.execute<{ company_id: string }[]>('select company_id from quote_versions where id = ?', [request.versionId]);
     if (!owner) throw quoteRefusal('QUOTE_NOT_FOUND', 'Quote not found');
     // The company row's lock orders confirms of one company (and the payment mode switch) one after another.
-    const [company] = await tx.execute<{ payment_mode: 'prepaid' | 'flexible' | null }[]>(
-      'select payment_mode from companies where id = ? for update',
-      [owner.company_id],
-    );
+    const company = await findCompany(tx, owner.company_id, { lock: true });
     const [row] = await tx.execute<(VersionRow & { has_child: boolean; needs_funding_halalas: string | null })[]>(
       `select v.id, v.version, v.status, v.parent_id, v.company_id, v.chain_root_id, v.needs_funding_halalas, not ${IS_TIP} as has_child
          from quote_versions v where v.id = ? for update`,
@@ -326,11 +325,9 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
       (row.status === 'accepted' || (row.parent_id === null && (row.status === 'submitted' || row.status === 'under_review')));
     if (!eligible)
       throw quoteRefusal('QUOTE_INVALID_STATE', `cannot confirm a contract from a ${row.has_child ? 'superseded' : row.status} version`);
-    const [active] = await tx.execute<{ id: string }[]>(`select id from contracts where company_id = ? and status = 'active'`, [
-      row.company_id,
-    ]);
-    if (active) throw quoteRefusal('CONTRACT_ALREADY_EXISTS', 'the company already has an active contract');
-    const mode = company.payment_mode;
+    if (await hasActiveContract(tx, row.company_id))
+      throw quoteRefusal('CONTRACT_ALREADY_EXISTS', 'the company already has an active contract');
+    const mode = company?.payment_mode;
     if (!mode) throw quoteRefusal('QUOTE_INVALID_STATE', 'the company has not chosen a payment mode');
     const lines = mode === 'prepaid' ? await pricedLines(tx, row.id) : [];
     const total =

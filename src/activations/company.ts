@@ -1,3 +1,4 @@
+import { findCompany } from '../companies/repository';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CompanyStatus, PaymentMode } from '../entities';
@@ -153,7 +154,7 @@ export async function checkSeatFree(em: EntityManager, userId: string): Promise<
  * advisory and not counted here, as the spec's gate says).
  */
 export async function lockAndGate(em: EntityManager, userId: string, seat: Seat, terms: SeatTerms): Promise<void> {
-  const [company] = await em.execute<{ status: CompanyStatus }[]>('select status from companies where id = ? for update', [seat.companyId]);
+  const company = await findCompany(em, seat.companyId, { lock: true });
   if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
   await checkSeatFree(em, userId);
   if (terms.mode !== 'flexible') return;

@@ -1,3 +1,4 @@
+import { findCompany } from '../companies/repository';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { LatestActivation, MagicLinkLookups } from '../auth/magic-link';
 
@@ -9,10 +10,7 @@ import type { LatestActivation, MagicLinkLookups } from '../auth/magic-link';
 export function createMagicLinkLookups(orm: MikroORM): MagicLinkLookups {
   return {
     async companyStatus(companyId) {
-      const [row] = await orm.em
-        .fork()
-        .execute<{ status: 'pending' | 'approved' | 'rejected' | 'suspended' }[]>('select status from companies where id = ?', [companyId]);
-      return row?.status ?? null;
+      return (await findCompany(orm.em.fork(), companyId))?.status ?? null;
     },
     async latestActivation(userId) {
       const [row] = await orm.em.fork().execute<

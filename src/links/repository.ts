@@ -1,6 +1,6 @@
 import { textArray, uuidArray } from '../db/arrays';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus, type PaymentMode } from '../entities';
+import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
 
 /**
@@ -17,12 +17,6 @@ export const LIVE_LINK = (link: string, now: string) => `(${link}.status in (${A
 export const REDEEMED_LINK = (link: string) => `(${link}.status = 'used' or ${link}.used_at is not null)`;
 
 /** Locks the company row for the rest of the transaction (minting, assignment and removal serialize per company). */
-export async function lockCompany(em: EntityManager, companyId: string): Promise<{ paymentMode: PaymentMode | null }> {
-  const [row] = await em.execute<{ payment_mode: PaymentMode | null }[]>('select payment_mode from companies where id = ? for update', [
-    companyId,
-  ]);
-  return { paymentMode: row?.payment_mode ?? null };
-}
 
 export interface LineRow {
   id: string;

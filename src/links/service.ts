@@ -12,6 +12,7 @@ import { isUuid } from '../http/fields';
 import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
+import { findCompany } from '../companies/repository';
 import { catalogPrices } from '../quotes/repository';
 import { readRosterEntry } from '../roster/repository';
 import { rosterEntryView } from '../roster/service';
@@ -87,7 +88,7 @@ export function createLinks(deps: LinksDeps) {
     const now = clock();
     const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
     return deps.orm.em.fork().transactional(async (em) => {
-      await repo.lockCompany(em, actor.companyId);
+      await findCompany(em, actor.companyId, { lock: true });
       if (!(await readinessOf(em, actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
       const contract = await findContract(em, { companyId: actor.companyId });
       if (!contract) throw new AppError('COMPANY_NOT_READY');
@@ -319,7 +320,7 @@ export function createLinks(deps: LinksDeps) {
   async function assign(actor: LinksActor, rosterId: string, body: { packageId?: string | null; contractItemId?: string | null }) {
     const now = clock();
     return deps.orm.em.fork().transactional(async (em) => {
-      const mode: PaymentMode = (await repo.lockCompany(em, actor.companyId)).paymentMode ?? 'prepaid';
+      const mode: PaymentMode = (await findCompany(em, actor.companyId, { lock: true }))?.payment_mode ?? 'prepaid';
       const field = body.packageId !== undefined ? 'packageId' : 'contractItemId';
       const value = body[field]?.toLowerCase() ?? null;
       if ((mode === 'flexible') !== (field === 'packageId')) throw new AppError('VALIDATION_INVALID_INPUT', { details: { field, mode } });
@@ -350,7 +351,7 @@ export function createLinks(deps: LinksDeps) {
   async function remove(actor: LinksActor, rosterId: string) {
     const now = clock();
     await deps.orm.em.fork().transactional(async (em) => {
-      await repo.lockCompany(em, actor.companyId);
+      await findCompany(em, actor.companyId, { lock: true });
       const entry = await guarded(em, actor.companyId, rosterId, now);
       if (!(await repo.isBareStagedUser(em, actor.companyId, entry.user_id))) throw new AppError('ROSTER_SEAT_CONSUMED');
       await repo.deleteEntry(em, entry.id, entry.user_id);
