@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { likeSubstring } from '../db/like';
-import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
+import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
 import { capRows, csvColumns, CSV_EXPORT_ROW_CAP, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
@@ -31,7 +31,6 @@ interface Row {
 }
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
 const isActive = (status: LinkStatus) => (ACTIVE_LINK_STATUSES as readonly string[]).includes(status);
 
 /** The WHERE of a filter; its parameters are `$1…$n` in `values`, the caller numbers its own after them. */
@@ -45,7 +44,7 @@ function whereOf(filter: AdminLinkFilter, now: Date): { clause: string; values: 
   const { status } = filter;
   if (status === 'expired') {
     const at = param(now);
-    where.push(`(l.status = 'expired' or (l.status in (${ACTIVE}) and l.expires_at <= ${at}::timestamptz))`);
+    where.push(`(l.status = 'expired' or (l.status in (${ACTIVE_LINK_SQL}) and l.expires_at <= ${at}::timestamptz))`);
   } else if (status && isActive(status)) {
     where.push(`l.status = ${param(status)} and l.expires_at > ${param(now)}::timestamptz`);
   } else if (status) {
@@ -70,7 +69,7 @@ async function pageRows(pool: Pool, filter: AdminLinkFilter, now: Date, limit: n
   const n = values.length;
   const { rows } = await pool.query<Row>(
     `select l.id, u.name as person_name, c.name as company_name, l.channel, u.email_encrypted, u.phone_encrypted,
-            case when l.status in (${ACTIVE}) and l.expires_at <= $${n + 1}::timestamptz then 'expired' else l.status end as status,
+            case when l.status in (${ACTIVE_LINK_SQL}) and l.expires_at <= $${n + 1}::timestamptz then 'expired' else l.status end as status,
             ${iso('l.expires_at')} as expires_at, ${iso('l.updated_at')} as updated_at
        from invitation_links l ${JOINS} ${clause}
       order by l.created_at desc, l.id desc limit $${n + 2} offset $${n + 3}`,
@@ -106,9 +105,9 @@ async function statsOf(pool: Pool, now: Date) {
     `select ${count(`created_at > $1::timestamptz - interval '24 hours' and created_at <= $1::timestamptz`)} as sent24h,
             ${count(`status = 'used'`)} as used,
             ${count(`status = 'exported' and expires_at > $1::timestamptz`)} as exported,
-            ${count(`status in (${ACTIVE}) and expires_at > $1::timestamptz`)} as pending,
+            ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at > $1::timestamptz`)} as pending,
             ${count(`status = 'failed'`)} as failed,
-            ${count(`status = 'expired'`)} + ${count(`status in (${ACTIVE}) and expires_at <= $1::timestamptz`)} as expired`,
+            ${count(`status = 'expired'`)} + ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at <= $1::timestamptz`)} as expired`,
     [now],
   );
   const [s] = rows;

@@ -1,12 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ACTIVE_LINK_STATUSES, InvitationLink, User, type ClientType, type LinkStatus, type RequiredConsentType } from '../entities';
+import {
+  ACTIVE_LINK_SQL,
+  ACTIVE_LINK_STATUSES,
+  InvitationLink,
+  User,
+  type ClientType,
+  type LinkStatus,
+  type RequiredConsentType,
+} from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { DeviceCheck } from './devices';
 import type { SessionService } from './sessions';
 import { signInView } from './users';
-
-const ACTIVE = ACTIVE_LINK_STATUSES.map((st) => `'${st}'`).join(', ');
 
 export type NextStep = 'iccid_entry' | 'identity_entry' | 'identity_waiting' | 'done';
 
@@ -90,7 +96,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     const now = clock();
     const claimed = await em.execute<{ id: string }[]>(
       `update invitation_links set status = 'used', used_at = ?, updated_at = ?
-        where id = ? and used_at is null and status in (${ACTIVE}) and expires_at > ? returning id`,
+        where id = ? and used_at is null and status in (${ACTIVE_LINK_SQL}) and expires_at > ? returning id`,
       [now, now, link.id, now],
     );
     if (claimed.length === 0) throw new AppError(await lostClaim(link.id, now));

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACTIVE_LINK_STATUSES } from '../entities';
+import { ACTIVE_LINK_SQL } from '../entities';
 import type { ActivityKind } from './schemas';
 
 /** The billing and dashboard reads; money stays in halalas until the view. */
@@ -106,8 +106,6 @@ export interface DashboardCounts {
   failed: number;
 }
 
-const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
-
 /**
  * The tiles. Each person counts by their latest link, which the database copies onto the roster row
  * (roster_entries.link_status / link_expires_at, trigger roster_entries_latest_link); pending applies
@@ -120,7 +118,7 @@ export async function dashboardCounts(em: EntityManager, companyId: string, now:
     `select exists (select 1 from invitation_links l where l.company_id = ?) as launched,
             (select count(*) from invitation_links l where l.company_id = ? and l.created_at > ? and l.created_at <= ?) as minted30d,
             count(*) filter (where r.link_status = 'used') as activated,
-            count(*) filter (where r.link_status in (${ACTIVE}) and r.link_expires_at > ?) as pending,
+            count(*) filter (where r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at > ?) as pending,
             count(*) filter (where r.link_status = 'failed') as failed
        from roster_entries r
       where r.company_id = ?`,
@@ -164,7 +162,7 @@ export async function recentActivity(em: EntityManager, companyId: string, now: 
              union all ${branch(
                `'link_expired'`,
                'l.expires_at',
-               `(l.status = 'expired' or l.status in (${ACTIVE})) and l.used_at is null and l.expires_at <= ?`,
+               `(l.status = 'expired' or l.status in (${ACTIVE_LINK_SQL})) and l.used_at is null and l.expires_at <= ?`,
              )}) e
        join users u on u.id = e.user_id
       order by e.at desc, e.id desc, e.kind desc

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACTIVE_LINK_STATUSES, type PaymentMode } from '../entities';
+import { ACTIVE_LINK_SQL, type PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
 import type { ContractBody } from './schemas';
@@ -33,7 +33,6 @@ interface ItemDbRow {
 
 const COLUMNS =
   'id, ref, company_id, quote_request_id, payment_mode, status, total_halalas, confirmed_by, confirmed_at, created_at, updated_at';
-const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * A seat of a contract line is consumed by a link that is `used` (for good, even past its expiry) or
@@ -41,7 +40,7 @@ const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
  * The links issue writes invitation_links.contract_item_id; until then this counts 0.
  */
 export const SEAT_CONSUMED = (link: string, now: string) =>
-  `(${link}.status = 'used' or (${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now}))`;
+  `(${link}.status = 'used' or (${link}.status in (${ACTIVE_LINK_SQL}) and ${link}.expires_at > ${now}))`;
 
 /**
  * Seats consumed on the contract line `item` (an SQL expression of its id): the people holding one,

@@ -4,7 +4,7 @@ import { LINK_CHANNELS, LINK_STATUSES } from './link-status';
 import { RosterEntry } from './roster-entry';
 import { User } from './user';
 
-export { ACTIVE_LINK_STATUSES, LINK_CHANNELS, LINK_STATUSES, type LinkChannel, type LinkStatus } from './link-status';
+export { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES, LINK_CHANNELS, LINK_STATUSES, type LinkChannel, type LinkStatus } from './link-status';
 
 /**
  * A company invitation (magic link). Only the SHA-256 of the token is stored.

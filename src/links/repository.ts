@@ -1,6 +1,6 @@
 import { textArray, uuidArray } from '../db/arrays';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
+import { ACTIVE_LINK_SQL, type LinkChannel, type LinkStatus } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
 
 /**
@@ -9,10 +9,8 @@ import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
  * per table whatever its size.
  */
 
-const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
-
 /** A live, unredeemed link: stored active and not past its expiry (lazy expiry). */
-export const LIVE_LINK = (link: string, now: string) => `(${link}.status in (${ACTIVE}) and ${link}.expires_at > ${now})`;
+export const LIVE_LINK = (link: string, now: string) => `(${link}.status in (${ACTIVE_LINK_SQL}) and ${link}.expires_at > ${now})`;
 /** Ever redeemed: the seat is consumed for good. */
 export const REDEEMED_LINK = (link: string) => `(${link}.status = 'used' or ${link}.used_at is not null)`;
 
@@ -89,7 +87,7 @@ export async function expiredEntryIds(em: EntityManager, companyId: string, now:
   const rows = await em.execute<{ id: string }[]>(
     `select r.id from roster_entries r
       where r.company_id = ?
-        and (r.link_status = 'expired' or (r.link_status in (${ACTIVE}) and r.link_expires_at <= ?::timestamptz))`,
+        and (r.link_status = 'expired' or (r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at <= ?::timestamptz))`,
     [companyId, now],
   );
   return rows.map((r) => r.id);
@@ -119,7 +117,7 @@ export async function writeLinks(
   if (links.length === 0) return;
   const col = <K extends keyof NewLink>(key: K) => links.map((l) => l[key]);
   await em.execute(
-    `update invitation_links set status = 'revoked', updated_at = ? where user_id = any(?::uuid[]) and status in (${ACTIVE})`,
+    `update invitation_links set status = 'revoked', updated_at = ? where user_id = any(?::uuid[]) and status in (${ACTIVE_LINK_SQL})`,
     [f.now, uuidArray(col('userId'))],
   );
   await em.execute(
@@ -203,7 +201,7 @@ export async function revokeCandidates(
 export async function revokeLinks(em: EntityManager, rosterIds: readonly string[], now: Date): Promise<void> {
   if (rosterIds.length === 0) return;
   await em.execute(
-    `update invitation_links set status = 'revoked', updated_at = ? where roster_entry_id = any(?::uuid[]) and status in (${ACTIVE})`,
+    `update invitation_links set status = 'revoked', updated_at = ? where roster_entry_id = any(?::uuid[]) and status in (${ACTIVE_LINK_SQL})`,
     [now, uuidArray(rosterIds)],
   );
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool, PoolClient } from 'pg';
 import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
-import { ACTIVE_LINK_STATUSES } from '../entities';
+import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES } from '../entities';
 
 /**
  * The SQL of the company roster (roster_entries with the staged users behind them). The list runs
@@ -37,10 +37,9 @@ export interface ExportRow extends RosterRow {
 }
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const ACTIVE = ACTIVE_LINK_STATUSES.map((s) => `'${s}'`).join(', ');
 /** `now` is a parameter (the app's clock), so lazy expiry and tests agree on the time. */
 const effectiveLinkStatus = (now: string) =>
-  `case when r.link_status in (${ACTIVE}) and r.link_expires_at <= ${now} then 'expired' else r.link_status end`;
+  `case when r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at <= ${now} then 'expired' else r.link_status end`;
 
 /** Everything the list and the export show of an entry; `la` is the person's latest activation. */
 const columns = (now: string) => `
@@ -107,7 +106,7 @@ function linkClause(status: LinkStatusFilter, param: (v: unknown) => string, now
   if (status === 'none') return ['r.link_status is null', 'n'];
   if (status === 'expired') {
     const at = param(now);
-    return [`(r.link_status = 'expired' or (r.link_status in (${ACTIVE}) and r.link_expires_at <= ${at}::timestamptz))`, 'x'];
+    return [`(r.link_status = 'expired' or (r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at <= ${at}::timestamptz))`, 'x'];
   }
   const value = param(status);
   if ((ACTIVE_LINK_STATUSES as readonly string[]).includes(status)) {
