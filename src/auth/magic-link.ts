@@ -111,7 +111,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
       session,
       b2b: {
         nextStep: nextStepOf(activation),
-        packageId: live?.packageId ?? (await lookups.seatPackageId(link.id)),
+        packageId: live?.packageId ?? link.packageId ?? (await lookups.seatPackageId(link.id)),
         activationId: live?.id ?? null,
         consentsRequired: await deps.missingConsents(user.id),
       },
