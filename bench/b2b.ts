@@ -30,13 +30,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { BILLING_CHARGES_SQL } from '../src/billing/repository';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createFileMessageSender, createMemoryMessageSender, type MessageSender } from '../src/providers/messages';
-import { insertCompanyOf, insertFlexibleContract, insertPackages, seedCharges, type Queryable } from './b2b-fixtures';
-import { asker, jsonPoster, sentOtp, type TimingSamples } from './processes';
-import { serveTimedApp } from './timed-app';
+import { insertFlexibleContract, insertPackages, seedCharges, type Queryable } from './b2b-fixtures';
+import { asker, type TimingSamples } from './processes';
+import { serveTimedApp, signedInCompanyAdmin, type CompanyAdmin } from './timed-app';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
 
 const ENTRIES = 500;
@@ -102,11 +102,7 @@ export interface B2bReport {
 // The server (child process)
 // ---------------------------------------------------------------------------
 
-interface Admin {
-  token: string;
-  userId: string;
-  companyId: string;
-}
+type Admin = CompanyAdmin;
 
 type FromChild =
   | { type: 'ready'; port: number; admins: Record<keyof typeof ADMINS, Admin> }
@@ -133,32 +129,19 @@ async function serveB2b(): Promise<void> {
     timed: ['/b2b/billing', '/b2b/roster/links/', CONTROL],
     fixture: async (baseUrl, pool) => ({
       admins: {
-        links: await companyAdmin(baseUrl, pool, messages.messages, ADMINS.links, '9100000001', 'B2B bench links company'),
-        billing: await companyAdmin(baseUrl, pool, messages.messages, ADMINS.billing, '9100000002', 'B2B bench billing company'),
+        links: await signedInCompanyAdmin(baseUrl, pool, messages.messages, {
+          phone: ADMINS.links,
+          crNumber: '9100000001',
+          name: 'B2B bench links company',
+        }),
+        billing: await signedInCompanyAdmin(baseUrl, pool, messages.messages, {
+          phone: ADMINS.billing,
+          crNumber: '9100000002',
+          name: 'B2B bench billing company',
+        }),
       },
     }),
   });
-}
-
-/** A b2b_admin signed in as a mobile client, admin of an approved flexible company: sign-up and sign-in over HTTP, the company by SQL. */
-async function companyAdmin(
-  baseUrl: string,
-  pool: Pool,
-  sent: { to: string; text: string }[],
-  phone: string,
-  crNumber: string,
-  name: string,
-): Promise<Admin> {
-  const post = jsonPoster(baseUrl);
-  const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
-  const reg = await post('/auth/register', { phone, name: `${name} admin`, consents });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
-  const userId = reg.json.userId as string;
-  const companyId = await insertCompanyOf(pool, userId, crNumber, name);
-  const verify = await post('/auth/verify-otp', { phone, otp: sentOtp(sent, phone) }, { 'X-Client-Type': 'mobile' });
-  const token = (verify.json.session as { token?: string } | undefined)?.token;
-  if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
-  return { token, userId, companyId };
 }
 
 // ---------------------------------------------------------------------------

@@ -23,12 +23,12 @@
  * servers, so the load generator never shares its event loop.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createMemoryMessageSender } from '../src/providers/messages';
-import { asker, captureStatements, jsonPoster, seconds, sentOtp, type TimingSamples } from './processes';
-import { benchConfig, serveTimedApp } from './timed-app';
+import { asker, captureStatements, seconds, type TimingSamples } from './processes';
+import { benchConfig, serveTimedApp, signedInCompanyAdmin, type CompanyAdmin } from './timed-app';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 
 export const ROSTER_SMALL_ROWS = 10_000;
@@ -102,11 +102,7 @@ export interface RosterReport {
 // The server (child process)
 // ---------------------------------------------------------------------------
 
-interface Fixture {
-  token: string;
-  userId: string;
-  companyId: string;
-}
+type Fixture = CompanyAdmin;
 
 type FromChild =
   | { type: 'ready'; port: number; fixture: Fixture }
@@ -126,32 +122,10 @@ async function serveRoster(): Promise<void> {
     onMessage: (msg, send) => {
       if (msg === 'sql') send({ type: 'sql', statements: { ...statements } });
     },
-    fixture: async (baseUrl, pool) => ({ fixture: await companyAdminFixture(baseUrl, pool, messages.messages) }),
+    fixture: async (baseUrl, pool) => ({
+      fixture: await signedInCompanyAdmin(baseUrl, pool, messages.messages, { phone: PHONE, crNumber: '9000000001', name: 'Roster bench' }),
+    }),
   });
-}
-
-/** A b2b_admin signed in as a mobile client, admin of an approved company, through HTTP like a client (the role and company by SQL). */
-async function companyAdminFixture(baseUrl: string, pool: Pool, sent: { to: string; text: string }[]): Promise<Fixture> {
-  const post = jsonPoster(baseUrl);
-  const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
-  const reg = await post('/auth/register', { phone: PHONE, name: 'Roster bench', consents });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
-  const userId = reg.json.userId as string;
-  const { rows } = await pool.query<{ id: string }>(
-    `with c as (
-       insert into companies (cr_number, name, contact_name, contact_email_encrypted, contact_email_hash, contact_phone_encrypted,
-                              contact_phone_hash, status, approved_at, created_at, updated_at)
-       values ('9000000001', 'Roster bench company', 'Bench', 'v1.a.b.c', repeat('a', 64), 'v1.d.e.f', repeat('b', 64), 'approved', now(), now(), now())
-       returning id),
-     m as (insert into company_users (company_id, user_id, role, created_at) select id, $1, 'admin', now() from c)
-     select id from c`,
-    [userId],
-  );
-  await pool.query(`update users set app_role = 'b2b_admin' where id = $1`, [userId]);
-  const verify = await post('/auth/verify-otp', { phone: PHONE, otp: sentOtp(sent, PHONE) }, { 'X-Client-Type': 'mobile' });
-  const token = (verify.json.session as { token?: string } | undefined)?.token;
-  if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
-  return { token, userId, companyId: rows[0].id };
 }
 
 // ---------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import { loadConfig, type Config } from '../src/config';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createLogger } from '../src/http/logger';
 import type { MessageSender } from '../src/providers/messages';
-import { requestTimer } from './processes';
+import { insertCompanyOf } from './b2b-fixtures';
+import { jsonPoster, requestTimer, sentOtp } from './processes';
 
 /** As in every phase: answer checks against the document are off, as in production; the rate limit is out of the way. */
 export function benchConfig(): Config {
@@ -70,4 +71,32 @@ export async function serveTimedApp(o: TimedAppOptions): Promise<void> {
     send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     await stop();
   }
+}
+
+export interface CompanyAdmin {
+  token: string;
+  userId: string;
+  companyId: string;
+}
+
+/**
+ * A b2b_admin signed in as a mobile client, admin of an approved company: sign-up and sign-in over
+ * HTTP like a client, the company and the role by SQL (bench/b2b-fixtures.ts).
+ */
+export async function signedInCompanyAdmin(
+  baseUrl: string,
+  pool: Pool,
+  sent: { to: string; text: string }[],
+  who: { phone: string; crNumber: string; name: string },
+): Promise<CompanyAdmin> {
+  const post = jsonPoster(baseUrl);
+  const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
+  const reg = await post('/auth/register', { phone: who.phone, name: `${who.name} admin`, consents });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
+  const userId = reg.json.userId as string;
+  const companyId = await insertCompanyOf(pool, userId, who.crNumber, who.name);
+  const verify = await post('/auth/verify-otp', { phone: who.phone, otp: sentOtp(sent, who.phone) }, { 'X-Client-Type': 'mobile' });
+  const token = (verify.json.session as { token?: string } | undefined)?.token;
+  if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
+  return { token, userId, companyId };
 }
