@@ -185,7 +185,7 @@ export function createOtpService(deps: OtpDeps) {
       'update otp_challenges set attempts = attempts + 1 where id = ? and attempts < ? returning code_hash, consumed_at',
       [challenge.id, config.OTP_MAX_ATTEMPTS],
     );
-    if (!spent) return 'spent';
+    if (!spent) return (await challengeExists(em, challenge.id)) ? 'spent' : 'wrong';
     // Consumed by a parallel request since we read it: the code is spent.
     if (spent.consumed_at || !safeEqual(spent.code_hash, codeHash(challenge.id, code))) return 'wrong';
     const consumed = await em.execute<{ id: string }[]>(
@@ -193,6 +193,12 @@ export function createOtpService(deps: OtpDeps) {
       [now, challenge.id],
     );
     return consumed.length === 0 ? 'wrong' : 'match';
+  }
+
+  /** False when a parallel proof removed the challenge's never-used account (and the challenge with it) since we read it. */
+  async function challengeExists(em: EntityManager, id: string): Promise<boolean> {
+    const rows = await em.execute<unknown[]>('select 1 from otp_challenges where id = ?', [id]);
+    return rows.length > 0;
   }
 
   return { countRequest, createChallenge, send, verify };

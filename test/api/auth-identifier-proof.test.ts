@@ -136,6 +136,41 @@ describe('pre-hijack: an identifier proven by someone else never rides along', (
   });
 });
 
+describe('a code whose challenge goes while it is checked', () => {
+  /** Until a request waits on a lock while spending an attempt on a one-time code. */
+  async function waitForAttemptWait(): Promise<void> {
+    for (let i = 0; i < 300; i++) {
+      const waiting = await t.db.query(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update otp_challenges set attempts%'`,
+      );
+      if (waiting.length > 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the sign-in never waited on the held challenge');
+  }
+
+  it('reads AUTH_INVALID_OTP, not AUTH_EXPIRED_OTP, when a parallel proof removed the empty account with its code', async () => {
+    // The race a phone change wins: the registrant's sign-in has read its challenge, then the change
+    // releases the claim and deletes the never-used account, and its challenge with it.
+    const phone = newPhone();
+    const registered = typed<Registered>(await register({ phone, name: 'Registrant' }));
+    const code = lastCode(t, phone);
+    const holder = await t.db.pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select id from otp_challenges where user_id = $1 for update', [registered.body.userId]);
+      const signIn = verify({ phone, otp: code }).then((res) => res);
+      await waitForAttemptWait();
+      await holder.query('delete from users where id = $1', [registered.body.userId]);
+      await holder.query('commit');
+      const res = await signIn;
+      expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_INVALID_OTP']);
+    } finally {
+      holder.release();
+    }
+  });
+});
+
 describe('two accounts proving one number at once', () => {
   /** A phone change and a registration's sign-in prove one new number at the same moment. */
   async function race() {
