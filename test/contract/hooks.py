@@ -17,6 +17,11 @@ lines). Generated bodies that repeat a package are dropped, so a 400 there still
 /admin/companies/{id}: schemathesis infers a link from the invite answer's `companyId`, which is
 null for a first admin (no company yet); it then sends the text "None" as the id. A null there
 means "no company", so the case is sent with an id of no company instead (answered 404).
+
+Hypothesis 6.170.15 (pinned): its target phase (schemathesis always targets a success rate) can
+raise IndexError inside Optimiser.hill_climb: after climbing one way shortens the best test case,
+the other way still reads the node at the old index ("tuple index out of range", seen once on
+PATCH /b2b/quotes/{id}). That ends only that climb here; it was counted as a fuzz error before.
 """
 
 import re
@@ -24,6 +29,19 @@ from datetime import datetime
 from uuid import uuid4
 
 import schemathesis
+from hypothesis.internal.conjecture.optimiser import Optimiser
+
+_hill_climb = Optimiser.hill_climb
+
+
+def _hill_climb_within_case(self):
+    try:
+        _hill_climb(self)
+    except IndexError:
+        pass  # the case shrank under the climb (see above): keep the best case found so far
+
+
+Optimiser.hill_climb = _hill_climb_within_case
 
 
 def _instant(value):
