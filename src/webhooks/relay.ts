@@ -20,6 +20,8 @@ export interface InboxRelayOptions {
   pollIntervalMs: number;
   /** Cap of the wait after failed deliveries, for the relay and for each row. */
   maxBackoffMs: number;
+  /** The first wait after a failed delivery, doubled per failure (default 0.5 s). */
+  baseBackoffMs?: number;
 }
 
 /** What one claim did. */
@@ -77,7 +79,7 @@ const FAILED = `update webhook_inbox i set attempts = i.attempts + 1, last_error
 // Temporal answers again: what waited on it is due now, not after its own backoff.
 const RECOVERED = `update webhook_inbox set next_attempt_at = now() where status = 'pending' and next_attempt_at > now()`;
 
-const BASE_BACKOFF_MS = 500;
+const DEFAULT_BASE_BACKOFF_MS = 500;
 const LISTEN_RETRY_MS = 1_000;
 const WARN_EVERY_MS = 60_000;
 
@@ -106,6 +108,7 @@ function errorText(err: unknown): string {
  */
 export function createInboxRelay(opts: InboxRelayOptions): InboxRelay {
   const { logger } = opts;
+  const baseBackoffMs = opts.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
   let failing = false;
   let failingSince = 0;
   let lastWarnAt = 0;
@@ -159,7 +162,7 @@ export function createInboxRelay(opts: InboxRelayOptions): InboxRelay {
       await client.query({
         name: 'webhook-inbox-failed',
         text: FAILED,
-        values: [failed.map((f) => f.id), failed.map((f) => f.error), opts.maxBackoffMs / 1000, BASE_BACKOFF_MS / 1000],
+        values: [failed.map((f) => f.id), failed.map((f) => f.error), opts.maxBackoffMs / 1000, baseBackoffMs / 1000],
       });
     }
     await noteHealth(client, delivered.length, failed);
@@ -236,7 +239,7 @@ export function createInboxRelay(opts: InboxRelayOptions): InboxRelay {
       }
       if (!batch || batch.claimed > 0) {
         failedRounds += 1;
-        await wait(Math.min(opts.maxBackoffMs, BASE_BACKOFF_MS * 2 ** (failedRounds - 1)), false);
+        await wait(Math.min(opts.maxBackoffMs, baseBackoffMs * 2 ** (failedRounds - 1)), false);
         continue;
       }
       failedRounds = 0;

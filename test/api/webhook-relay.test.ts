@@ -34,6 +34,12 @@ afterAll(() => w.close());
 
 const payment = (opts: Parameters<typeof insertPayment>[1] = {}) => insertPayment(w.t, { userId, ...opts });
 
+/**
+ * A failed row's own backoff that outlasts any stall between the failure and the checks after it:
+ * with the default 0.5 s a slow machine could see the row due again, claimed and failed twice.
+ */
+const LONG_BACKOFF = { baseBackoffMs: 60_000, maxBackoffMs: 120_000 };
+
 function relayFor(temporal: ReturnType<typeof fakePaymentWorkflows>, opts: Partial<InboxRelayOptions> = {}): InboxRelay {
   const relay = createInboxRelay({
     pool: w.t.db.pool,
@@ -116,7 +122,7 @@ describe('while Temporal cannot take events', () => {
     const temporal = fakePaymentWorkflows();
     const p = await payment();
     const ids = await send(p, [FAIL, OK, CANCEL]);
-    const relay = relayFor(temporal);
+    const relay = relayFor(temporal, LONG_BACKOFF);
     temporal.state.fail = true;
 
     expect(await relay.drain()).toEqual({ claimed: 1, delivered: 0, skipped: 0, failed: 1 });
@@ -147,7 +153,7 @@ describe('while Temporal cannot take events', () => {
     const [p, q] = [await payment(), await payment()];
     const [pId] = await send(p, [OK]);
     const [qId] = await send(q, [OK]);
-    const relay = relayFor(temporal);
+    const relay = relayFor(temporal, LONG_BACKOFF);
     temporal.state.fail = true;
     expect(await relay.drain()).toMatchObject({ failed: 2 });
 
@@ -164,7 +170,7 @@ describe('while Temporal cannot take events', () => {
     const qIds = await send(q, [FAIL, OK]);
     temporal.state.failEvents.add(pIds[0]);
 
-    expect(await relayFor(temporal).drain()).toEqual({ claimed: 3, delivered: 2, skipped: 0, failed: 1 });
+    expect(await relayFor(temporal, LONG_BACKOFF).drain()).toEqual({ claimed: 3, delivered: 2, skipped: 0, failed: 1 });
     expect(deliveredTo(temporal, q)).toEqual(qIds);
     expect(deliveredTo(temporal, p)).toEqual([]);
     expect((await inboxRows(w.t, p.paymentId)).map((r) => r.status)).toEqual(['pending', 'pending']);
