@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { migrate, openOrm } from '../../src/db/orm';
+import { freePort } from './processes';
 
 export const TEMPLATE_DB = 'activation_sys_template';
 
@@ -13,9 +14,7 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.DATABASE_URL) {
     process.env.TEST_DATABASE_ADMIN_URL = process.env.DATABASE_URL;
   } else {
-    // A fresh cluster per run, so concurrent runs (a developer and CI) never share one.
-    const port = 55000 + Math.floor(Math.random() * 5000);
-    const db = await startEmbeddedPostgres({ dir: path.resolve(`.data/test-pg/run-${process.pid}`), port, persistent: false });
+    const db = await startTestPostgres();
     (globalThis as { __TEST_PG__?: unknown }).__TEST_PG__ = db;
     process.env.TEST_DATABASE_ADMIN_URL = db.url('postgres');
   }
@@ -30,4 +29,19 @@ export default async function globalSetup(): Promise<void> {
   const orm = await openOrm(url.toString(), 2);
   await migrate(orm);
   await orm.close();
+}
+
+/**
+ * A fresh cluster per run, so concurrent runs (a developer and CI) never share one, on a port the OS
+ * says is free; another process may still take it before PostgreSQL binds, so a failed start is tried again.
+ */
+async function startTestPostgres() {
+  const dir = path.resolve(`.data/test-pg/run-${process.pid}`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEmbeddedPostgres({ dir, port: await freePort(), persistent: false });
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
