@@ -8,6 +8,7 @@ import { bearer, createTestApp, errorCode, eventually, lastCode, MOBILE, newPhon
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
 import { signUpSuperAdmin, superAdminApp } from '../helpers/staff';
+import { untilWaitingOnLock } from '../helpers/db';
 
 // Administration users (/admin/users, super_admin only): staff accounts with areas, audited.
 const t = superAdminApp('Root');
@@ -147,12 +148,7 @@ describe('POST /admin/users', () => {
         ]);
         // The request's lookup cannot see the uncommitted row; its insert waits on the index until the rival commits.
         const pending = create({ appRole: 'support', name: 'Racer', [kind]: value });
-        await eventually(async () => {
-          const waiting = await t.db.query(
-            `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'insert into users%'`,
-          );
-          expect(waiting.length).toBe(1);
-        });
+        await untilWaitingOnLock(t.db, 'insert into users%');
         await rival.query('commit');
         const res = await pending;
         expect([res.status, errorCode(res)]).toEqual([409, kind === 'phone' ? 'ADMIN_USER_PHONE_EXISTS' : 'ADMIN_USER_EMAIL_EXISTS']);

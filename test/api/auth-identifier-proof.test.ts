@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ProfileUser, RegisterResponse, SignInResponse } from '../../src/auth/schemas';
 import { bearer, CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, type TestApp } from '../helpers/app';
 import { typed } from '../helpers/responses';
+import { untilWaitingOnLock } from '../helpers/db';
 
 // Each identifier is proven by its own code: an identifier nobody has proven never blocks a
 // registration, never signs anyone in, and never rides along on the proof of another one.
@@ -137,18 +138,6 @@ describe('pre-hijack: an identifier proven by someone else never rides along', (
 });
 
 describe('a code whose challenge goes while it is checked', () => {
-  /** Until a request waits on a lock while spending an attempt on a one-time code. */
-  async function waitForAttemptWait(): Promise<void> {
-    for (let i = 0; i < 300; i++) {
-      const waiting = await t.db.query(
-        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update otp_challenges set attempts%'`,
-      );
-      if (waiting.length > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the sign-in never waited on the held challenge');
-  }
-
   it('reads AUTH_INVALID_OTP, not AUTH_EXPIRED_OTP, when a parallel proof removed the empty account with its code', async () => {
     // The race a phone change wins: the registrant's sign-in has read its challenge, then the change
     // releases the claim and deletes the never-used account, and its challenge with it.
@@ -160,7 +149,7 @@ describe('a code whose challenge goes while it is checked', () => {
       await holder.query('begin');
       await holder.query('select id from otp_challenges where user_id = $1 for update', [registered.body.userId]);
       const signIn = verify({ phone, otp: code }).then((res) => res);
-      await waitForAttemptWait();
+      await untilWaitingOnLock(t.db, 'update otp_challenges set attempts%');
       await holder.query('delete from users where id = $1', [registered.body.userId]);
       await holder.query('commit');
       const res = await signIn;

@@ -10,6 +10,7 @@ import { signInAs, type Caller } from '../helpers/company-routes';
 import { insertContract, insertContractPayment } from '../helpers/contracts';
 import { errorOf, typed } from '../helpers/responses';
 import { recordingRuns, rosterCaller } from '../helpers/roster';
+import { untilWaitingOnLock } from '../helpers/db';
 
 // Spec "Contract payment" and "Admin: contracts": POST/GET /admin/contracts/:id/payments and the proof
 // download. Contracts are inserted by SQL (the quote workflow that confirms them is tested on its own).
@@ -100,19 +101,6 @@ async function prepaid() {
 async function flexible(totalHalalas = 500_000) {
   const companyId = await insertCompany(t.db, 'approved');
   return { companyId, ...(await insertContract(t.db, { companyId, mode: 'flexible', totalHalalas })) };
-}
-
-/** Until a session waits on a lock while inserting into contract_payments (the request meeting the held key). */
-async function waitForLockWait(contractId: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const waiting = await t.db.query(
-      `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into contract_payments%' and query like $1`,
-      [`%${contractId}%`],
-    );
-    if (waiting.length > 0) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the request never waited on the held key');
 }
 
 describe('POST /admin/contracts/:id/payments: prepaid', () => {
@@ -277,7 +265,7 @@ describe('POST /admin/contracts/:id/payments: idempotency', () => {
       ).rows;
       const pending = post(c.contractId, body({ amountSar, idempotencyKey: key }));
       // The request is now waiting on the key's unique index (it cannot see the uncommitted row).
-      await waitForLockWait(c.contractId);
+      await untilWaitingOnLock(t.db, '%insert into contract_payments%', `%${c.contractId}%`);
       await client.query('commit');
       const res = await pending;
       expect(res.status).toBe(status);

@@ -6,6 +6,7 @@ import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpe
 import { signInAs } from '../helpers/company-routes';
 import { errorOf } from '../helpers/responses';
 import { person, recordingRuns, rosterCaller, stage } from '../helpers/roster';
+import { untilWaitingOnLock } from '../helpers/db';
 
 // POST /b2b/roster/stage (spec "Portal: roster"): 1-500 rows, each checked on its own, partial accept.
 let t: TestApp;
@@ -278,7 +279,7 @@ describe('POST /b2b/roster/stage: row rules', () => {
       ]);
       const pending = stage(t, admin.token, [other, contested]);
       // The request checked (nothing committed yet) and now waits on the uncommitted account's unique hash.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilWaitingOnLock(t.db, '%insert into users%');
       await holder.query('commit');
       const res = await pending;
       expect(res.body.data).toEqual({ staged: 1, rejected: [rejection(2, 'phone', 'ROSTER_ROW_CONTACT_EXISTS')] });

@@ -46,3 +46,20 @@ export async function createTestDatabase(poolMax = 20): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Until a session of this database waits on a lock running a statement whose text matches every
+ * `like` pattern: the request under test has met the row or key a test's own transaction holds.
+ */
+export async function untilWaitingOnLock(db: TestDatabase, ...patterns: string[]): Promise<void> {
+  const matches = patterns.map((_, i) => `and query like $${i + 1}`).join(' ');
+  for (let i = 0; i < 500; i++) {
+    const waiting = await db.query(
+      `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' ${matches}`,
+      patterns,
+    );
+    if (waiting.length > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no statement like ${patterns.join(' and ')} waited on a lock`);
+}
