@@ -17,6 +17,34 @@ export interface AdminLinkFilter {
   search?: string;
 }
 
+/**
+ * What a search matches, read first through the names' trigram indexes: the ids of the people and
+ * companies whose name holds it, or only the pattern when more than `max` of either match. Named
+ * ids let PostgreSQL fetch the few links by user and company; a common name is found soonest by
+ * testing names along the newest-first scan, which a rare one would walk to the end.
+ */
+type NameMatch = { pattern: string; ids?: { users: string[]; companies: string[] } };
+
+async function nameMatchOf(pool: Pool, search: string | undefined, max: number): Promise<NameMatch | undefined> {
+  const text = search?.trim();
+  if (!text) return undefined;
+  const pattern = likeSubstring(text);
+  const { rows } = await pool.query<{ users: string[]; companies: string[] }>(
+    `select array(select id from users where name ilike $1 limit $2)::text[] as users,
+            array(select id from companies where name ilike $1 limit $2)::text[] as companies`,
+    [pattern, max + 1],
+  );
+  const [{ users, companies }] = rows;
+  return users.length > max || companies.length > max ? { pattern } : { pattern, ids: { users, companies } };
+}
+
+interface Where {
+  clause: string;
+  values: unknown[];
+  /** Whether the clause reads the person's and the company's names. */
+  joins: boolean;
+}
+
 interface Row {
   id: string;
   person_name: string;
@@ -34,7 +62,7 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 const isActive = (status: LinkStatus) => (ACTIVE_LINK_STATUSES as readonly string[]).includes(status);
 
 /** The WHERE of a filter; its parameters are `$1…$n` in `values`, the caller numbers its own after them. */
-function whereOf(filter: AdminLinkFilter, now: Date): { clause: string; values: unknown[]; joins: boolean } {
+function whereOf(filter: AdminLinkFilter, match: NameMatch | undefined, now: Date): Where {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
@@ -50,12 +78,13 @@ function whereOf(filter: AdminLinkFilter, now: Date): { clause: string; values: 
   } else if (status) {
     where.push(`l.status = ${param(status)}`);
   }
-  const search = filter.search?.trim();
-  if (search) {
-    const pattern = param(likeSubstring(search));
+  if (match?.ids) {
+    where.push(`(l.user_id = any(${param(match.ids.users)}::uuid[]) or l.company_id = any(${param(match.ids.companies)}::uuid[]))`);
+  } else if (match) {
+    const pattern = param(match.pattern);
     where.push(`(u.name ilike ${pattern} or c.name ilike ${pattern})`);
   }
-  return { clause: where.length ? `where ${where.join(' and ')}` : '', values, joins: Boolean(search) };
+  return { clause: where.length ? `where ${where.join(' and ')}` : '', values, joins: Boolean(match && !match.ids) };
 }
 
 const JOINS = 'join users u on u.id = l.user_id left join companies c on c.id = l.company_id';
@@ -64,8 +93,7 @@ const JOINS = 'join users u on u.id = l.user_id left join companies c on c.id = 
  * Newest first by (created_at, id), the order of invitation_links_created_index, so an unfiltered
  * page or the export reads the index and stops at its limit.
  */
-async function pageRows(pool: Pool, filter: AdminLinkFilter, now: Date, limit: number, offset: number): Promise<Row[]> {
-  const { clause, values } = whereOf(filter, now);
+async function pageRows(pool: Pool, { clause, values }: Where, now: Date, limit: number, offset: number): Promise<Row[]> {
   const n = values.length;
   const { rows } = await pool.query<Row>(
     `select l.id, u.name as person_name, c.name as company_name, l.channel, u.email_encrypted, u.phone_encrypted,
@@ -78,8 +106,7 @@ async function pageRows(pool: Pool, filter: AdminLinkFilter, now: Date, limit: n
   return rows;
 }
 
-async function countRows(pool: Pool, filter: AdminLinkFilter, now: Date): Promise<number> {
-  const { clause, values, joins } = whereOf(filter, now);
+async function countRows(pool: Pool, { clause, values, joins }: Where): Promise<number> {
   const { rows } = await pool.query<{ total: string }>(
     `select count(*) as total from invitation_links l ${joins ? JOINS : ''} ${clause}`,
     values,
@@ -125,8 +152,17 @@ async function statsOf(pool: Pool, now: Date) {
 export const LINKS_CSV_COLUMNS = csvColumns('person', 'company', 'channel', 'destination', 'status', 'expires_at', 'last_update');
 type LinksCsvKey = (typeof LINKS_CSV_COLUMNS)[number]['key'];
 
-export function createAdminLinkReads(deps: { pool: Pool; cipher: PersonalDataCipher; clock: () => Date }) {
+export function createAdminLinkReads(deps: {
+  pool: Pool;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  /** Most people (or companies) a search names by id; past it, names are tested along the scan. */
+  namedMatchesMax?: number;
+}) {
   const { pool, cipher, clock } = deps;
+  const namedMatchesMax = deps.namedMatchesMax ?? 2_000;
+  const whereFor = async (filter: AdminLinkFilter, now: Date) =>
+    whereOf(filter, await nameMatchOf(pool, filter.search, namedMatchesMax), now);
   const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
 
   // Only the contact the channel shows is decrypted.
@@ -152,9 +188,10 @@ export function createAdminLinkReads(deps: { pool: Pool; cipher: PersonalDataCip
 
   async function list(query: AdminLinkFilter & OffsetPaging) {
     const now = clock();
+    const where = await whereFor(query, now);
     const [rows, total, stats] = await Promise.all([
-      pageRows(pool, query, now, query.limit, offsetOf(query)),
-      countRows(pool, query, now),
+      pageRows(pool, where, now, query.limit, offsetOf(query)),
+      countRows(pool, where),
       statsOf(pool, now),
     ]);
     const body = offsetPageBody('links', rows.map(view), total, query);
@@ -163,7 +200,8 @@ export function createAdminLinkReads(deps: { pool: Pool; cipher: PersonalDataCip
 
   /** At most 5,000 rows, newest first; one more is read so `truncated` means rows were really left out. */
   async function exportCsv(filter: AdminLinkFilter) {
-    const found = await pageRows(pool, filter, clock(), CSV_EXPORT_ROW_CAP + 1, 0);
+    const now = clock();
+    const found = await pageRows(pool, await whereFor(filter, now), now, CSV_EXPORT_ROW_CAP + 1, 0);
     const { rows, truncated } = capRows(found, CSV_EXPORT_ROW_CAP);
     const csvRow = (row: Row): Record<LinksCsvKey, CsvValue> => {
       const link = view(row);

@@ -1,9 +1,11 @@
 import request from 'supertest';
 import type { z } from 'zod';
 import { maskEmail, maskPhone } from '../../src/admin-links/mask';
+import { createAdminLinkReads } from '../../src/admin-links/reads';
 import type { AdminLinkList } from '../../src/admin-links/schemas';
 import type { LinkChannel, LinkStatus } from '../../src/entities';
 import { errorCodes } from '../../src/http/error-codes';
+import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { insertLink, insertManyLinks } from '../helpers/admin-links-fixtures';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { signInAs, type Caller } from '../helpers/company-routes';
@@ -34,6 +36,7 @@ const exportCsv = (query: Record<string, string> = {}) =>
 const HOUR = 3_600_000;
 const at = (hours: number) => new Date(t.clock().getTime() + hours * HOUR);
 const BULLETS = '•••••';
+const cipher = () => createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
 
 /** A company named `companyName` with people staged through the portal route (contacts encrypted as in production). */
 async function companyWith(companyName: string, people: Record<string, unknown>[]) {
@@ -206,6 +209,29 @@ describe('GET /admin/links', () => {
     ]);
     const beyond = await list({ page: '3', limit: '3', search: 'nora' });
     expect([beyond.body.data.links, beyond.body.data.total]).toEqual([[], 3]);
+  });
+
+  it('answers a search the same whether it names the matching people and companies or tests names along the scan', async () => {
+    const acme = await companyWith('Acme Nora Trading', [person({ name: 'Nora Haddad' }), person({ name: 'Omar 100% Saleh' })]);
+    const blue = await companyWith('Blue Group', [person({ name: 'Nora Ali' }), person({ name: 'Huda Karim' })]);
+    const [a, b] = [linker(acme), linker(blue)];
+    await a('Nora Haddad', 'sent');
+    await a('Omar 100% Saleh', 'exported', 'export', at(-1));
+    await b('Nora Ali', 'used');
+    await b('Huda Karim', 'failed');
+    // namedMatchesMax 0: any match at all takes the scan; the route names up to 2,000 of each.
+    const scanning = createAdminLinkReads({ pool: t.db.pool, cipher: cipher(), clock: t.clock, namedMatchesMax: 0 });
+    const searches = ['nora', 'NORA ', 'acme', '100%', 'huda', 'blue', 'nobody'];
+    for (const search of searches) {
+      for (const status of [undefined, 'expired', 'used'] as const) {
+        const query = { search, ...(status ? { status } : {}) };
+        const named = await list({ ...query, limit: '2' });
+        expect(named.status).toBe(200);
+        expect(await scanning.list({ ...query, page: 1, limit: 2 })).toEqual(named.body);
+      }
+    }
+    const matched = async (search: string) => (await list({ search })).body.data.total;
+    expect(await Promise.all(searches.map(matched))).toEqual([3, 3, 2, 1, 1, 2, 0]);
   });
 });
 

@@ -26,6 +26,7 @@ import { Migration20261124033800_company_payment } from './Migration202611240338
 import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
 import { Migration20261124035743_company_charge_versions } from './Migration20261124035743_company_charge_versions';
 import { Migration20261124050000_company_charges_lock_first } from './Migration20261124050000_company_charges_lock_first';
+import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -54,4 +55,5 @@ export const migrationsList = [
   { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
   { name: 'Migration20261124035743_company_charge_versions', class: Migration20261124035743_company_charge_versions },
   { name: 'Migration20261124050000_company_charges_lock_first', class: Migration20261124050000_company_charges_lock_first },
+  { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
 ];
