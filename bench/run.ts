@@ -38,6 +38,9 @@
  * server-side p50 and p99 over sequential requests (timed inside its own server process, as the
  * history and roster phases do), PASS or FAIL against the budget: p50 under 20 ms.
  *
+ * Admin links (bench/admin-links.ts has the details): GET /admin/links with 300,000 links, server-side
+ * p50 and p99 for no search and five searches from one person to a common first name (no budget).
+ *
  * Webhook burst (last; bench/webhook-burst.ts has the details): 1,000 signed
  * `payment_intent.succeeded` deliveries to POST /webhooks/card-processor, 10 per
  * payment for 100 payments, sent concurrently with redeliveries racing each other,
@@ -72,8 +75,9 @@
  *   --no-roster       skip the B2B roster list (bench/roster.ts)
  *   --no-documents    skip the PDF receipts (bench/documents.ts)
  *   --no-b2b          skip the B2B link send/export and billing (bench/b2b.ts)
+ *   --no-admin-links  skip GET /admin/links at 300,000 links (bench/admin-links.ts)
  *   --no-webhooks     skip the webhook burst
- *   --only P          run one phase only: scenarios, history, roster, documents, b2b or webhooks
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links or webhooks
  *
  * Besides req/s and latency, each measurement records the CPU time per request of
  * the server process (asked over IPC), of PostgreSQL (all its processes, from
@@ -125,6 +129,7 @@ import {
 } from './history';
 import { asker, captureStatements, jsonPoster, pidAlive, requestTimer, seconds, sentOtp, type TimingSamples } from './processes';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
+import { adminLinksPhase } from './admin-links';
 import { b2bPhase } from './b2b';
 import { benchDocuments, type DocumentBenchResult } from './documents';
 import { rosterPhase } from './roster';
@@ -471,11 +476,13 @@ interface Options {
   documents: boolean;
   /** The B2B link send/export and GET /b2b/billing at 10,000 charges (bench/b2b.ts). */
   b2b: boolean;
+  /** GET /admin/links at 300,000 links (bench/admin-links.ts). */
+  adminLinks: boolean;
   /** The webhook burst next to GET /healthz (bench/webhook-burst.ts). */
   webhooks: boolean;
 }
 
-const PHASES = ['scenarios', 'history', 'roster', 'documents', 'b2b', 'webhooks'] as const;
+const PHASES = ['scenarios', 'history', 'roster', 'documents', 'b2b', 'adminLinks', 'webhooks'] as const;
 
 function parseOptions(argv: string[]): Options {
   const opts: Options = {
@@ -492,6 +499,7 @@ function parseOptions(argv: string[]): Options {
     roster: true,
     documents: true,
     b2b: true,
+    adminLinks: true,
     webhooks: true,
   };
   const num = (i: number) => {
@@ -513,9 +521,11 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--no-roster') opts.roster = false;
     else if (arg === '--no-documents') opts.documents = false;
     else if (arg === '--no-b2b') opts.b2b = false;
+    else if (arg === '--no-admin-links') opts.adminLinks = false;
     else if (arg === '--no-webhooks') opts.webhooks = false;
     else if (arg === '--only') {
-      const phase = argv[++i] as (typeof PHASES)[number];
+      // Named on the command line in kebab case: admin-links is adminLinks.
+      const phase = (argv[++i] ?? '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase()) as (typeof PHASES)[number];
       if (!PHASES.includes(phase)) throw new Error(`--only needs one of ${PHASES.join(', ')}`);
       for (const p of PHASES) opts[p] = p === phase;
     } else throw new Error(`unknown option ${arg}`);
@@ -765,6 +775,7 @@ async function main(): Promise<void> {
     opts.roster ? 'GET /b2b/roster at 10,000 and 100,000 roster rows' : '',
     opts.documents ? `${DOCUMENT_RENDERS} PDF receipts` : '',
     opts.b2b ? 'B2B link send/export and GET /b2b/billing at 10,000 charges' : '',
+    opts.adminLinks ? 'GET /admin/links at 300,000 links' : '',
     opts.webhooks ? 'the webhook burst next to GET /healthz' : '',
   ].filter(Boolean);
   console.log(`bench: ${os.cpus().length} cpus, node ${process.version}; ${opts.connections} connections; ${phases.join('; then ')}`);
@@ -800,6 +811,10 @@ async function main(): Promise<void> {
   const documents = opts.documents ? await documentsPhase() : undefined;
   // Its own timed server and companies (bench/b2b.ts).
   const b2b = opts.b2b ? await b2bPhase({ databaseUrl, stopChild, onCleanup: (name, fn) => void cleanups.push({ name, fn }) }) : undefined;
+  // Its own timed server and 300,000 links (bench/admin-links.ts); no budget, so no verdict.
+  const adminLinks = opts.adminLinks
+    ? await adminLinksPhase({ databaseUrl, stopChild, onCleanup: (name, fn) => void cleanups.push({ name, fn }) })
+    : undefined;
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   const webhooks = opts.webhooks
     ? await webhookBurst({
@@ -850,6 +865,7 @@ async function main(): Promise<void> {
         roster,
         documents,
         b2b,
+        adminLinks,
         webhooks,
       },
       null,

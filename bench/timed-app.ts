@@ -80,23 +80,37 @@ export interface CompanyAdmin {
 }
 
 /**
- * A b2b_admin signed in as a mobile client, admin of an approved company: sign-up and sign-in over
- * HTTP like a client, the company and the role by SQL (bench/b2b-fixtures.ts).
+ * A user signed up and in as a mobile client over HTTP, like a client; `promote` runs between the
+ * two (a role or a company by SQL: no route grants them to oneself).
  */
+export async function signedInUser(
+  baseUrl: string,
+  sent: { to: string; text: string }[],
+  who: { phone: string; name: string },
+  promote: (userId: string) => Promise<void>,
+): Promise<{ token: string; userId: string }> {
+  const post = jsonPoster(baseUrl);
+  const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
+  const reg = await post('/auth/register', { phone: who.phone, name: who.name, consents });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
+  const userId = reg.json.userId as string;
+  await promote(userId);
+  const verify = await post('/auth/verify-otp', { phone: who.phone, otp: sentOtp(sent, who.phone) }, { 'X-Client-Type': 'mobile' });
+  const token = (verify.json.session as { token?: string } | undefined)?.token;
+  if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
+  return { token, userId };
+}
+
+/** A b2b_admin of an approved company (bench/b2b-fixtures.ts writes both). */
 export async function signedInCompanyAdmin(
   baseUrl: string,
   pool: Pool,
   sent: { to: string; text: string }[],
   who: { phone: string; crNumber: string; name: string },
 ): Promise<CompanyAdmin> {
-  const post = jsonPoster(baseUrl);
-  const consents = ['terms_of_service', 'privacy_policy', 'data_processing'].map((type) => ({ type, version: '2026-01' }));
-  const reg = await post('/auth/register', { phone: who.phone, name: `${who.name} admin`, consents });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.json)}`);
-  const userId = reg.json.userId as string;
-  const companyId = await insertCompanyOf(pool, userId, who.crNumber, who.name);
-  const verify = await post('/auth/verify-otp', { phone: who.phone, otp: sentOtp(sent, who.phone) }, { 'X-Client-Type': 'mobile' });
-  const token = (verify.json.session as { token?: string } | undefined)?.token;
-  if (verify.status !== 200 || !token) throw new Error(`verify-otp failed: ${verify.status} ${JSON.stringify(verify.json)}`);
-  return { token, userId, companyId };
+  let companyId = '';
+  const user = await signedInUser(baseUrl, sent, { phone: who.phone, name: `${who.name} admin` }, async (userId) => {
+    companyId = await insertCompanyOf(pool, userId, who.crNumber, who.name);
+  });
+  return { ...user, companyId };
 }

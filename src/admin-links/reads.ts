@@ -19,9 +19,10 @@ export interface AdminLinkFilter {
 
 /**
  * What a search matches, read first through the names' trigram indexes: the ids of the people and
- * companies whose name holds it, or only the pattern when more than `max` of either match. Named
- * ids let PostgreSQL fetch the few links by user and company; a common name is found soonest by
- * testing names along the newest-first scan, which a rare one would walk to the end.
+ * companies whose name holds it, or only the pattern when more than `max` of either match. Bound
+ * ids tell the planner how few they are, so it fetches those links by user and company; with only
+ * the pattern it cannot know, and walks the newest-first scan, which finds a common name's page at
+ * once (and a rare one's only at the end of every link).
  */
 type NameMatch = { pattern: string; ids?: { users: string[]; companies: string[] } };
 
@@ -41,8 +42,6 @@ async function nameMatchOf(pool: Pool, search: string | undefined, max: number):
 interface Where {
   clause: string;
   values: unknown[];
-  /** Whether the clause reads the person's and the company's names. */
-  joins: boolean;
 }
 
 interface Row {
@@ -82,9 +81,12 @@ function whereOf(filter: AdminLinkFilter, match: NameMatch | undefined, now: Dat
     where.push(`(l.user_id = any(${param(match.ids.users)}::uuid[]) or l.company_id = any(${param(match.ids.companies)}::uuid[]))`);
   } else if (match) {
     const pattern = param(match.pattern);
-    where.push(`(u.name ilike ${pattern} or c.name ilike ${pattern})`);
+    where.push(
+      `(l.user_id = any(array(select id from users where name ilike ${pattern})) ` +
+        `or l.company_id = any(array(select id from companies where name ilike ${pattern})))`,
+    );
   }
-  return { clause: where.length ? `where ${where.join(' and ')}` : '', values, joins: Boolean(match && !match.ids) };
+  return { clause: where.length ? `where ${where.join(' and ')}` : '', values };
 }
 
 const JOINS = 'join users u on u.id = l.user_id left join companies c on c.id = l.company_id';
@@ -106,11 +108,8 @@ async function pageRows(pool: Pool, { clause, values }: Where, now: Date, limit:
   return rows;
 }
 
-async function countRows(pool: Pool, { clause, values, joins }: Where): Promise<number> {
-  const { rows } = await pool.query<{ total: string }>(
-    `select count(*) as total from invitation_links l ${joins ? JOINS : ''} ${clause}`,
-    values,
-  );
+async function countRows(pool: Pool, { clause, values }: Where): Promise<number> {
+  const { rows } = await pool.query<{ total: string }>(`select count(*) as total from invitation_links l ${clause}`, values);
   return Number(rows[0].total);
 }
 
