@@ -11,12 +11,12 @@
  * name (30,000 people: past the 2,000 matches a search names by id, so names are tested along the
  * newest-first scan), and a word nobody has.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createMemoryMessageSender } from '../src/providers/messages';
 import { asker, type TimingSamples } from './processes';
 import { fmt, latencyStats, type LatencyStats } from './stats';
-import { serveTimedApp, signedInUser } from './timed-app';
+import { forkTimedApp, serveTimedApp, signedInUser, type TimedAppDeps } from './timed-app';
 
 const LINKS = 300_000;
 const COMPANIES = 200;
@@ -39,11 +39,7 @@ const QUERIES: Array<{ label: string; search?: string }> = [
   { label: 'nobody', search: 'Zzqx' },
 ];
 
-export interface AdminLinksDeps {
-  databaseUrl: string;
-  onCleanup(name: string, fn: () => Promise<void>): void;
-  stopChild(proc: ChildProcess): Promise<void>;
-}
+export type AdminLinksDeps = TimedAppDeps;
 
 export interface AdminLinksReport {
   route: string;
@@ -53,6 +49,7 @@ export interface AdminLinksReport {
   control: { server: LatencyStats };
 }
 
+type Ready = Extract<FromChild, { type: 'ready' }>;
 type FromChild =
   | { type: 'ready'; port: number; token: string }
   | { type: 'failed'; error: string }
@@ -75,17 +72,8 @@ async function serveAdminLinks(): Promise<void> {
 const ask = asker<FromChild>();
 
 async function startServer(deps: AdminLinksDeps): Promise<{ proc: ChildProcess; port: number; token: string }> {
-  const proc = fork(__filename, ['--serve-admin-links'], {
-    env: { ...process.env, BENCH_DATABASE_URL: deps.databaseUrl },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  deps.onCleanup('admin links server', () => deps.stopChild(proc));
-  const msg = await new Promise<FromChild>((resolve, reject) => {
-    proc.once('message', (m) => resolve(m as FromChild));
-    proc.once('exit', (code) => reject(new Error(`the admin links server exited early (code ${code})`)));
-  });
-  if (msg.type !== 'ready') throw new Error(`the admin links server failed to start: ${msg.type === 'failed' ? msg.error : msg.type}`);
-  return { proc, port: msg.port, token: msg.token };
+  const { proc, ready } = await forkTimedApp<Ready>(deps, { file: __filename, flag: '--serve-admin-links', name: 'admin links server' });
+  return { proc, port: ready.port, token: ready.token };
 }
 
 /** Companies, people and one live emailed link each, newest one a minute apart; deterministic ids. */

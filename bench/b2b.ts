@@ -26,7 +26,7 @@
  * phases' servers, so the client never shares its event loop. Both companies' admins sign up and in
  * through HTTP; companies, contracts and charges are written by SQL (the roster through the route).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,7 @@ import { nativePool, openOrm } from '../src/db/orm';
 import { createFileMessageSender, createMemoryMessageSender, type MessageSender } from '../src/providers/messages';
 import { insertFlexibleContract, insertPackages, seedCharges, type Queryable } from './b2b-fixtures';
 import { asker, type TimingSamples } from './processes';
-import { serveTimedApp, signedInCompanyAdmin, type CompanyAdmin } from './timed-app';
+import { type CompanyAdmin, forkTimedApp, serveTimedApp, signedInCompanyAdmin, type TimedAppDeps } from './timed-app';
 import { fmt, latencyStats, median, type LatencyStats } from './stats';
 
 const ENTRIES = 500;
@@ -54,12 +54,7 @@ const CONTROL = '/auth/session';
 /** The purpose src/links gives an invitation message. */
 const INVITATION = 'b2b.invitation';
 
-export interface B2bDeps {
-  databaseUrl: string;
-  /** Adds to the bench's clean-up list (runs on success, error and signals). */
-  onCleanup(name: string, fn: () => Promise<void>): void;
-  stopChild(proc: ChildProcess): Promise<void>;
-}
+export type B2bDeps = TimedAppDeps;
 
 interface MintRun {
   round: number;
@@ -104,6 +99,7 @@ export interface B2bReport {
 
 type Admin = CompanyAdmin;
 
+type Ready = Extract<FromChild, { type: 'ready' }>;
 type FromChild =
   | { type: 'ready'; port: number; admins: Record<keyof typeof ADMINS, Admin> }
   | { type: 'failed'; error: string }
@@ -157,17 +153,13 @@ interface Child {
 const ask = asker<FromChild>();
 
 async function startServer(deps: B2bDeps, messagesFile: string): Promise<Child> {
-  const proc = fork(__filename, ['--serve-b2b'], {
-    env: { ...process.env, BENCH_DATABASE_URL: deps.databaseUrl, BENCH_MESSAGES_FILE: messagesFile },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const { proc, ready } = await forkTimedApp<Ready>(deps, {
+    file: __filename,
+    flag: '--serve-b2b',
+    name: 'b2b server',
+    env: { BENCH_MESSAGES_FILE: messagesFile },
   });
-  deps.onCleanup('b2b server', () => deps.stopChild(proc));
-  const msg = await new Promise<FromChild>((resolve, reject) => {
-    proc.once('message', (m) => resolve(m as FromChild));
-    proc.once('exit', (code) => reject(new Error(`the b2b server exited early (code ${code})`)));
-  });
-  if (msg.type !== 'ready') throw new Error(`the b2b server failed to start: ${msg.type === 'failed' ? msg.error : msg.type}`);
-  return { proc, port: msg.port, admins: msg.admins };
+  return { proc, port: ready.port, admins: ready.admins };
 }
 
 export async function b2bPhase(deps: B2bDeps): Promise<B2bReport> {

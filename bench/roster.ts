@@ -22,13 +22,13 @@
  * The server runs in its own child process (this file forked with `--serve-roster`), like run.ts's
  * servers, so the load generator never shares its event loop.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { PoolClient } from 'pg';
 import { nativePool, openOrm } from '../src/db/orm';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createMemoryMessageSender } from '../src/providers/messages';
 import { asker, captureStatements, seconds, type TimingSamples } from './processes';
-import { benchConfig, serveTimedApp, signedInCompanyAdmin, type CompanyAdmin } from './timed-app';
+import { benchConfig, type CompanyAdmin, forkTimedApp, serveTimedApp, signedInCompanyAdmin, type TimedAppDeps } from './timed-app';
 import { fmt, latencyStats, type LatencyStats } from './stats';
 
 export const ROSTER_SMALL_ROWS = 10_000;
@@ -52,13 +52,9 @@ const LABEL: Record<RosterRequest, string> = {
   control: 'control /auth/session',
 };
 
-export interface RosterDeps {
-  databaseUrl: string;
+export interface RosterDeps extends TimedAppDeps {
   /** Sequential requests per request kind and size (run.ts: --history-requests). */
   requests: number;
-  /** Adds to the bench's clean-up list (runs on success, error and signals). */
-  onCleanup(name: string, fn: () => Promise<void>): void;
-  stopChild(proc: ChildProcess): Promise<void>;
 }
 
 interface PlanCheck {
@@ -104,6 +100,7 @@ export interface RosterReport {
 
 type Fixture = CompanyAdmin;
 
+type Ready = Extract<FromChild, { type: 'ready' }>;
 type FromChild =
   | { type: 'ready'; port: number; fixture: Fixture }
   | { type: 'failed'; error: string }
@@ -139,17 +136,8 @@ interface Child {
 }
 
 async function startServer(deps: RosterDeps): Promise<Child> {
-  const proc = fork(__filename, ['--serve-roster'], {
-    env: { ...process.env, BENCH_DATABASE_URL: deps.databaseUrl },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  deps.onCleanup('roster server', () => deps.stopChild(proc));
-  const msg = await new Promise<FromChild>((resolve, reject) => {
-    proc.once('message', (m) => resolve(m as FromChild));
-    proc.once('exit', (code) => reject(new Error(`the roster server exited early (code ${code})`)));
-  });
-  if (msg.type !== 'ready') throw new Error(`the roster server failed to start: ${msg.type === 'failed' ? msg.error : msg.type}`);
-  return { proc, port: msg.port, fixture: msg.fixture };
+  const { proc, ready } = await forkTimedApp<Ready>(deps, { file: __filename, flag: '--serve-roster', name: 'roster server' });
+  return { proc, port: ready.port, fixture: ready.fixture };
 }
 
 const ask = asker<FromChild>();

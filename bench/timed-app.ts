@@ -4,6 +4,7 @@
  * message of the phase's own); the child answers `{ type: 'ready', port, ...fixture }` once its
  * fixture is signed in, or `{ type: 'failed', error }`.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pool } from 'pg';
@@ -71,6 +72,36 @@ export async function serveTimedApp(o: TimedAppOptions): Promise<void> {
     send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
     await stop();
   }
+}
+
+/** What a phase gives the parent side of its server child. */
+export interface TimedAppDeps {
+  databaseUrl: string;
+  /** Adds to the bench's clean-up list (runs on success, error and signals). */
+  onCleanup(name: string, fn: () => Promise<void>): void;
+  stopChild(proc: ChildProcess): Promise<void>;
+}
+
+/**
+ * Forks a phase's file as its server child (`flag` makes it call serveTimedApp) and waits for the
+ * ready message, whose fields are the fixture; `name` labels the clean-up and the errors.
+ */
+export async function forkTimedApp<Ready extends { type: 'ready'; port: number }>(
+  deps: TimedAppDeps,
+  child: { file: string; flag: string; name: string; env?: Record<string, string> },
+): Promise<{ proc: ChildProcess; ready: Ready }> {
+  const proc = fork(child.file, [child.flag], {
+    env: { ...process.env, BENCH_DATABASE_URL: deps.databaseUrl, ...child.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  deps.onCleanup(child.name, () => deps.stopChild(proc));
+  type FromChild = Ready | { type: 'failed'; error: string };
+  const msg = await new Promise<FromChild>((resolve, reject) => {
+    proc.once('message', (m) => resolve(m as FromChild));
+    proc.once('exit', (code) => reject(new Error(`the ${child.name} exited early (code ${code})`)));
+  });
+  if ('error' in msg) throw new Error(`the ${child.name} failed to start: ${msg.error}`);
+  return { proc, ready: msg };
 }
 
 export interface CompanyAdmin {
