@@ -9,7 +9,8 @@
  * The searches span what src/admin-links/reads.ts tells apart: one person's full name, a surname and
  * number prefix (about 1,400 people), a company-name word (25 companies, 37,500 links), a common first
  * name (30,000 people: past the 2,000 matches a search names by id, so names are tested along the
- * newest-first scan), and a word nobody has.
+ * newest-first scan), a name 50,000 consumers without a link share (the scan reaches the end), and a
+ * word nobody has.
  */
 import type { ChildProcess } from 'node:child_process';
 import { nativePool, openOrm } from '../src/db/orm';
@@ -19,6 +20,8 @@ import { fmt, latencyStats, type LatencyStats } from './stats';
 import { forkTimedApp, serveTimedApp, signedInUser, type TimedAppDeps } from './timed-app';
 
 const LINKS = 300_000;
+/** Consumers named Yasmin with no invitation link: many matching names, no matching link. */
+const UNLINKED = 50_000;
 const COMPANIES = 200;
 const REQUESTS = 50;
 const WARMUP_REQUESTS = 5;
@@ -36,6 +39,7 @@ const QUERIES: Array<{ label: string; search?: string }> = [
   { label: 'a surname and number prefix', search: `${LAST[2]} 12` },
   { label: 'a company-name word', search: CITIES[5] },
   { label: 'a common first name', search: FIRST[0] },
+  { label: 'a common name of people without links', search: 'Yasmin' },
   { label: 'nobody', search: 'Zzqx' },
 ];
 
@@ -98,6 +102,11 @@ async function seed(databaseUrl: string): Promise<void> {
       [FIRST, LAST, LINKS],
     );
     await pool.query(
+      `insert into users (id, name, created_at, updated_at)
+       select md5('admin-links-bench-consumer-' || g)::uuid, 'Yasmin Consumer ' || g, now(), now() from generate_series(1, $1::int) g`,
+      [UNLINKED],
+    );
+    await pool.query(
       `insert into invitation_links (token_hash, user_id, company_id, status, channel, expires_at, created_at, updated_at)
        select md5('admin-links-bench-link-' || g), md5('admin-links-bench-person-' || g)::uuid, ${companyId(`(1 + g % $2::int)`)},
               'sent', 'email', now() + interval '7 days', now() - (g * interval '1 minute'), now()
@@ -119,9 +128,8 @@ export async function adminLinksPhase(deps: AdminLinksDeps): Promise<AdminLinksR
   const headers = { Authorization: `Bearer ${server.token}`, 'X-Client-Type': 'mobile' };
   const get = async (url: string) => {
     const res = await fetch(`http://127.0.0.1:${server.port}${url}`, { headers });
-    const json = (await res.json()) as { data?: { total?: number } };
-    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-    return json;
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status} ${(await res.text()).slice(0, 300)}`);
+    return (await res.json()) as { data?: { total?: number } };
   };
   const timed = async (url: string) => {
     for (let i = 0; i < WARMUP_REQUESTS; i++) await get(url);

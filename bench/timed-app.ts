@@ -100,7 +100,7 @@ export async function forkTimedApp<Ready extends { type: 'ready'; port: number }
     proc.once('message', (m) => resolve(m as FromChild));
     proc.once('exit', (code) => reject(new Error(`the ${child.name} exited early (code ${code})`)));
   });
-  if ('error' in msg) throw new Error(`the ${child.name} failed to start: ${msg.error}`);
+  if (msg.type !== 'ready') throw new Error(`the ${child.name} failed to start: ${'error' in msg ? msg.error : JSON.stringify(msg)}`);
   return { proc, ready: msg };
 }
 

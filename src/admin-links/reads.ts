@@ -82,8 +82,9 @@ function whereOf(filter: AdminLinkFilter, match: NameMatch | undefined, now: Dat
   } else if (match) {
     const pattern = param(match.pattern);
     where.push(
-      `(l.user_id = any(array(select id from users where name ilike ${pattern})) ` +
-        `or l.company_id = any(array(select id from companies where name ilike ${pattern})))`,
+      // `in (select …)`: a hashed subplan, one lookup per link however many names match.
+      `(l.user_id in (select id from users where name ilike ${pattern}) ` +
+        `or l.company_id in (select id from companies where name ilike ${pattern}))`,
     );
   }
   return { clause: where.length ? `where ${where.join(' and ')}` : '', values };

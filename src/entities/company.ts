@@ -45,7 +45,7 @@ export const Company = defineEntity({
       expression: 'create index "companies_status_created_index" on "companies" ("status", "created_at" desc, "id" desc)',
     },
     { name: 'companies_created_index', expression: 'create index "companies_created_index" on "companies" ("created_at" desc, "id" desc)' },
-    // Substring search by name (GET /admin/links, GET /admin/companies).
+    // Substring search by name (GET /admin/links).
     {
       name: 'companies_name_trigram_index',
       expression: 'create index "companies_name_trigram_index" on "companies" using gin ("name" gin_trgm_ops)',

@@ -42,6 +42,7 @@ async function startTestPostgres() {
       return await startEmbeddedPostgres({ dir, port: await freePort(), persistent: false });
     } catch (err) {
       if (attempt >= 3) throw err;
+      console.warn(`test PostgreSQL did not start (attempt ${attempt}): ${String(err)}; trying another port`);
     }
   }
 }
