@@ -82,7 +82,7 @@ export function createBillingService(deps: BillingServiceDeps) {
    * The company's charges, sums and active lines, reused while the company's charges version (read
    * in the answer's snapshot) and the month are those they were read at: every change to the
    * company's charges or lines raises the version in the writing transaction (migration
-   * CompanyChargeVersions), so the same version means the same rows. The entries are shared, never
+   * CompanyCharges), so the same version means the same rows. The entries are shared, never
    * changed, between answers.
    */
   async function keptCharges(em: EntityManager, companyId: string, now: Date, flexible: boolean): Promise<KeptCharges> {

@@ -24,8 +24,6 @@ import { Migration20261124023257_invitation_link_channel } from './Migration2026
 import { Migration20261124024121_admin_links_indexes } from './Migration20261124024121_admin_links_indexes';
 import { Migration20261124033800_company_payment } from './Migration20261124033800_company_payment';
 import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
-import { Migration20261124035743_company_charge_versions } from './Migration20261124035743_company_charge_versions';
-import { Migration20261124050000_company_charges_lock_first } from './Migration20261124050000_company_charges_lock_first';
 import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
 
 export const migrationsList = [
@@ -53,7 +51,5 @@ export const migrationsList = [
   { name: 'Migration20261124024121_admin_links_indexes', class: Migration20261124024121_admin_links_indexes },
   { name: 'Migration20261124033800_company_payment', class: Migration20261124033800_company_payment },
   { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
-  { name: 'Migration20261124035743_company_charge_versions', class: Migration20261124035743_company_charge_versions },
-  { name: 'Migration20261124050000_company_charges_lock_first', class: Migration20261124050000_company_charges_lock_first },
   { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
 ];
