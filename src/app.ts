@@ -141,7 +141,17 @@ export function createApp(deps: AppDeps): Express {
   const sessions = createSessionService({ orm, pool, clock, config, cache });
   const emailChange = createEmailChangeService({ orm, cipher, clock, otp });
   const assertDeviceAllowed = createDeviceCheck({ pool, hashKey: config.DATA_HASH_KEY });
-  const accounts = createAccountService({ orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed });
+  const accounts = createAccountService({
+    orm,
+    cipher,
+    clock,
+    otp,
+    sessions,
+    emailChange,
+    assertDeviceAllowed,
+    messages: deps.messages,
+    logger: deps.logger,
+  });
   const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
     orm,

@@ -3,7 +3,10 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { IdentifierTaken, proveIdentifier } from './identifiers';
+import type { Logger } from 'pino';
+import type { MessageSender, OutgoingMessage } from '../providers/messages';
+import { findHolder, IdentifierTaken, nameIdentifier, proveIdentifier, type IdentifierKind } from './identifiers';
+import { identifierProvenNotices, sendNotices } from './notices';
 import type { DeviceCheck } from './devices';
 import type { EmailChangeService } from './email-change';
 import type { IssuedCode, OtpService } from './otp';
@@ -19,7 +22,13 @@ export interface AccountDeps {
   emailChange: Pick<EmailChangeService, 'request'>;
   /** Sign-in from a blocklisted device (X-Device-Id) is refused before anything else. */
   assertDeviceAllowed: DeviceCheck;
+  /** Account notices (not codes: those go through `otp`). */
+  messages: MessageSender;
+  logger: Pick<Logger, 'warn'>;
 }
+
+const KINDS: readonly IdentifierKind[] = ['phone', 'email'];
+const EXISTS = { phone: 'AUTH_PHONE_EXISTS', email: 'AUTH_EMAIL_EXISTS' } as const;
 
 export interface ConsentInput {
   type: string;
@@ -28,29 +37,30 @@ export interface ConsentInput {
 
 /** Sign-up, sign-in by OTP, consents and the profile. */
 export function createAccountService(deps: AccountDeps) {
-  const { orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed } = deps;
+  const { orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed, messages, logger } = deps;
 
   async function register(input: Identifiers & { name: string; consents: ConsentInput[] }, deviceId?: string): Promise<{ userId: string }> {
     await assertDeviceAllowed(deviceId);
     const userId = randomUUID();
     const issued = await orm.em.fork().transactional(async (em) => {
-      // Only proven identifiers are taken; an unproven claim of another account never blocks.
-      if (input.phone && (await findUserByIdentifier(em, cipher, { phone: input.phone }))) throw new AppError('AUTH_PHONE_EXISTS');
-      if (input.email && (await findUserByIdentifier(em, cipher, { email: input.email }))) throw new AppError('AUTH_EMAIL_EXISTS');
+      // A proven identifier belongs to its account; one that nobody proved blocks nobody.
+      for (const kind of KINDS) {
+        const value = input[kind];
+        if (value && (await findHolder(em, cipher, kind, value))?.proven) throw new AppError(EXISTS[kind]);
+      }
       await otp.countRequest(em, [input.phone, input.email]);
       const now = clock();
-      // Every identifier starts as a claim; its own code proves it (verify-otp).
-      em.create(User, {
-        id: userId,
-        name: input.name,
-        pendingPhoneEncrypted: input.phone ? cipher.encrypt(input.phone) : null,
-        pendingPhoneHash: input.phone ? cipher.lookupHash(input.phone) : null,
-        pendingEmailEncrypted: input.email ? cipher.encrypt(input.email) : null,
-        pendingEmailHash: input.email ? cipher.lookupHash(input.email) : null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      em.create(User, { id: userId, name: input.name, createdAt: now, updatedAt: now });
       await em.flush();
+      // Each identifier goes on the account unproven (or as a claim, when another account holds it
+      // unproven); its own code proves it (verify-otp).
+      for (const kind of KINDS) {
+        const value = input[kind];
+        if (!value) continue;
+        await nameIdentifier(em, cipher, userId, kind, value).catch((err: unknown) => {
+          throw err instanceof IdentifierTaken ? new AppError(EXISTS[kind]) : err;
+        });
+      }
       await recordConsents(em, userId, input.consents);
       return otp.createChallenge(em, { purpose: 'register', userId, phone: input.phone, email: input.email });
     });
@@ -60,7 +70,7 @@ export function createAccountService(deps: AccountDeps) {
 
   /**
    * Unknown identifiers answer AUTH_INVALID_OTP like a wrong code, after counting the request like any other.
-   * Only proven identifiers are known here: an unproven claim never leads to a sign-in.
+   * Every identifier an account holds signs it in, proven or not (the code proves it); a claim does not.
    */
   async function login(input: Identifiers, deviceId?: string): Promise<void> {
     await assertDeviceAllowed(deviceId);
@@ -74,23 +84,30 @@ export function createAccountService(deps: AccountDeps) {
     await otp.send(issued);
   }
 
-  /** The code proves the one identifier it was sent to; the session is for the account that holds or claimed it. */
+  /**
+   * The code proves the one identifier it was sent to; the session is for the account that holds or
+   * claimed it. When an identifier the account never proved signs a used account in for the first
+   * time, its other, proven channel is told (notices.ts).
+   */
   async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType, deviceId?: string) {
     await assertDeviceAllowed(deviceId);
     const proof = await otp.verify(orm.em.fork(), { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
-    const user = await orm.em.fork().transactional(async (em) => {
+    const { user, notices } = await orm.em.fork().transactional(async (em) => {
       const row = await em.findOne(User, { id: proof.userId });
       if (!row) throw new AppError('AUTH_INVALID_OTP');
       if (row.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
       if (!row.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+      const signedInBefore = row.verifiedAt !== null;
       const proven = await proveIdentifier(em, cipher, proof, 'sign-in').catch((err: unknown) => {
         // Someone else proved it first: this code no longer reaches an account.
         throw err instanceof IdentifierTaken ? new AppError('AUTH_INVALID_OTP') : err;
       });
-      proven.verifiedAt ??= clock();
-      return proven;
+      proven.user.verifiedAt ??= clock();
+      const told: OutgoingMessage[] = signedInBefore && proven.newlyProven ? identifierProvenNotices(proven.user, proof.kind, cipher) : [];
+      return { user: proven.user, notices: told };
     });
     const session = await sessions.issue(user.id, clientType, deviceId);
+    await sendNotices(messages, logger, notices);
     return { user: signInView(user, cipher), session };
   }
 
@@ -136,23 +153,28 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   /**
-   * Only name and e-mail change here. A new e-mail is not taken on the caller's word: a code goes
-   * to it and POST /auth/verify-change-email makes it the e-mail (email-change.ts); until then the
-   * account keeps its e-mail. Null removes the e-mail (and any unproven claim) unless it is the
-   * last proven credential.
+   * Only name and e-mail change here. A new e-mail becomes the account's at once, unproven: a code goes
+   * to it (POST /auth/verify-change-email proves it, and so does the first sign-in through it). Null
+   * removes the e-mail (and any claim) unless it would leave the account without a proven identifier.
    */
   async function updateMe(userId: string, input: { name?: string; email?: string | null }) {
     const { user, codes } = await orm.em.fork().transactional(async (em) => {
-      const row = await em.findOneOrFail(User, { id: userId });
       let issued: IssuedCode[] = [];
-      if (input.name !== undefined) row.name = input.name;
       if (input.email === null) {
-        if (!row.phoneHash) throw validationError([{ path: 'email', message: 'An account needs a phone or an e-mail' }]);
-        row.emailEncrypted = row.emailHash = null;
-        row.pendingEmailEncrypted = row.pendingEmailHash = null;
+        const row = await em.findOneOrFail(User, { id: userId });
+        if (!row.phoneHash || !row.phoneProven) {
+          throw validationError([{ path: 'email', message: 'An account needs a proven phone or e-mail' }]);
+        }
+        await em.execute(
+          `update users set email_hash = null, email_encrypted = null, email_proven = true,
+                  pending_email_hash = null, pending_email_encrypted = null where id = ?`,
+          [userId],
+        );
       } else if (input.email !== undefined) {
         issued = await emailChange.request(em, userId, input.email);
       }
+      const row = await em.findOneOrFail(User, { id: userId }, { refresh: true });
+      if (input.name !== undefined) row.name = input.name;
       row.updatedAt = clock();
       return { user: row, codes: issued };
     });

@@ -1,8 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { User } from '../entities';
 import { validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { IdentifierTaken, proveIdentifier } from './identifiers';
+import { findHolder, IdentifierTaken, nameIdentifier, proveIdentifier } from './identifiers';
 import type { IssuedCode, OtpService } from './otp';
 import { profileView } from './users';
 
@@ -16,20 +15,23 @@ export interface EmailChangeDeps {
 const TAKEN = 'This e-mail is already registered';
 
 /**
- * E-mail change in two steps, like the phone change: PUT /auth/me with a new address sends a code
- * to it (the account keeps its e-mail meanwhile), POST /auth/verify-change-email with that code
- * makes it the account's e-mail. The challenge is bound to the `change_email` purpose, the caller
- * and the address, so sign-in codes cannot complete it and its codes sign nobody in.
+ * E-mail change: PUT /auth/me with a new address makes it the account's e-mail at once, unproven
+ * (or a claim, while another account holds it unproven), and sends a code to it; POST
+ * /auth/verify-change-email with that code proves it. The challenge is bound to the `change_email`
+ * purpose, the caller and the address, so sign-in codes cannot complete it and its codes sign nobody in.
  */
 export function createEmailChangeService(deps: EmailChangeDeps) {
   const { orm, cipher, clock, otp } = deps;
 
   /** Inside PUT /auth/me's transaction; send the codes after commit. */
   async function request(em: EntityManager, userId: string, newEmail: string): Promise<IssuedCode[]> {
-    const owner = await em.findOne(User, { emailHash: cipher.lookupHash(newEmail) });
-    if (owner && owner.id !== userId) throw validationError([{ path: 'email', message: TAKEN }]);
-    if (owner) return [];
+    const holder = await findHolder(em, cipher, 'email', newEmail);
+    if (holder?.proven && holder.id !== userId) throw validationError([{ path: 'email', message: TAKEN }]);
+    if (holder?.proven) return [];
     await otp.countRequest(em, [newEmail]);
+    await nameIdentifier(em, cipher, userId, 'email', newEmail).catch((err: unknown) => {
+      throw err instanceof IdentifierTaken ? validationError([{ path: 'email', message: TAKEN }]) : err;
+    });
     return otp.createChallenge(em, { purpose: 'change_email', userId, email: newEmail });
   }
 
@@ -37,9 +39,7 @@ export function createEmailChangeService(deps: EmailChangeDeps) {
     const proof = await otp.verify(orm.em.fork(), { purposes: ['change_email'], email: newEmail, userId }, code);
     try {
       const user = await orm.em.fork().transactional(async (em) => {
-        const owner = await em.findOne(User, { emailHash: cipher.lookupHash(newEmail) });
-        if (owner && owner.id !== userId) throw new IdentifierTaken('email');
-        const row = await proveIdentifier(em, cipher, proof, 'change');
+        const { user: row } = await proveIdentifier(em, cipher, proof, 'change');
         row.updatedAt = clock();
         return row;
       });

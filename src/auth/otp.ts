@@ -5,6 +5,7 @@ import type { OtpPurpose } from '../entities';
 import { AppError } from '../http/errors';
 import { safeEqual, type PersonalDataCipher } from '../lib/crypto';
 import type { MessageSender } from '../providers/messages';
+import { lockIdentifier } from './identifiers';
 
 /** Purposes whose codes belong to the signed-in user who asked (the others sign someone in). */
 const USER_BOUND: readonly OtpPurpose[] = ['change_phone', 'change_email'];
@@ -67,15 +68,15 @@ export function createOtpService(deps: OtpDeps) {
 
   /**
    * Counts one OTP request per identifier, inside the caller's transaction.
-   * An advisory lock per identifier serializes concurrent requests, so the 4th
-   * of 4 parallel requests is refused.
+   * The identifier's lock (identifiers.ts) serializes concurrent requests, so the
+   * 4th of 4 parallel requests is refused; it is held until commit.
    */
   async function countRequest(em: EntityManager, identifiers: Array<string | undefined>): Promise<void> {
     const hashes = [...new Set(identifiers.filter((v): v is string => !!v).map((v) => cipher.lookupHash(v)))].sort();
     const now = clock();
     const since = new Date(now.getTime() - config.OTP_WINDOW_SECONDS * 1000);
     for (const hash of hashes) {
-      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [hash]);
+      await lockIdentifier(em, hash);
       const [row] = await em.execute<{ n: string }[]>(
         'select count(*) as n from otp_requests where identifier_hash = ? and created_at > ?',
         [hash, since],

@@ -1,8 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { User } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { IdentifierTaken, proveIdentifier } from './identifiers';
+import { findHolder, IdentifierTaken, proveIdentifier } from './identifiers';
 import type { OtpService } from './otp';
 import { profileView } from './users';
 
@@ -23,23 +22,23 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
 
   async function request(userId: string, newPhone: string): Promise<void> {
     const issued = await orm.em.fork().transactional(async (em) => {
-      const owner = await em.findOne(User, { phoneHash: cipher.lookupHash(newPhone) });
-      if (owner?.id === userId) throw validationError([{ path: 'newPhone', message: 'This is already your phone number' }]);
-      if (owner) throw new AppError('AUTH_PHONE_EXISTS');
+      // Only a proven number has an owner; one that an account merely named can be proven here.
+      const holder = await findHolder(em, cipher, 'phone', newPhone);
+      if (holder?.proven && holder.id === userId)
+        throw validationError([{ path: 'newPhone', message: 'This is already your phone number' }]);
+      if (holder?.proven) throw new AppError('AUTH_PHONE_EXISTS');
       await otp.countRequest(em, [newPhone]);
       return otp.createChallenge(em, { purpose: 'change_phone', userId, phone: newPhone });
     });
     await otp.send(issued);
   }
 
-  /** The code proves the new number; it replaces the old one (and settles a registration's unproven claim). */
+  /** The code proves the new number; it replaces the old one (taking it from an account that only named it). */
   async function verify(userId: string, newPhone: string, code: string) {
     const proof = await otp.verify(orm.em.fork(), { purposes: ['change_phone'], phone: newPhone, userId }, code);
     try {
       const user = await orm.em.fork().transactional(async (em) => {
-        const owner = await em.findOne(User, { phoneHash: cipher.lookupHash(newPhone) });
-        if (owner && owner.id !== userId) throw new AppError('AUTH_PHONE_EXISTS');
-        const row = await proveIdentifier(em, cipher, proof, 'change');
+        const { user: row } = await proveIdentifier(em, cipher, proof, 'change');
         row.updatedAt = clock();
         return row;
       });

@@ -91,8 +91,8 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.public,
       summary: 'Send a sign-in OTP',
       description:
-        'An unregistered identifier, or one no account has proven yet, answers AUTH_INVALID_OTP, exactly like a wrong code. ' +
-        'A code goes to each identifier given (each its own code).',
+        'An unregistered identifier answers AUTH_INVALID_OTP, exactly like a wrong code. Every identifier an account holds is ' +
+        'registered, proven or not (its code proves it). A code goes to each identifier given (each its own code).',
       headers: DEVICE_HEADER,
       body: s.LoginBody,
       response: json(s.MessageResponse),
@@ -113,10 +113,11 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.public,
       summary: 'Complete registration or login',
       description:
-        `${CLIENT_TYPE}\n\nThe code proves the one identifier it was sent to (register sends each identifier its own code); ` +
-        'the other identifier of a registration stays unproven (not shown, not usable to sign in) until its own code, ' +
-        'change-phone or an e-mail change proves it. With both phone and email given, the code is checked against the newest ' +
-        'code of each.',
+        `${CLIENT_TYPE}\n\nThe user object carries both identifiers of a dual-credential account. The code proves the one ` +
+        'identifier it was sent to (register sends each identifier its own code); the other stays unproven until its own code ' +
+        '(a later sign-in through it, change-phone or verify-change-email) proves it. When an unproven identifier signs in an ' +
+        'account that was used before, its other, proven channel gets a notice. With both phone and email given, the code is ' +
+        'checked against the newest code of each.',
       headers: SIGN_IN_HEADERS,
       body: s.VerifyOtpBody,
       response: json(s.SignInResponse, { headers: [WEB_SESSION_COOKIE] }),
@@ -228,10 +229,11 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.session,
       summary: 'Change name or e-mail (null removes it)',
       description:
-        'Only name and email are accepted (any other field is a VALIDATION_ERROR). The name changes at once. A new e-mail must prove ' +
-        'itself: a code is sent to it (counted in the 3-per-15-minutes OTP limit of that address) and the account keeps its e-mail ' +
-        'until POST /auth/verify-change-email confirms the code; the answer shows the e-mail still in force. An e-mail registered to ' +
-        'another account, or removing the e-mail of an account without a phone, is a VALIDATION_ERROR on `email`.',
+        'Only name and email are accepted (any other field is a VALIDATION_ERROR). Both change at once and the answer is the ' +
+        'updated user. A new e-mail is unproven until its code (sent now, counted in the 3-per-15-minutes OTP limit of that ' +
+        'address) is confirmed through POST /auth/verify-change-email or a sign-in through it; while another account holds the ' +
+        'address unproven, it waits as a claim and the answer keeps the current e-mail. An e-mail another account proved, or ' +
+        'removing the e-mail of an account without a proven phone, is a VALIDATION_ERROR on `email`.',
       body: s.UpdateMeBody,
       response: json(s.ProfileUser),
       errors: ['AUTH_RATE_LIMIT_EXCEEDED'],
@@ -247,7 +249,8 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.session,
       summary: 'Send a phone-change code to the new number',
       description:
-        'Your own current number is a VALIDATION_ERROR on `newPhone`; a number another account owns AUTH_PHONE_EXISTS (409), and no code is sent.',
+        'Your own proven number is a VALIDATION_ERROR on `newPhone`; a number another account proved is AUTH_PHONE_EXISTS (409), and ' +
+        'no code is sent. A number an account only named (never proven) is anyone’s to prove: its code moves it here.',
       body: s.ChangePhoneBody,
       response: json(s.MessageResponse),
       errors: ['AUTH_PHONE_EXISTS', 'AUTH_RATE_LIMIT_EXCEEDED'],
@@ -285,7 +288,7 @@ export function authRoutes(api: Api, deps: AuthRouteDeps): void {
       guard: guard.session,
       summary: 'Confirm a new e-mail with its code',
       description:
-        'Completes PUT /auth/me with a new e-mail, as verify-change-phone completes change-phone. The code is bound to the ' +
+        'Proves the e-mail PUT /auth/me set, as verify-change-phone completes change-phone. The code is bound to the ' +
         '`change_email` purpose, the signed-in user and the address, so sign-in codes cannot complete it. No new session is ' +
         'created. An address another account proved meanwhile is a VALIDATION_ERROR on `newEmail`.',
       body: s.VerifyChangeEmailBody,

@@ -30,8 +30,11 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** The caller's user row as the session check reads it: its proven identifiers, never its unproven claims. */
-export type PrincipalUser = Omit<UserRow, 'pendingPhoneEncrypted' | 'pendingPhoneHash' | 'pendingEmailEncrypted' | 'pendingEmailHash'>;
+/** The caller's user row as the session check reads it: its identifiers, never its claims or their proof state. */
+export type PrincipalUser = Omit<
+  UserRow,
+  'pendingPhoneEncrypted' | 'pendingPhoneHash' | 'pendingEmailEncrypted' | 'pendingEmailHash' | 'phoneProven' | 'emailProven'
+>;
 
 /** What an authenticated request knows about its caller. */
 export interface Principal {

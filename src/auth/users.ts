@@ -3,7 +3,7 @@ import type { PersonalDataCipher } from '../lib/crypto';
 import { User, type UserRow } from '../entities';
 import type { PrincipalUser } from './sessions';
 
-/** The user as sign-in answers it (verify-otp, magic-link): proven identifiers only. */
+/** The user as sign-in answers it (verify-otp, magic-link): the account's identifiers, proven or not (never its claims). */
 export function signInView(user: PrincipalUser, cipher: PersonalDataCipher) {
   return {
     id: user.id,

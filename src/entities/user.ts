@@ -9,11 +9,14 @@ export type IdentityType = (typeof IDENTITY_TYPES)[number];
  * A person who can sign in. Phone and e-mail are stored encrypted; the `*Hash`
  * columns are keyed hashes that carry uniqueness and lookups.
  *
- * `phone*` and `email*` hold proven identifiers only (an OTP sent to them was
- * verified, or staff created the account): they are unique and they sign in.
- * What a registration claims but has not proven yet waits in `pending*`: not
- * unique, never a sign-in, never shown; its own code moves it over, and whoever
- * proves an identifier first releases every other account's claim on it.
+ * `phone*` and `email*` are the account's identifiers: unique at every instant,
+ * shown, and they sign in. Each has its own proof state (`phoneProven`,
+ * `emailProven`): true once a code sent to it was verified, or when staff or a
+ * company entered it; false while only the account's own registration or profile
+ * named it. An unproven identifier blocks nobody: whoever proves it takes it.
+ * A registration naming an identifier another account holds unproven keeps it
+ * as a claim in `pending*` (not unique, never shown, never a sign-in) until its
+ * own code moves it over.
  */
 export const User = defineEntity({
   name: 'User',
@@ -24,6 +27,10 @@ export const User = defineEntity({
     phoneHash: p.string().length(64).nullable().unique(),
     emailEncrypted: p.text().nullable(),
     emailHash: p.string().length(64).nullable().unique(),
+    /** False while the phone was only named by the account itself (register): a code sent to it proves it. */
+    phoneProven: p.boolean().default(true),
+    /** False while the e-mail was only named by the account itself (register, PUT /auth/me): a code sent to it proves it. */
+    emailProven: p.boolean().default(true),
     pendingPhoneEncrypted: p.text().nullable(),
     pendingPhoneHash: p.string().length(64).nullable().index(),
     pendingEmailEncrypted: p.text().nullable(),

@@ -14,7 +14,9 @@ export type MessageContent =
   /** To a company's portal admins: the company was approved. */
   | { kind: 'company_approved'; companyName: string }
   /** To a company's portal admins: contract, payment and roster are all in place (canSendLinks turned true). */
-  | { kind: 'company_ready'; companyName: string };
+  | { kind: 'company_ready'; companyName: string }
+  /** To an account's proven phone or e-mail: an identifier it named but never proved signed it in for the first time (masked). */
+  | { kind: 'identifier_proven'; identifier: string };
 
 export interface OutgoingMessage {
   channel: Channel;

@@ -18,6 +18,7 @@ const SUBJECTS: Record<string, Bilingual> = {
   'esim.qr': { en: 'Your eSIM is ready', ar: 'شريحتك الإلكترونية (eSIM) جاهزة' },
   'company.approved': { en: 'Your company account is approved', ar: 'تمت الموافقة على حساب شركتك' },
   'company.ready_to_send_links': { en: 'You can now send invitation links', ar: 'يمكنك الآن إرسال روابط الدعوة' },
+  'account.identifier_proven': { en: `A new sign-in to your ${BRAND} account`, ar: `تسجيل دخول جديد إلى حسابك في ${BRAND}` },
 };
 const OTP_SUBJECT: Bilingual = { en: `Your ${BRAND} verification code`, ar: `رمز التحقق من ${BRAND}` };
 const GENERIC_SUBJECT: Bilingual = { en: `A message from ${BRAND}`, ar: `رسالة من ${BRAND}` };
@@ -48,8 +49,16 @@ function companyNotice(content: Extract<MessageContent, { kind: 'company_approve
     : `${name} جاهزة في ${BRAND}: العقد والدفع وقائمة الأشخاص مكتملة. يمكنك الآن إرسال روابط الدعوة.`;
 }
 
+/** The account notice: the same words by e-mail and SMS. */
+function identifierProven(content: Extract<MessageContent, { kind: 'identifier_proven' }>, lang: Language): string {
+  return lang === 'en'
+    ? `${content.identifier} has just signed in to your ${BRAND} account for the first time. If that was not you, remove it from your profile or contact support.`
+    : `تم تسجيل الدخول إلى حسابك في ${BRAND} لأول مرة باستخدام ${content.identifier}. إذا لم تكن أنت، فاحذفه من ملفك الشخصي أو تواصل مع الدعم.`;
+}
+
 function emailBody(content: MessageContent, lang: Language): string {
   if (content.kind === 'company_approved' || content.kind === 'company_ready') return companyNotice(content, lang);
+  if (content.kind === 'identifier_proven') return identifierProven(content, lang);
   if (content.kind === 'otp') {
     const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
     return lang === 'en'
@@ -63,6 +72,7 @@ function emailBody(content: MessageContent, lang: Language): string {
 
 function smsBody(content: MessageContent, lang: Language): string {
   if (content.kind === 'company_approved' || content.kind === 'company_ready') return companyNotice(content, lang);
+  if (content.kind === 'identifier_proven') return identifierProven(content, lang);
   if (content.kind === 'otp') {
     const minutes = minutesIn[lang](minutesOf(content.ttlSeconds));
     return lang === 'en'
@@ -100,4 +110,9 @@ export function renderSms(message: OutgoingMessage): string {
   return languagesOf(message)
     .map((lang) => smsBody(content, lang))
     .join('\n');
+}
+
+/** A message's short text in one language (the English `text` a caller stores beside its content). */
+export function shortText(content: MessageContent, lang: Language = 'en'): string {
+  return smsBody(content, lang);
 }

@@ -30,18 +30,22 @@ const signInByEmail = async (email: string) => {
     .send({ email, otp: lastCode(t, email) });
 };
 
-describe('changing the e-mail needs proof of the new address', () => {
-  it('PUT /auth/me keeps the old e-mail and sends a code to the new one; the code makes it the e-mail', async () => {
+const emailProven = async (userId: string) =>
+  (await t.db.query<{ email_proven: boolean }>('select email_proven from users where id = $1', [userId]))[0].email_proven;
+
+describe('changing the e-mail: shown at once, proven by its own code', () => {
+  it('PUT /auth/me makes the new address the e-mail at once, unproven, and sends it a code that proves it', async () => {
     const old = newEmail('old');
     const { token, userId } = await signUp(t, { email: old });
     const next = newEmail('next');
     const put = typed<Profile>(await putMe(token, { name: 'Renamed', email: next }));
     expect(put.status).toBe(200);
-    // The name changes at once; the e-mail only after proof.
-    expect(put.body).toMatchObject({ id: userId, name: 'Renamed', email: old });
+    // "Response 200: the updated user object": both fields change at once.
+    expect(put.body).toMatchObject({ id: userId, name: 'Renamed', email: next });
     expect(t.messages.at(-1)).toMatchObject({ channel: 'email', to: next, purpose: 'otp.change_email' });
-    // Unproven, the new address signs nobody in.
-    expect(errorCode(await signInByEmail(next))).toBe('AUTH_INVALID_OTP');
+    expect(await emailProven(userId)).toBe(false);
+    // The old address is no longer the account's.
+    expect(errorCode(await signInByEmail(old))).toBe('AUTH_INVALID_OTP');
 
     const res = typed<Verified>(await confirm(token, { newEmail: next, otp: lastCode(t, next) }));
     expect(res.status).toBe(200);
@@ -49,14 +53,13 @@ describe('changing the e-mail needs proof of the new address', () => {
       data: match.objectContaining({ id: userId, email: next, name: 'Renamed' }),
       message: 'E-mail address updated',
     });
+    expect(await emailProven(userId)).toBe(true);
     expect(typed<Profile>(await me(token)).body.email).toBe(next);
-    // Now it signs in, and the old address no longer does.
     expect(typed<z.infer<typeof SignInResponse>>(await signInByEmail(next)).body.user.id).toBe(userId);
-    expect(errorCode(await signInByEmail(old))).toBe('AUTH_INVALID_OTP');
   });
 
   it('refuses a wrong code, a code for another address, and another user holding the code', async () => {
-    const { token } = await signUp(t);
+    const { token, userId } = await signUp(t);
     const next = newEmail('strict');
     await putMe(token, { email: next }).expect(200);
     const code = lastCode(t, next);
@@ -66,7 +69,9 @@ describe('changing the e-mail needs proof of the new address', () => {
     // Another signed-in user cannot complete it with the code either: the challenge is bound to its user.
     const { token: otherToken } = await signUp(t);
     expect(errorCode(await confirm(otherToken, { newEmail: next, otp: code }))).toBe('AUTH_INVALID_OTP');
-    expect(typed<Profile>(await me(token)).body.email).toBeNull();
+    // The address stays the account's, unproven.
+    expect(typed<Profile>(await me(token)).body.email).toBe(next);
+    expect(await emailProven(userId)).toBe(false);
   });
 
   it('an address another account proved is a VALIDATION_ERROR on email, and no code is sent', async () => {

@@ -6,7 +6,7 @@ import { typed } from '../helpers/responses';
 import { untilWaitingOnLock } from '../helpers/db';
 
 // Each identifier is proven by its own code: an identifier nobody has proven never blocks a
-// registration, never signs anyone in, and never rides along on the proof of another one.
+// registration and never rides along on the proof of another one; whoever proves it takes it.
 type Registered = z.infer<typeof RegisterResponse>;
 type SignedIn = z.infer<typeof SignInResponse>;
 type Profile = z.infer<typeof ProfileUser>;
@@ -38,12 +38,20 @@ async function preHijack(victimPhone: string) {
   return { attackerId: reg.body.userId, attackerEmail, attackerToken: signedIn.body.session.token!, signedIn: signedIn.body };
 }
 
+const proofState = async (userId: string) =>
+  (
+    await t.db.query<{ phone_proven: boolean; email_proven: boolean }>('select phone_proven, email_proven from users where id = $1', [
+      userId,
+    ])
+  )[0];
+
 describe('pre-hijack: an identifier proven by someone else never rides along', () => {
   it('the attacker who verified by e-mail does not own the victim phone; the victim registers and signs in with it', async () => {
     const victimPhone = newPhone();
     const { attackerId, attackerEmail, signedIn } = await preHijack(victimPhone);
-    // The phone was never proven: it is not on the attacker's account.
-    expect(signedIn.user).toMatchObject({ id: attackerId, phone: null, email: attackerEmail });
+    // The account shows what it registered with, but the phone was never proven.
+    expect(signedIn.user).toMatchObject({ id: attackerId, phone: victimPhone, email: attackerEmail });
+    expect(await proofState(attackerId)).toEqual({ phone_proven: false, email_proven: true });
 
     // The victim registers with their own phone: not blocked by the attacker's unproven claim.
     const victim = typed<Registered>(await register({ phone: victimPhone, name: 'Victim' }));
@@ -77,20 +85,25 @@ describe('pre-hijack: an identifier proven by someone else never rides along', (
     if (phoneCode !== mailCode) {
       expect(errorCode(await verify({ phone, otp: mailCode }))).toBe('AUTH_INVALID_OTP');
     }
-    // Each code proves its own identifier; both together make a dual-credential account.
+    // Each code proves its own identifier of the dual-credential account.
     const byPhone = typed<SignedIn>(await verify({ phone, otp: phoneCode }));
-    expect(byPhone.body.user).toMatchObject({ phone, email: null });
+    expect(byPhone.body.user).toMatchObject({ phone, email });
+    expect(await proofState(byPhone.body.user.id)).toEqual({ phone_proven: true, email_proven: false });
     const byMail = typed<SignedIn>(await verify({ email, otp: mailCode }));
     expect(byMail.body.user).toMatchObject({ id: byPhone.body.user.id, phone, email });
+    expect(await proofState(byPhone.body.user.id)).toEqual({ phone_proven: true, email_proven: true });
   });
 
-  it('signing in by an unproven identifier sends nothing and signs nobody in', async () => {
+  it('a sign-in through an unproven identifier sends its code to that identifier alone', async () => {
     const victimPhone = newPhone();
-    await preHijack(victimPhone);
-    const before = sentTo(victimPhone).length;
-    const res = await login({ phone: victimPhone });
-    expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_INVALID_OTP']);
-    expect(sentTo(victimPhone)).toHaveLength(before);
+    const { attackerEmail } = await preHijack(victimPhone);
+    t.clock.advance(301_000);
+    const toPhone = sentTo(victimPhone).length;
+    const toMail = sentTo(attackerEmail).length;
+    await login({ phone: victimPhone }).expect(200);
+    // Only the phone's owner can read it: the account's other channel gets nothing to type in.
+    expect(sentTo(victimPhone)).toHaveLength(toPhone + 1);
+    expect(sentTo(attackerEmail)).toHaveLength(toMail);
   });
 
   it('the phone stays unproven until its own code: the owner proves it later through change-phone', async () => {
@@ -107,6 +120,7 @@ describe('pre-hijack: an identifier proven by someone else never rides along', (
       .send({ newPhone: phone, otp: lastCode(t, phone) });
     expect(proven.status).toBe(200);
     expect(typed<Profile>(await request(t.app).get('/auth/me').set(bearer(token))).body).toMatchObject({ phone, email });
+    expect(await proofState(signedIn.body.user.id)).toEqual({ phone_proven: true, email_proven: true });
   });
 
   it('AUTH_PHONE_EXISTS and AUTH_EMAIL_EXISTS only for proven identifiers', async () => {
@@ -128,12 +142,25 @@ describe('pre-hijack: an identifier proven by someone else never rides along', (
     const phone = newPhone();
     const first = typed<Registered>(await register({ phone, name: 'First try' }));
     t.clock.advance(301_000);
-    // Its code expired and the number was never proven: login knows no such account.
-    expect(errorCode(await login({ phone }))).toBe('AUTH_INVALID_OTP');
+    // The number is the unfinished account's, unproven: the new registration claims it.
     const second = typed<Registered>(await register({ phone, name: 'Second try' }));
+    expect(second.status).toBe(201);
     const res = typed<SignedIn>(await verify({ phone, otp: lastCode(t, phone) }));
     expect(res.body.user).toMatchObject({ id: second.body.userId, phone, name: 'Second try' });
     expect(await t.db.query('select id from users where id = $1', [first.body.userId])).toHaveLength(0);
+  });
+
+  it('an unfinished registration of both identifiers is replaced whole: the newest shows both once one is proven', async () => {
+    const phone = newPhone();
+    const email = newEmail('again');
+    const first = typed<Registered>(await register({ phone, email, name: 'First try' }));
+    t.clock.advance(301_000);
+    const second = typed<Registered>(await register({ phone, email, name: 'Second try' }));
+    const res = typed<SignedIn>(await verify({ phone, otp: lastCode(t, phone) }));
+    // The leftover went with the number, which freed the e-mail: the new account's claim on it became its identifier.
+    expect(res.body.user).toMatchObject({ id: second.body.userId, phone, email });
+    expect(await t.db.query('select id from users where id = $1', [first.body.userId])).toHaveLength(0);
+    expect(await proofState(second.body.userId)).toEqual({ phone_proven: true, email_proven: false });
   });
 });
 

@@ -37,12 +37,13 @@ describe('POST /auth/register', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ userId: match.any(String), message: match.any(String) });
 
-    // Nothing is proven yet: both identifiers wait as claims, encrypted, looked up by keyed hash.
-    const [row] = await t.db.query<Record<string, string | null>>('select * from users where id = $1', [res.body.userId]);
-    expect(row.pending_phone_encrypted).not.toContain(phone.slice(4));
-    expect(row.pending_email_encrypted).not.toContain('example');
-    expect(row.pending_phone_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect([row.phone_hash, row.email_hash]).toEqual([null, null]);
+    // Both identifiers are the account's, encrypted, looked up by keyed hash; neither is proven yet.
+    const [row] = await t.db.query<Record<string, string | boolean | null>>('select * from users where id = $1', [res.body.userId]);
+    expect(row.phone_encrypted).not.toContain(phone.slice(4));
+    expect(row.email_encrypted).not.toContain('example');
+    expect(row.phone_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.email_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect([row.phone_proven, row.email_proven, row.pending_phone_hash, row.pending_email_hash]).toEqual([false, false, null, null]);
     const consents = await t.db.query('select type from consents where user_id = $1 order by type', [res.body.userId]);
     expect(consents.map((c) => c.type)).toEqual(['data_processing', 'privacy_policy', 'terms_of_service']);
 
@@ -62,7 +63,7 @@ describe('POST /auth/register', () => {
     for (const c of challenges) expect(c.code_hash).not.toContain(lastCode(t, phone));
   });
 
-  it('completes with either identifier used; the other one stays unproven until its own code', async () => {
+  it('completes with either identifier used; the user object carries both (User: email is null only for phone-only users)', async () => {
     const phone = newPhone();
     const email = `either-${Date.now()}@example.com`;
     await register({ phone, email, name: 'Either', consents: CONSENTS }).expect(201);
@@ -75,7 +76,7 @@ describe('POST /auth/register', () => {
     expect(res.status).toBe(200);
     expect(res.body.user).toEqual({
       id: match.any(String),
-      phone: null,
+      phone,
       email,
       name: 'Either',
       appRole: 'end_user',

@@ -3,7 +3,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 // The identifier-proof migration on rows written before it: an account that registered but never
 // verified proved nothing, so its identifiers become claims; a verified one keeps its identifiers;
-// an open code that went to two identifiers at once is spent.
+// an open code that went to two identifiers at once is spent. Then the proof-state migration: a claim
+// nobody holds becomes the account's identifier again, unproven.
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase(2);
@@ -39,7 +40,7 @@ it('moves the identifiers of never-verified registrations to claims and spends d
     [dual, unfinished.id, unfinished.phoneHash, unfinished.emailHash],
   );
 
-  await db.orm.migrator.up();
+  await db.orm.migrator.up({ to: 'Migration20261123214916_identifier_proof' });
 
   const rows = await db.query<Record<string, string | null>>(
     'select id, phone_hash, email_hash, pending_phone_hash, pending_email_hash, pending_phone_encrypted from users where id = any($1)',
@@ -57,4 +58,39 @@ it('moves the identifiers of never-verified registrations to claims and spends d
   expect(byId.get(staged.id)).toMatchObject({ phone_hash: staged.phoneHash, pending_phone_hash: null });
   const [code] = await db.query<{ consumed_at: Date | null }>('select consumed_at from otp_challenges where id = $1', [dual]);
   expect(code.consumed_at).not.toBeNull();
+});
+
+it('makes a claim nobody holds the account identifier, unproven; of two claimants the one that signed in wins', async () => {
+  const hash = (label: string) => label.padEnd(64, '0');
+  const claimant = async (opts: { verified: boolean; held?: string; claimed: string; createdAt: string }) => {
+    const id = randomUUID();
+    await db.query(
+      `insert into users (id, email_encrypted, email_hash, pending_phone_encrypted, pending_phone_hash, name, verified_at, created_at, updated_at)
+       values ($1, $2, $3, 'v1.claim', $4, 'Claimant', $5, $6, $6)`,
+      [id, opts.held ? 'v1.held' : null, opts.held ?? null, opts.claimed, opts.verified ? new Date() : null, opts.createdAt],
+    );
+    return id;
+  };
+  const alone = await claimant({ verified: true, held: hash('e1'), claimed: hash('p1'), createdAt: '2026-11-01T00:00:00Z' });
+  // Two accounts claim one number: the newer never signed in, the older did.
+  const signedIn = await claimant({ verified: true, held: hash('e2'), claimed: hash('p2'), createdAt: '2026-11-01T00:00:00Z' });
+  const unfinished = await claimant({ verified: false, claimed: hash('p2'), createdAt: '2026-11-02T00:00:00Z' });
+
+  await db.orm.migrator.up();
+
+  const rows = await db.query<Record<string, string | boolean | null>>(
+    'select id, phone_hash, phone_encrypted, phone_proven, pending_phone_hash, email_hash, email_proven from users where id = any($1)',
+    [[alone, signedIn, unfinished]],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  expect(byId.get(alone)).toMatchObject({
+    phone_hash: hash('p1'),
+    phone_encrypted: 'v1.claim',
+    phone_proven: false,
+    pending_phone_hash: null,
+    email_hash: hash('e1'),
+    email_proven: true,
+  });
+  expect(byId.get(signedIn)).toMatchObject({ phone_hash: hash('p2'), phone_proven: false, pending_phone_hash: null });
+  expect(byId.get(unfinished)).toMatchObject({ phone_hash: null, pending_phone_hash: hash('p2') });
 });

@@ -10,7 +10,8 @@ import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender, type OutgoingMessage } from '../../src/providers/messages';
-import { createTestApp, signUp, type TestApp } from '../helpers/app';
+import request from 'supertest';
+import { CONSENTS, createTestApp, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 import { esimCode } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function sendEsimQrEmail(send: MessageSender['send']) {
+function sendEsimQrEmail(send: MessageSender['send'], id = activationId) {
   const acts = createActivationActivities({
     orm: t.db.orm,
     operators: new OperatorRegistry(mockOperators()),
@@ -41,7 +42,7 @@ function sendEsimQrEmail(send: MessageSender['send']) {
     cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),
     messages: { send },
   });
-  return new MockActivityEnvironment().run((input: { activationId: string }) => acts.sendEsimQrEmail(input), { activationId });
+  return new MockActivityEnvironment().run((input: { activationId: string }) => acts.sendEsimQrEmail(input), { activationId: id });
 }
 
 it('sends the e-mail with its content for the bilingual rendering', async () => {
@@ -64,4 +65,30 @@ it('gives up on a permanently refused address instead of retrying forever', asyn
 it('throws a transient failure so that Temporal retries it', async () => {
   const transient = new MessageDeliveryError('email', 'SMTP ESOCKET', false);
   await expect(sendEsimQrEmail(() => Promise.reject(transient))).rejects.toBe(transient);
+});
+
+// Consumer spec, Events: "a QR e-mail when an eSIM is issued". A user who registered with a phone and
+// an e-mail and signed in by the phone has that e-mail (User: email is null only for phone-only users).
+it('goes to the e-mail of a user who registered with both and signed in by phone', async () => {
+  const phone = newPhone();
+  const dualEmail = 'esim.dual@example.com';
+  const reg = await request(t.app).post('/auth/register').send({ phone, email: dualEmail, name: 'Dual', consents: CONSENTS }).expect(201);
+  await request(t.app)
+    .post('/auth/verify-otp')
+    .set(MOBILE)
+    .send({ phone, otp: lastCode(t, phone) })
+    .expect(200);
+  const dual = await insertActivation(t, {
+    userId: (reg.body as { userId: string }).userId,
+    iccid: esimCode(),
+    simType: 'esim',
+    status: 'activated',
+    esimProfile: { smdpAddress: 'smdp.example.com', matchingId: 'ESIM-MAIL-2', activationCodeRaw: code, qrUrl: '/x' },
+  });
+  const sent: OutgoingMessage[] = [];
+  await sendEsimQrEmail((message) => {
+    sent.push(message);
+    return Promise.resolve();
+  }, dual.activationId);
+  expect(sent).toEqual([expect.objectContaining({ channel: 'email', to: dualEmail, purpose: 'esim.qr' })]);
 });
