@@ -144,7 +144,7 @@ export function contractAdminRoutes(api: Api, deps: ContractRouteDeps): void {
       guard: guard.staff('b2b', 'view'),
       summary: 'A contract’s payments',
       description: 'Newest first, each with the recording administrator’s name; an unknown contract answers an empty array.',
-      params: s.ContractIdParams,
+      params: s.ContractListParams,
       response: json(s.ContractPaymentList),
       errors: [],
     },

@@ -287,9 +287,15 @@ describe('POST /admin/contracts/:id/payments: idempotency', () => {
 });
 
 describe('POST /admin/contracts/:id/payments: refusals', () => {
-  it('answers CONTRACT_NOT_FOUND for an unknown or malformed contract id (both languages)', async () => {
+  it('answers CONTRACT_NOT_FOUND for an unknown contract id (both languages), VALIDATION_ERROR for a malformed one', async () => {
     await expectCode(await post(randomUUID(), body()), 'CONTRACT_NOT_FOUND');
-    await expectCode(await post('nope', body(), { lang: 'ar' }), 'CONTRACT_NOT_FOUND', 'ar');
+    await expectCode(await post(randomUUID(), body(), { lang: 'ar' }), 'CONTRACT_NOT_FOUND', 'ar');
+    const malformed = await post('nope', body());
+    expect([malformed.status, errorOf(malformed).code, errorOf(malformed).details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [{ path: 'id', message: 'Must be a UUID' }],
+    ]);
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -454,21 +460,28 @@ describe('GET /admin/contracts/:id/payments/:paymentId/document', () => {
     }
   });
 
-  it('answers CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND for unknown, malformed or mismatched ids (both languages)', async () => {
+  it('answers CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND for unknown or mismatched ids (both languages), VALIDATION_ERROR for malformed ones', async () => {
     const [a, b] = [await flexible(), await flexible()];
     const paid = (await post(a.contractId, body())).body.data.id;
     const pairs = [
       [b.contractId, paid],
       [a.contractId, randomUUID()],
       [randomUUID(), paid],
-      ['nope', paid],
-      [a.contractId, 'nope'],
     ];
+    const parsed = (res: { status: number; body: unknown }) => ({
+      status: res.status,
+      body: JSON.parse((res.body as Buffer).toString('utf8')) as { error: { code: string; details?: unknown } },
+    });
     for (const [i, [contractId, paymentId]] of pairs.entries()) {
       const lang = i % 2 === 0 ? 'en' : 'ar';
-      const res = await download(contractId, paymentId, manager.token, lang);
-      const parsed = { status: res.status, body: JSON.parse((res.body as Buffer).toString('utf8')) as unknown };
-      await expectCode(parsed, 'CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND', lang);
+      await expectCode(parsed(await download(contractId, paymentId, manager.token, lang)), 'CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND', lang);
+    }
+    for (const [contractId, paymentId, path] of [
+      ['nope', paid, 'id'],
+      [a.contractId, 'nope', 'paymentId'],
+    ]) {
+      const res = parsed(await download(contractId, paymentId));
+      expect([res.status, res.body.error.code, res.body.error.details]).toEqual([400, 'VALIDATION_ERROR', [{ path, message: 'Must be a UUID' }]]);
     }
   });
 
