@@ -370,7 +370,8 @@ function errorStatuses(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown
  * PathId, nor any other plain string (a document type, for one), which every segment satisfies.
  */
 function paramsCanFail(params: unknown): boolean {
-  return params !== undefined && Object.values((params as z.ZodObject).shape).some((p) => p !== PathId && !isAnyString(p));
+  const shape = (params as z.ZodObject | undefined)?.shape ?? {};
+  return Object.values<z.ZodType>(shape).some((p) => p !== PathId && !isAnyString(p));
 }
 
 function isAnyString(schema: z.ZodType): boolean {

@@ -74,7 +74,9 @@ it('answers a malformed uuid path id with VALIDATION_ERROR on that parameter, wh
   for (const { method, path, op } of new Set(walked)) {
     for (const param of pathParams(op)) {
       const url = pathParams(op).reduce((built, p) => built.replace(`{${p.name}}`, p === param ? 'not-a-uuid' : randomUUID()), path);
-      const req = request(t.app)[method as 'get' | 'post' | 'patch' | 'delete'](url).set(bearer(callerOf(op).token));
+      const req = request(t.app)
+        [method as 'get' | 'post' | 'patch' | 'delete'](url)
+        .set(bearer(callerOf(op).token));
       const res = op.requestBody ? await req.send({}) : await req;
       const details = (errorOf(res).details ?? []) as { path: string }[];
       answers.push(`${method.toUpperCase()} ${url}: ${res.status} ${errorOf(res).code} ${details.some((d) => d.path === param.name)}`);
@@ -92,5 +94,6 @@ it('documents every other path id as any string answered like an unknown one (no
       .map((p) => ({ at: `${method.toUpperCase()} ${path} ${p.name}`, schema: p.schema })),
   );
   expect(others.length).toBeGreaterThan(10);
-  for (const { at, schema } of others) expect([at, schema.format, schema.description]).toEqual([at, undefined, expect.stringMatching(/as an unknown one|device id/i)]);
+  for (const { at, schema } of others)
+    expect([at, schema.format, schema.description]).toEqual([at, undefined, expect.stringMatching(/as an unknown one|device id/i)]);
 });

@@ -44,6 +44,8 @@ describe.each(notices)('%s', (purpose, content, english) => {
 describe('other messages', () => {
   it("still go out in the recipient's language alone when the caller names it", () => {
     const otp: MessageContent = { kind: 'otp', code: '123456', ttlSeconds: 300 };
-    expect(renderSms({ channel: 'sms', to: '+966500000001', purpose: 'otp.login', text: '', content: otp, language: 'en' })).not.toMatch(ARABIC);
+    expect(renderSms({ channel: 'sms', to: '+966500000001', purpose: 'otp.login', text: '', content: otp, language: 'en' })).not.toMatch(
+      ARABIC,
+    );
   });
 });

@@ -162,7 +162,7 @@ describe('toCsv', () => {
     '=1+2@example.com',
     "+cmd|'/Ccalc'!A0@example.com",
     "-2+3+cmd|'/Ccalc'!A0",
-    '@SUM(1+9)*cmd|\' /C calc\'!A0',
+    "@SUM(1+9)*cmd|' /C calc'!A0",
     '@example.com',
     '-2+3',
     '+SUM(A1)@example.com',

@@ -383,7 +383,8 @@ describe('readiness', () => {
     expect(email.subject).toMatch(/invitation links.*\|.*[\u0600-\u06FF]/);
     expect(email.text).toMatch(/send invitation links[\s\S]*[\u0600-\u06FF]/);
     // "Bilingual e-mail and SMS", in the text every sender is handed as well.
-    for (const m of noticesTo(f, 'company.ready_to_send_links')) expect(m.text).toMatch(/send invitation links[\s\S]*\n[\s\S]*[\u0600-\u06FF]/);
+    for (const m of noticesTo(f, 'company.ready_to_send_links'))
+      expect(m.text).toMatch(/send invitation links[\s\S]*\n[\s\S]*[\u0600-\u06FF]/);
   });
 
   it('coalesces a burst of signals arriving during a read into one more read', async () => {
