@@ -114,8 +114,9 @@ export function contractAdminRoutes(api: Api, deps: ContractRouteDeps): void {
         'than the three, or bytes that are not a file of the declared kind, CONTRACT_PAYMENT_DOCUMENT_INVALID_MIME. ' +
         'Prepaid: every payment is at least the contract total (less: CONTRACT_PAYMENT_BELOW_TOTAL, nothing recorded); a ' +
         'later payment of at least the total is recorded like the first. Flexible: any positive amount, the first funding and ' +
-        'every top-up. CONTRACT_PAYMENT_MODE_INVALID is not produced: both modes take payments. The same idempotencyKey on the contract with the same method and ' +
-        'amount answers the original record (201); with another method or amount CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT ' +
+        'every top-up. CONTRACT_PAYMENT_MODE_INVALID is not produced: both modes take payments. The same idempotencyKey on ' +
+        'the contract with the same method and amount answers the original record (201); with another method or amount ' +
+        'CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT ' +
         '(`details.existingPaymentId`). Audited as `company.contract_payment_recorded` (name, kind and size of the proof, ' +
         'never its bytes); the company’s run then re-reads its readiness.',
       params: s.ContractIdParams,
