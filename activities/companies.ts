@@ -4,7 +4,8 @@ import { writeAudit } from '../src/audit/writer';
 import { revokeLiveSessions } from '../src/auth/sessions';
 import { readinessOf } from '../src/companies/readiness';
 import type { PersonalDataCipher } from '../src/lib/crypto';
-import { MessageDeliveryError, type MessageContent, type MessageSender } from '../src/providers/messages';
+import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
+import { noticeMessage, type CompanyNoticeContent } from '../src/providers/templates';
 import {
   COMPANY_INVALID_TRANSITION,
   COMPANY_NOT_FOUND,
@@ -36,11 +37,8 @@ export interface WriteCompanyStatus {
 
 const PURPOSES: Record<CompanyNotice, string> = { approved: 'company.approved', ready_to_send_links: 'company.ready_to_send_links' };
 
-/** English text of each notice (the development file shows it; real senders render both languages from `content`). */
-function noticeContent(notice: CompanyNotice, companyName: string): { text: string; content: MessageContent } {
-  return notice === 'approved'
-    ? { text: `${companyName} is approved. You can now sign in to the company portal.`, content: { kind: 'company_approved', companyName } }
-    : { text: `${companyName} is ready: you can now send invitation links.`, content: { kind: 'company_ready', companyName } };
+function noticeContent(notice: CompanyNotice, companyName: string): CompanyNoticeContent {
+  return { kind: notice === 'approved' ? 'company_approved' : 'company_ready', companyName };
 }
 
 /**
@@ -135,12 +133,14 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
       const contact = input.channel === 'email' ? row?.email_encrypted : row?.phone_encrypted;
       if (!row || !contact) return; // no longer a member, or the contact was removed: nothing to send
       try {
-        await deps.messages.send({
-          channel: input.channel,
-          to: cipher.decrypt(contact),
-          purpose: PURPOSES[input.notice],
-          ...noticeContent(input.notice, row.name),
-        });
+        await deps.messages.send(
+          noticeMessage({
+            channel: input.channel,
+            to: cipher.decrypt(contact),
+            purpose: PURPOSES[input.notice],
+            content: noticeContent(input.notice, row.name),
+          }),
+        );
       } catch (err) {
         if (err instanceof MessageDeliveryError && err.permanent) throw ApplicationFailure.nonRetryable(err.message, 'NoticeRefused');
         throw err;

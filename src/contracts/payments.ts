@@ -6,7 +6,7 @@ import type { Actor } from '../companies/service';
 import { AppError } from '../http/errors';
 import { sarOf } from '../lib/halalas';
 import { proofDocument } from './document';
-import { findPaymentByKey, insertPayment, paidHalalas, paymentView, type PaymentDbRow } from './payments-repository';
+import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from './payments-repository';
 import { findContract, type ContractDbRow } from './repository';
 import type { ContractPaymentBody, RecordPaymentInput } from './schemas';
 
@@ -28,10 +28,11 @@ export function createContractPayments(deps: ContractPaymentDeps) {
   async function record(actor: Actor, contractId: string, input: RecordPaymentInput): Promise<ContractPaymentBody> {
     const document = proofDocument(input.document);
     const outcome = await orm.em.fork().transactional(async (em) => {
-      const contract = await lockedIfPrepaid(em, contractId);
+      const contract = await findContract(em, { contractId });
+      if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
       const replay = await findPaymentByKey(em, contract.id, input.idempotencyKey);
       if (replay) return { row: sameRequest(replay, input), fresh: false, companyId: contract.company_id };
-      await checkAmount(em, contract, input.amountSar);
+      checkAmount(contract, input.amountSar);
       const now = clock();
       const row = await insertPayment(em, {
         contractId: contract.id,
@@ -59,26 +60,13 @@ export function createContractPayments(deps: ContractPaymentDeps) {
   }
 
   /**
-   * A prepaid contract's row is locked, so its "already paid" check cannot race a second payment with
-   * another key; flexible payments on one contract never wait for each other.
+   * Prepaid: every payment is at least the contract total, never a partial one (the spec's "no partial
+   * records"); a second such payment is a record like the first. Flexible: any positive amount, every
+   * top-up. The rule reads the request alone, so payments with different keys never wait for each other.
    */
-  async function lockedIfPrepaid(em: EntityManager, contractId: string): Promise<ContractDbRow> {
-    const contract = await findContract(em, { contractId });
-    if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
-    if (contract.payment_mode !== 'prepaid') return contract;
-    return (await findContract(em, { contractId }, { lock: true })) ?? contract;
-  }
-
-  /** Prepaid: one payment of at least the total, never a partial or a second one; flexible: any positive amount, every top-up. */
-  async function checkAmount(em: EntityManager, contract: ContractDbRow, amountHalalas: number): Promise<void> {
+  function checkAmount(contract: ContractDbRow, amountHalalas: number): void {
     if (contract.payment_mode !== 'prepaid') return;
     const total = Number(contract.total_halalas);
-    const paid = await paidHalalas(em, contract.id);
-    if (paid >= total) {
-      throw new AppError('CONTRACT_PAYMENT_MODE_INVALID', {
-        details: { paymentMode: 'prepaid', totalSar: sarOf(total), paidSar: sarOf(paid) },
-      });
-    }
     if (amountHalalas < total) throw new AppError('CONTRACT_PAYMENT_BELOW_TOTAL', { details: { totalSar: sarOf(total) } });
   }
 

@@ -112,10 +112,11 @@ export function contractAdminRoutes(api: Api, deps: ContractRouteDeps): void {
         'route alone is 7 MB (a bigger body: VALIDATION_ERROR). Codes by what is wrong with the document: its form (missing, ' +
         'empty, not canonical base64) VALIDATION_ERROR; decoded over 5 MB CONTRACT_PAYMENT_DOCUMENT_TOO_LARGE; a mime other ' +
         'than the three, or bytes that are not a file of the declared kind, CONTRACT_PAYMENT_DOCUMENT_INVALID_MIME. ' +
-        'Prepaid: one payment of at least the contract total (less: CONTRACT_PAYMENT_BELOW_TOTAL); once the total is paid, ' +
-        'further payments are refused with CONTRACT_PAYMENT_MODE_INVALID (top-ups are flexible’s). Flexible: any positive ' +
-        'amount, the first funding and every top-up. The same idempotencyKey on the contract with the same method and ' +
-        'amount answers the original record (201); with another method or amount CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT ' +
+        'Prepaid: every payment is at least the contract total (less: CONTRACT_PAYMENT_BELOW_TOTAL, nothing recorded); a ' +
+        'later payment of at least the total is recorded like the first. Flexible: any positive amount, the first funding and ' +
+        'every top-up. CONTRACT_PAYMENT_MODE_INVALID is not produced: both modes take payments. The same idempotencyKey on ' +
+        'the contract with the same method and amount answers the original record (201); with another method or amount ' +
+        'CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT ' +
         '(`details.existingPaymentId`). Audited as `company.contract_payment_recorded` (name, kind and size of the proof, ' +
         'never its bytes); the company’s run then re-reads its readiness.',
       params: s.ContractIdParams,
@@ -126,7 +127,6 @@ export function contractAdminRoutes(api: Api, deps: ContractRouteDeps): void {
         'CONTRACT_PAYMENT_DOCUMENT_INVALID_MIME',
         'CONTRACT_PAYMENT_DOCUMENT_TOO_LARGE',
         'CONTRACT_NOT_FOUND',
-        'CONTRACT_PAYMENT_MODE_INVALID',
         'CONTRACT_PAYMENT_BELOW_TOTAL',
         'CONTRACT_PAYMENT_IDEMPOTENCY_CONFLICT',
       ],
@@ -144,7 +144,7 @@ export function contractAdminRoutes(api: Api, deps: ContractRouteDeps): void {
       guard: guard.staff('b2b', 'view'),
       summary: 'A contract’s payments',
       description: 'Newest first, each with the recording administrator’s name; an unknown contract answers an empty array.',
-      params: s.ContractIdParams,
+      params: s.ContractListParams,
       response: json(s.ContractPaymentList),
       errors: [],
     },

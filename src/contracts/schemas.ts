@@ -1,5 +1,5 @@
 import { CONTRACT_PAYMENT_METHODS, CONTRACT_STATUSES, PAYMENT_MODES } from '../entities';
-import { chars, PathId, SarAmount, text } from '../http/fields';
+import { chars, PathId, SarAmount, text, Uuid } from '../http/fields';
 import { z } from '../openapi/registry';
 
 // --- The contract, as every route answers it (portal, admin, confirm-contract) ----------------------
@@ -178,5 +178,9 @@ export const RecordPaymentBody = z
   .openapi('RecordContractPaymentRequest');
 export type RecordPaymentInput = z.output<typeof RecordPaymentBody>;
 
-export const ContractIdParams = z.object({ id: PathId });
-export const PaymentDocumentParams = z.object({ id: PathId, paymentId: PathId });
+/** Recording a payment lists VALIDATION_ERROR in the spec: a malformed contract id is one; an unknown one is CONTRACT_NOT_FOUND. */
+export const ContractIdParams = z.object({ id: Uuid });
+/** The payments list answers an unknown contract id with an empty array, a malformed one too. */
+export const ContractListParams = z.object({ id: PathId });
+/** The download lists VALIDATION_ERROR: malformed ids are one; unknown ones CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND. */
+export const PaymentDocumentParams = z.object({ id: Uuid, paymentId: Uuid });

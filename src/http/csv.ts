@@ -35,11 +35,22 @@ export interface CsvOptions {
  * OWASP's CSV injection rule: a text cell starting with `=`, `+`, `-`, `@`, TAB or CR is read as a
  * formula by spreadsheets, so it gets a leading single quote. Numbers are not text and stay numbers
  * (-5 stays -5; the string '-5' becomes '-5 with the quote).
+ *
+ * Two shapes are written as they are, because the spec wants contacts unmasked and neither can call
+ * anything: exactly an E.164 number (`+`, a non-zero digit, 7-15 digits in all), and exactly an
+ * e-mail address whose local part uses letters, digits and `._%+-` only (dot-separated) and whose
+ * domain is DNS labels with a letter TLD. Without `=`, `(`, `|`, `!`, quotes or spaces no function
+ * or DDE call can be formed; an address using other RFC 5322 characters keeps the quote.
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
+const E164 = /^\+[1-9]\d{6,14}$/;
+const PLAIN_ATOM = '[A-Za-z0-9_%+-]+';
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const PLAIN_EMAIL = new RegExp(`^${PLAIN_ATOM}(?:\\.${PLAIN_ATOM})*@(?:${LABEL}\\.)+[A-Za-z]{2,63}$`);
 
 export function neutraliseFormula(value: string): string {
-  return FORMULA_START.test(value) ? `'${value}` : value;
+  if (!FORMULA_START.test(value) || E164.test(value) || PLAIN_EMAIL.test(value)) return value;
+  return `'${value}`;
 }
 
 /**

@@ -111,8 +111,12 @@ export const isUuid = (value: string): boolean => UUID.test(value);
 /** Any 8-4-4-4-12 hex UUID (JSON Schema's `uuid` format), not only RFC 9562 versions. */
 export const Uuid = z.guid({ message: 'Must be a UUID' }).openapi({ format: 'uuid' });
 
-/** A path id: any string, so a malformed id answers the route's NOT_FOUND like an unknown one and nothing leaks. */
-export const PathId = z.string().openapi({ description: 'A UUID; anything else answers as not found' });
+/**
+ * A path id on a route whose spec lists no VALIDATION_ERROR for it: any string, so a malformed id answers
+ * like an unknown one (the route's NOT_FOUND, null or an empty list). Where the spec lists VALIDATION_ERROR
+ * the route takes `Uuid` instead, and a malformed id is a VALIDATION_ERROR on the parameter.
+ */
+export const PathId = z.string().openapi({ description: 'A UUID; anything else answers as an unknown one' });
 
 /** JSON Schema for "a phone or an e-mail, or both" (refinements are invisible to the document; this states them). */
 export const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['email'] }] };

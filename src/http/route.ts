@@ -365,9 +365,18 @@ function errorStatuses(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown
   return byStatus;
 }
 
-/** Path ids take any string (a malformed id answers the route's not-found code), so they never fail validation. */
+/**
+ * Whether a path parameter can fail validation (then the route lists VALIDATION_ERROR for it): not a
+ * PathId, nor any other plain string (a document type, for one), which every segment satisfies.
+ */
 function paramsCanFail(params: unknown): boolean {
-  return params !== undefined && Object.values((params as z.ZodObject).shape).some((p) => p !== PathId);
+  const shape = (params as z.ZodObject | undefined)?.shape ?? {};
+  return Object.values<z.ZodType>(shape).some((p) => p !== PathId && !isAnyString(p));
+}
+
+function isAnyString(schema: z.ZodType): boolean {
+  const def = schema._zod.def as { type: string; checks?: unknown[]; format?: string };
+  return def.type === 'string' && !def.checks?.length && !def.format;
 }
 
 /** A route may only move a code to a status the error table allows for it. */

@@ -176,24 +176,24 @@ export async function markDelivered(em: EntityManager, sent: string[], failed: s
 export interface RevokeCandidate {
   id: string;
   redeemed: boolean;
-  live: boolean;
+  /** Holds a link stored as issued, sent or exported, live or past expiry: revoke flips both. */
+  active: boolean;
 }
 
-/** The company's entries among `ids`, locked, with whether they were ever redeemed and hold a live link. */
-export async function revokeCandidates(
-  em: EntityManager,
-  companyId: string,
-  ids: readonly string[],
-  now: Date,
-): Promise<RevokeCandidate[]> {
+/**
+ * The company's entries among `ids`, locked, with whether they were ever redeemed and hold a stored
+ * active link. Expiry is not asked: the spec's revoke also flips "a stale active row past expiry", so
+ * an entry whose only link is such a row is revoked, not NO_ACTIVE_LINK.
+ */
+export async function revokeCandidates(em: EntityManager, companyId: string, ids: readonly string[]): Promise<RevokeCandidate[]> {
   if (ids.length === 0) return [];
   return em.execute<RevokeCandidate[]>(
     `select r.id,
             exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
-            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${LIVE_LINK('l', '?::timestamptz')}) as live
+            exists (select 1 from invitation_links l where l.roster_entry_id = r.id and l.status in (${ACTIVE_LINK_SQL})) as active
        from roster_entries r where r.company_id = ? and r.id = any(?::uuid[])
       order by r.id for update of r`,
-    [now, companyId, uuidArray(ids)],
+    [companyId, uuidArray(ids)],
   );
 }
 

@@ -86,9 +86,10 @@ export function linkRoutes(api: Api, deps: LinkRouteDeps): void {
       guard: guard.company('write'),
       summary: 'Revoke invitation links',
       description:
-        'Per entry: ROSTER_ENTRY_NOT_FOUND, LINK_ALREADY_USED (ever redeemed), NO_ACTIVE_LINK (no live link); otherwise every ' +
-        'active link of the entry, stale ones past expiry included, becomes `revoked`, freeing the seat. The person is not ' +
-        'notified. Audited once as `company.links_revoke` with counts.',
+        'Per entry: ROSTER_ENTRY_NOT_FOUND, LINK_ALREADY_USED (ever redeemed), NO_ACTIVE_LINK (no link stored as issued, ' +
+        'sent or exported); otherwise every active link of the entry, stale ones past expiry included (also when it has no ' +
+        'other), becomes `revoked`, freeing the seat. The person is not notified. Audited once as `company.links_revoke` ' +
+        'with counts.',
       body: s.RevokeLinksBody,
       response: json(s.RevokeLinksResponse),
       errors: [],

@@ -1,4 +1,4 @@
-import { PathId, Uuid } from '../http/fields';
+import { Uuid } from '../http/fields';
 import { itemResultSchema, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES } from '../http/item-results';
 import { z } from '../openapi/registry';
 import { RosterEntry } from '../roster/schemas';
@@ -77,7 +77,8 @@ export const RevokeLinksResponse = z
   })
   .openapi('RevokeLinksResponse');
 
-export const RosterIdParams = z.strictObject({ rosterId: PathId });
+/** The spec lists VALIDATION_ERROR ("bad id") for PATCH and DELETE: a malformed id is one; an unknown one is ROSTER_ENTRY_NOT_FOUND. */
+export const RosterIdParams = z.strictObject({ rosterId: Uuid });
 
 export const AssignBody = z
   .strictObject({

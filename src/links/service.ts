@@ -277,14 +277,14 @@ export function createLinks(deps: LinksDeps) {
     const now = clock();
     const ids = [...new Set(rosterIds.map((id) => id.toLowerCase()))].sort();
     return deps.orm.em.fork().transactional(async (em) => {
-      const found = new Map((await repo.revokeCandidates(em, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
+      const found = new Map((await repo.revokeCandidates(em, actor.companyId, ids.filter(isUuid))).map((c) => [c.id, c]));
       const revoked: { rosterId: string }[] = [];
       const skipped: Skip<RevokeCode>[] = [];
       for (const id of ids) {
         const c = found.get(id);
         if (!c) skipped.push(skip(id, 'ROSTER_ENTRY_NOT_FOUND'));
         else if (c.redeemed) skipped.push(skip(id, 'LINK_ALREADY_USED'));
-        else if (!c.live) skipped.push(skip(id, 'NO_ACTIVE_LINK'));
+        else if (!c.active) skipped.push(skip(id, 'NO_ACTIVE_LINK'));
         else revoked.push({ rosterId: id });
       }
       await repo.revokeLinks(

@@ -23,7 +23,7 @@ export interface OutgoingMessage {
   to: string;
   /** What the message is for, e.g. `otp.login`, `otp.change_phone`. */
   purpose: string;
-  /** The body in English; for OTPs it holds the code, for invitations the link. The development file shows it. */
+  /** The body in English (company notices: English and Arabic); for OTPs it holds the code, for invitations the link. The development file shows it. */
   text: string;
   /** The same message as data, for the real senders' bilingual rendering; without it they send `text`. */
   content?: MessageContent;

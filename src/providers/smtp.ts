@@ -78,7 +78,7 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
   return {
     async send(message) {
       if (message.channel !== 'email') throw new MessageDeliveryError(message.channel, 'the SMTP sender only sends e-mail', true);
-      const { subject, text } = renderEmail(message);
+      const { subject, text, language } = renderEmail(message);
       let info: { messageId?: string };
       try {
         info = await transport.sendMail({
@@ -86,7 +86,7 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
           to: message.to,
           subject,
           text,
-          headers: { 'Content-Language': message.language ?? 'en, ar' },
+          headers: { 'Content-Language': language },
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (err) {

@@ -4,7 +4,8 @@ import type { MessageContent, OutgoingMessage } from './messages';
 /**
  * Subjects and bodies of the messages the real senders deliver. A message goes out in the
  * recipient's language when the caller names it, otherwise in English and Arabic together
- * (English first; each language a block of its own, so each reads in its own direction).
+ * (English first; each language a block of its own, so each reads in its own direction). The
+ * company notices are always in both: the spec calls them bilingual, whatever language is named.
  * A message without `content` (a purpose this file does not know) is sent as the caller's text.
  */
 type Bilingual = Record<Language, string>;
@@ -36,8 +37,10 @@ const minutesIn: Record<Language, (n: number) => string> = {
 
 const minutesOf = (seconds: number) => Math.max(1, Math.round(seconds / 60));
 
-/** The company notices: the same words by e-mail and SMS. */
-function companyNotice(content: Extract<MessageContent, { kind: 'company_approved' | 'company_ready' }>, lang: Language): string {
+export type CompanyNoticeContent = Extract<MessageContent, { kind: 'company_approved' | 'company_ready' }>;
+
+/** The company notices: the same words by e-mail and SMS, in both languages always (languagesOf). */
+function companyNotice(content: CompanyNoticeContent, lang: Language): string {
   const name = content.companyName;
   if (content.kind === 'company_approved') {
     return lang === 'en'
@@ -82,7 +85,11 @@ function smsBody(content: MessageContent, lang: Language): string {
   return lang === 'en' ? `Your eSIM is ready: ${content.activationCode}` : `شريحتك الإلكترونية جاهزة: ${content.activationCode}`;
 }
 
-const languagesOf = (message: OutgoingMessage): Language[] => (message.language ? [message.language] : ['en', 'ar']);
+const BOTH: Language[] = ['en', 'ar'];
+const isCompanyNotice = (content: MessageContent | undefined): content is CompanyNoticeContent =>
+  content?.kind === 'company_approved' || content?.kind === 'company_ready';
+const languagesOf = (message: OutgoingMessage): Language[] =>
+  message.language && !isCompanyNotice(message.content) ? [message.language] : BOTH;
 
 function subjectOf(message: OutgoingMessage): Bilingual {
   const known = SUBJECTS[message.purpose];
@@ -92,15 +99,27 @@ function subjectOf(message: OutgoingMessage): Bilingual {
 
 export const EMAIL_SEPARATOR = '\n\n----------------------------------------\n\n';
 
-/** Subject (one line, both languages unless one is named) and plain-text body of an e-mail. */
-export function renderEmail(message: OutgoingMessage): { subject: string; text: string } {
+/** Subject (one line, both languages unless one is named), plain-text body and Content-Language of an e-mail. */
+export function renderEmail(message: OutgoingMessage): { subject: string; text: string; language: string } {
   const languages = languagesOf(message);
   const subjects = subjectOf(message);
   const { content } = message;
   return {
     subject: languages.map((lang) => subjects[lang]).join(' | '),
     text: content ? languages.map((lang) => emailBody(content, lang)).join(EMAIL_SEPARATOR) : message.text,
+    language: languages.join(', '),
   };
+}
+
+/**
+ * A company notice as the senders are handed it: `text` is already the bilingual body of its channel,
+ * so the development file (which writes `text` alone) shows what the real senders deliver.
+ */
+export function noticeMessage(
+  message: Pick<OutgoingMessage, 'channel' | 'to' | 'purpose'> & { content: CompanyNoticeContent },
+): OutgoingMessage {
+  const bilingual: OutgoingMessage = { ...message, text: '' };
+  return { ...bilingual, text: message.channel === 'email' ? renderEmail(bilingual).text : renderSms(bilingual) };
 }
 
 /** The text of an SMS: short, both languages on separate lines unless one is named. */

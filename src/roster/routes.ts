@@ -41,6 +41,8 @@ export function rosterRoutes(api: Api, deps: RosterRouteDeps): void {
         'The whole roster, newest first, no paging or filters: name, contact (the unmasked e-mail, or the phone when there is ' +
         'none), identity_type, nationality, roster_status, link_status (lazy expiry applied; empty when no link), link_expires_at, ' +
         'package (English catalog name assigned at mint; empty before), created_at. No id, token or link column. ' +
+        "Text cells that could run as spreadsheet formulas get a leading `'`; a contact that is exactly an E.164 number or a " +
+        'plain e-mail address (letters, digits and `._%+-` before the @) is written as it is. ' +
         'Audited as `company.roster_export` with the row count.',
       response: csv('people.csv'),
       errors: [],

@@ -5,7 +5,7 @@ import type { ContractPaymentList, ContractPaymentResponse } from '../../src/con
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
-import { insertCompany } from '../helpers/companies';
+import { insertCompany, joinCompany } from '../helpers/companies';
 import { signInAs, type Caller } from '../helpers/company-routes';
 import { insertContract, insertContractPayment } from '../helpers/contracts';
 import { errorOf, typed } from '../helpers/responses';
@@ -156,15 +156,55 @@ describe('POST /admin/contracts/:id/payments: prepaid', () => {
     expect(readiness.slice(before)).toEqual([{ companyId: c.companyId, gate: 'paymentSatisfied' }]);
   });
 
-  it('accepts more than the total, then refuses any further payment with CONTRACT_PAYMENT_MODE_INVALID (both languages)', async () => {
+  // "Prepaid requires amountSar at least the contract total (service check, no partial records)": every
+  // payment of at least the total is a record, the first or a later one; only a partial one is refused.
+  it('records a second payment of at least the total (201), still refuses a partial one; lists and billing show both', async () => {
     const c = await prepaid();
-    expect((await post(c.contractId, body({ amountSar: 2000 }))).status).toBe(201);
-    for (const lang of ['en', 'ar'] as const) {
-      const res = await post(c.contractId, body({ amountSar: 5000 }), { lang });
-      await expectCode(res, 'CONTRACT_PAYMENT_MODE_INVALID', lang);
-      expect(errorOf(res).details).toEqual({ paymentMode: 'prepaid', totalSar: 1000.5, paidSar: 2000 });
-    }
-    expect(await rows(c.contractId)).toHaveLength(1);
+    const first = await post(c.contractId, body({ amountSar: 2000, idempotencyKey: newKey() }));
+    t.clock.advance(1000);
+    const second = await post(c.contractId, body({ amountSar: 1000.5, method: 'cheque', idempotencyKey: newKey() }));
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.data).toMatchObject({ contractId: c.contractId, method: 'cheque', amountSar: 1000.5 });
+    await expectCode(await post(c.contractId, body({ amountSar: 1000.49 })), 'CONTRACT_PAYMENT_BELOW_TOTAL');
+    expect((await rows(c.contractId)).map((r) => r.amount_halalas)).toEqual(['200000', '100050']);
+
+    // The admin list and the company's billing: both, newest first; paidSar their sum.
+    expect((await list(c.contractId)).body.data.map((p) => [p.id, p.amountSar])).toEqual([
+      [second.body.data.id, 1000.5],
+      [first.body.data.id, 2000],
+    ]);
+    const portal = await signInAs(t, 'b2b_admin');
+    await joinCompany(t.db, c.companyId, portal.userId, 'admin');
+    const billing = (await request(t.app).get('/b2b/billing').set(bearer(portal.token))).body as {
+      data: {
+        mode: string;
+        contractTotalSar: number;
+        paidSar: number;
+        latestPayment: { id: string };
+        payments: { id: string; amountSar: number }[];
+      };
+    };
+    expect(billing.data).toMatchObject({
+      mode: 'prepaid',
+      contractTotalSar: 1000.5,
+      paidSar: 3000.5,
+      latestPayment: { id: second.body.data.id },
+    });
+    expect(billing.data.payments.map((p) => [p.id, p.amountSar])).toEqual([
+      [second.body.data.id, 1000.5],
+      [first.body.data.id, 2000],
+    ]);
+    // Readiness sums them too (at least the total either way); the balance stays zeros for prepaid, as the spec says.
+    const read = async (path: string, token: string) =>
+      typed<{ data: unknown }>(await request(t.app).get(path).set(bearer(token))).body.data;
+    expect(await read('/b2b/readiness', portal.token)).toMatchObject({
+      contractConfirmed: true,
+      paymentSatisfied: true,
+    });
+    expect(await read(`/admin/contracts/company/${c.companyId}/balance`, viewer.token)).toMatchObject({
+      paymentMode: 'prepaid',
+      fundedSar: 0,
+    });
   });
 });
 
@@ -217,11 +257,12 @@ describe('POST /admin/contracts/:id/payments: idempotency', () => {
     expect(await rows(c.contractId)).toHaveLength(1);
   });
 
-  it('replays a prepaid key after the total was paid (the replay is checked before the mode rule)', async () => {
+  it('replays a prepaid key as the original after the total was paid (201, no second record)', async () => {
     const c = await prepaid();
     const payload = body({ amountSar: 1000.5 });
     const first = await post(c.contractId, payload);
     expect((await post(c.contractId, payload)).body).toEqual(first.body);
+    expect(await rows(c.contractId)).toHaveLength(1);
   });
 
   it('keys are per contract: the same key on another contract records a new payment', async () => {
@@ -277,19 +318,24 @@ describe('POST /admin/contracts/:id/payments: idempotency', () => {
     expect(await rows(c.contractId)).toHaveLength(1);
   });
 
-  it('records one payment for 20 parallel prepaid posts of different keys (the rest CONTRACT_PAYMENT_MODE_INVALID)', async () => {
+  it('records every one of 20 parallel prepaid posts of different keys, each at least the total', async () => {
     const c = await prepaid();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(c.contractId, body({ amountSar: 1000.5 }))));
-    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
-    expect(answers.filter((a) => errorCode(a) === 'CONTRACT_PAYMENT_MODE_INVALID')).toHaveLength(19);
-    expect(await rows(c.contractId)).toHaveLength(1);
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    expect(await rows(c.contractId)).toHaveLength(20);
   });
 });
 
 describe('POST /admin/contracts/:id/payments: refusals', () => {
-  it('answers CONTRACT_NOT_FOUND for an unknown or malformed contract id (both languages)', async () => {
+  it('answers CONTRACT_NOT_FOUND for an unknown contract id (both languages), VALIDATION_ERROR for a malformed one', async () => {
     await expectCode(await post(randomUUID(), body()), 'CONTRACT_NOT_FOUND');
-    await expectCode(await post('nope', body(), { lang: 'ar' }), 'CONTRACT_NOT_FOUND', 'ar');
+    await expectCode(await post(randomUUID(), body(), { lang: 'ar' }), 'CONTRACT_NOT_FOUND', 'ar');
+    const malformed = await post('nope', body());
+    expect([malformed.status, errorOf(malformed).code, errorOf(malformed).details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [{ path: 'id', message: 'Must be a UUID' }],
+    ]);
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -454,21 +500,32 @@ describe('GET /admin/contracts/:id/payments/:paymentId/document', () => {
     }
   });
 
-  it('answers CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND for unknown, malformed or mismatched ids (both languages)', async () => {
+  it('answers CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND for unknown or mismatched ids (both languages), VALIDATION_ERROR for malformed ones', async () => {
     const [a, b] = [await flexible(), await flexible()];
     const paid = (await post(a.contractId, body())).body.data.id;
     const pairs = [
       [b.contractId, paid],
       [a.contractId, randomUUID()],
       [randomUUID(), paid],
-      ['nope', paid],
-      [a.contractId, 'nope'],
     ];
+    const parsed = (res: { status: number; body: unknown }) => ({
+      status: res.status,
+      body: JSON.parse((res.body as Buffer).toString('utf8')) as { error: { code: string; details?: unknown } },
+    });
     for (const [i, [contractId, paymentId]] of pairs.entries()) {
       const lang = i % 2 === 0 ? 'en' : 'ar';
-      const res = await download(contractId, paymentId, manager.token, lang);
-      const parsed = { status: res.status, body: JSON.parse((res.body as Buffer).toString('utf8')) as unknown };
-      await expectCode(parsed, 'CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND', lang);
+      await expectCode(parsed(await download(contractId, paymentId, manager.token, lang)), 'CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND', lang);
+    }
+    for (const [contractId, paymentId, path] of [
+      ['nope', paid, 'id'],
+      [a.contractId, 'nope', 'paymentId'],
+    ]) {
+      const res = parsed(await download(contractId, paymentId));
+      expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+        400,
+        'VALIDATION_ERROR',
+        [{ path, message: 'Must be a UUID' }],
+      ]);
     }
   });
 

@@ -78,14 +78,21 @@ describe('PATCH /b2b/roster/:rosterId', () => {
     expect(errorCode(await patch(flex.token, flex.rosterIds[0], { contractItemId: null }))).toBe('VALIDATION_INVALID_INPUT');
   });
 
-  it('ROSTER_ENTRY_NOT_FOUND for another company’s entry, an unknown id and a non-UUID', async () => {
+  it('ROSTER_ENTRY_NOT_FOUND for another company’s entry and an unknown id; a non-UUID is VALIDATION_ERROR ("bad id")', async () => {
     const c = await readyCompany(t, { people: 1 });
     const other = await readyCompany(t, { people: 1 });
-    for (const id of [other.rosterIds[0], randomUUID(), 'nope']) {
+    for (const id of [other.rosterIds[0], randomUUID()]) {
       const res = await patch(c.token, id, { contractItemId: null });
       expect(res.status).toBe(404);
       expect(errorCode(res)).toBe('ROSTER_ENTRY_NOT_FOUND');
       expect(errorCode(await remove(c.token, id))).toBe('ROSTER_ENTRY_NOT_FOUND');
+    }
+    for (const res of [await patch(c.token, 'nope', { contractItemId: null }), await remove(c.token, 'nope')]) {
+      expect([res.status, errorCode(res), (res.body as { error: { details: unknown } }).error.details]).toEqual([
+        400,
+        'VALIDATION_ERROR',
+        [{ path: 'rosterId', message: 'Must be a UUID' }],
+      ]);
     }
   });
 

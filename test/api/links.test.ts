@@ -355,6 +355,40 @@ describe('revoke', () => {
     expect((await contractItems(c.token))[0].consumedQty).toBe(1);
   });
 
+  // "Revoke: flips every active link of the entry to revoked; a stale active row past expiry is also flipped."
+  it('revokes an entry whose only link is active but past expiry (issued, exported); a stored expired or revoked link is NO_ACTIVE_LINK', async () => {
+    const c = await readyCompany(t, { people: 4 });
+    const ids = [...c.rosterIds].sort();
+    const past = new Date(t.clock().getTime() - HOUR);
+    for (const [id, status] of [
+      [ids[0], 'issued'],
+      [ids[1], 'exported'],
+      [ids[2], 'expired'],
+      [ids[3], 'revoked'],
+    ]) {
+      const userId = (await rosterRow(t, id)).user_id;
+      await insertSeatLink(t.db, { companyId: c.companyId, userId, contractItemId: c.itemIds[0], status, expiresAt: past });
+      await t.db.query('update invitation_links set roster_entry_id = $1 where user_id = $2', [id, userId]);
+    }
+    const res = typed<{ data: { revoked: unknown[]; skipped: unknown[] } }>(
+      await post(t, c.token, '/b2b/roster/links/revoke', { rosterIds: ids }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      revoked: [{ rosterId: ids[0] }, { rosterId: ids[1] }],
+      skipped: [item(ids[2], 'NO_ACTIVE_LINK'), item(ids[3], 'NO_ACTIVE_LINK')],
+    });
+    expect(await Promise.all(ids.map(async (id) => (await linksOf(t, id)).map((l) => l.status)))).toEqual([
+      ['revoked'],
+      ['revoked'],
+      ['expired'],
+      ['revoked'],
+    ]);
+    expect((await auditRows(t, c.companyId, 'company.links_revoke')).map((x) => x.details)).toEqual([
+      { requested: 4, revoked: 2, skipped: 2 },
+    ]);
+  });
+
   it('answers VALIDATION_ERROR for an empty or oversized id list', async () => {
     const c = await readyCompany(t, { people: 1 });
     expect(errorCode(await post(t, c.token, '/b2b/roster/links/revoke', { rosterIds: [] }))).toBe('VALIDATION_ERROR');

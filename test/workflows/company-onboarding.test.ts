@@ -222,6 +222,8 @@ describe('status changes', () => {
     expect(email.text).toContain('Acme is approved');
     expect(email.text).toMatch(/[\u0600-\u06FF]/);
     expect(renderSms(notices.find((m) => m.channel === 'sms')!)).toMatch(/Acme is approved[\s\S]*\n[\s\S]*[\u0600-\u06FF]/);
+    // "Bilingual e-mail and SMS": the text every sender is handed (the development file writes it) too.
+    for (const m of notices) expect(m.text).toMatch(/Acme is approved[\s\S]*\n[\s\S]*[\u0600-\u06FF]/);
   });
 
   it('reject: pending → rejected, no stamp, no notice', async () => {
@@ -380,6 +382,9 @@ describe('readiness', () => {
     const email = renderEmail(noticesTo(f, 'company.ready_to_send_links').find((m) => m.channel === 'email')!);
     expect(email.subject).toMatch(/invitation links.*\|.*[\u0600-\u06FF]/);
     expect(email.text).toMatch(/send invitation links[\s\S]*[\u0600-\u06FF]/);
+    // "Bilingual e-mail and SMS", in the text every sender is handed as well.
+    for (const m of noticesTo(f, 'company.ready_to_send_links'))
+      expect(m.text).toMatch(/send invitation links[\s\S]*\n[\s\S]*[\u0600-\u06FF]/);
   });
 
   it('coalesces a burst of signals arriving during a read into one more read', async () => {
