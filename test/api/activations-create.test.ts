@@ -202,12 +202,12 @@ describe('POST /activations', () => {
     const a = await signUp(t);
     const b = await signUp(t);
     // Account A holds the visitor's live SIM; account B verified the same identity before (a cancelled activation).
-    const live = await create(a.token, { iccid: iccid(), packageId: DEMO.packages.starter });
+    const live = typed<Created>(await create(a.token, { iccid: iccid(), packageId: DEMO.packages.starter }));
     await t.db.query(`update activations set identity_status = 'completed', identity_type = 'visitor', id_number_hash = $2 where id = $1`, [
       live.body.activationId,
       hash,
     ]);
-    const earlier = await create(b.token, { iccid: iccid(), packageId: DEMO.packages.starter });
+    const earlier = typed<Created>(await create(b.token, { iccid: iccid(), packageId: DEMO.packages.starter }));
     await t.db.query(
       `update activations set status = 'cancelled', identity_status = 'completed', identity_type = 'visitor', id_number_hash = $2 where id = $1`,
       [earlier.body.activationId, hash],

@@ -196,6 +196,8 @@ describe('SIM limits per verified identity, across accounts', () => {
 
   it('exact under parallel verifications: ten accounts of one visitor complete at once, exactly one keeps its slot (five rounds)', async () => {
     const activities = realActivities(t.db, t.config);
+    type RecordInput = Parameters<typeof activities.recordIdentityStatus>[0];
+    const record = (input: RecordInput) => activities.recordIdentityStatus(input);
     for (let round = 0; round < 5; round += 1) {
       const id = newIdNumber();
       const rows = [];
@@ -207,13 +209,12 @@ describe('SIM limits per verified identity, across accounts', () => {
         rows.push({ ...row, transId });
       }
       const verdicts = await Promise.all(
-        rows.map(
-          (r) =>
-            new MockActivityEnvironment().run(activities.recordIdentityStatus, {
-              activationId: r.activationId,
-              transId: r.transId,
-              identityStatus: 'completed' as const,
-            }) as Promise<SimLimitVerdict>,
+        rows.map((r) =>
+          new MockActivityEnvironment().run<[RecordInput], SimLimitVerdict, typeof record>(record, {
+            activationId: r.activationId,
+            transId: r.transId,
+            identityStatus: 'completed',
+          }),
         ),
       );
       expect([round, verdicts.filter((v) => v.withinLimit).length]).toEqual([round, 1]);
