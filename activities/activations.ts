@@ -7,7 +7,7 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
-import { handedOffOthers, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers } from '../src/activations/sim-limit';
+import { handedOffOthers, lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers, type SimHolder } from '../src/activations/sim-limit';
 import { flagRefund } from '../src/reconciliation/records';
 import { IDENTITY_ERROR, OPERATOR_REJECTION, type ActivationEnd, type SimLimitVerdict } from '../workflows/activation-contract';
 
@@ -47,6 +47,10 @@ async function heartbeating<T>(work: Promise<T>): Promise<T> {
 }
 
 const WITHIN_LIMIT: SimLimitVerdict = { withinLimit: true };
+
+/** Whose SIMs an activation counts against: its verified identity (its account only for a row without one). */
+const holderOf = (row: { user_id: string; id_number_hash: string | null }): SimHolder =>
+  row.id_number_hash ? { idNumberHash: row.id_number_hash } : { userId: row.user_id };
 const FINAL_STATUSES = new Set<ActivationStatus>(['activated', 'failed', 'cancelled']);
 
 /** How an activation ends without reaching `activated`. */
@@ -149,50 +153,58 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
 
     /**
      * Only the verification that is still current may write its outcome. A completed one proves the
-     * person's identity type, which sets their SIM limit; under the lock on the person it is checked
-     * against their other verified activations (gate 2 in src/activations/sim-limit.ts), and over the
-     * limit this activation fails.
+     * person's identity and its type, which sets their SIM limit; under the lock on that identity it is
+     * checked against the identity's other verified activations on any account (gate 2 in
+     * src/activations/sim-limit.ts), and over the limit this activation fails.
      */
     async recordIdentityStatus(input: { activationId: string; transId: string; identityStatus: IdentityStatus }): Promise<SimLimitVerdict> {
       return em().transactional(async (tx) => {
         const now = clock();
-        const [row] = await tx.execute<{ user_id: string; identity_type: IdentityType | null }[]>(
-          'select user_id, identity_type from activations where id = ? and identity_ref = ?',
+        const [row] = await tx.execute<{ user_id: string; identity_type: IdentityType | null; id_number_hash: string | null }[]>(
+          'select user_id, identity_type, id_number_hash from activations where id = ? and identity_ref = ?',
           [input.activationId, input.transId],
         );
         if (!row) return WITHIN_LIMIT; // superseded by a newer verification: nothing to write
-        if (input.identityStatus === 'completed') await lockPerson(tx, row.user_id);
+        const holder = holderOf(row);
+        if (input.identityStatus === 'completed') await lockHolder(tx, holder);
         await tx.execute(
           `update activations set identity_status = ?, identity_verified_at = ?, updated_at = ? where id = ? and identity_ref = ?`,
           [input.identityStatus, input.identityStatus === 'completed' ? now : null, now, input.activationId, input.transId],
         );
         if (input.identityStatus !== 'completed' || !row.identity_type) return WITHIN_LIMIT;
         await tx.execute('update users set identity_type = ?, updated_at = ? where id = ?', [row.identity_type, now, row.user_id]);
-        if ((await verifiedOthers(tx, row.user_id, input.activationId)) < SIM_LIMITS[row.identity_type]) return WITHIN_LIMIT;
+        if ((await verifiedOthers(tx, holder, input.activationId)) < SIM_LIMITS[row.identity_type]) return WITHIN_LIMIT;
         return refuseOverLimit(tx, input.activationId);
       });
     },
 
     /**
-     * The handoff starts: under the lock on the person, the SIMs already handed to the operator must
-     * leave room for this one (gate 3), then the activation moves to `in_progress`. Idempotent: a
-     * retry after the move finds it done.
+     * The handoff starts: under the lock on the verified identity, the SIMs it already has handed to the
+     * operator, on any account, must leave room for this one (gate 3), then the activation moves to
+     * `in_progress`. Idempotent: a retry after the move finds it done.
      */
     async startHandoff(input: { activationId: string }): Promise<SimLimitVerdict> {
       return em().transactional(async (tx) => {
-        const [owner] = await tx.execute<{ user_id: string }[]>('select user_id from activations where id = ?', [input.activationId]);
+        const [owner] = await tx.execute<{ user_id: string; id_number_hash: string | null }[]>(
+          'select user_id, id_number_hash from activations where id = ?',
+          [input.activationId],
+        );
         if (!owner) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
-        const personType = await lockPerson(tx, owner.user_id);
+        const holder = holderOf(owner);
+        await lockHolder(tx, holder);
         // Read under the lock: a gate of another run may have ended it meanwhile.
-        const [row] = await tx.execute<{ identity_type: IdentityType | null; status: ActivationStatus; failed_reason: string | null }[]>(
-          'select identity_type, status, failed_reason from activations where id = ?',
+        const [row] = await tx.execute<
+          { identity_type: IdentityType | null; person_type: IdentityType; status: ActivationStatus; failed_reason: string | null }[]
+        >(
+          `select a.identity_type, u.identity_type as person_type, a.status, a.failed_reason
+             from activations a join users u on u.id = a.user_id where a.id = ?`,
           [input.activationId],
         );
         if (row.status === 'in_progress' || row.status === 'activated') return WITHIN_LIMIT;
         if (row.status !== 'pending') return { withinLimit: false, failedReason: row.failed_reason ?? `activation is ${row.status}` };
         const now = clock();
-        const limit = SIM_LIMITS[row.identity_type ?? personType];
-        if ((await handedOffOthers(tx, owner.user_id, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId);
+        const limit = SIM_LIMITS[row.identity_type ?? row.person_type];
+        if ((await handedOffOthers(tx, holder, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId);
         await tx.execute(`update activations set status = 'in_progress', estimated_activation_seconds = ?, updated_at = ? where id = ?`, [
           ESTIMATED_SECONDS.in_progress,
           now,

@@ -49,6 +49,7 @@ import { createContractReads } from './contracts/service';
 import { createGuards, staffAccessFromPool } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
+import { securityHeaders } from './http/security-headers';
 import { createPersonalDataCipher } from './lib/crypto';
 import { createApi } from './http/route';
 import { createRegistry, documentOf } from './openapi/registry';
@@ -234,6 +235,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
+  // First, so every answer carries them: errors, 404s, 405s and what the rate limit refuses too.
+  app.use(securityHeaders());
   app.use(requestLogger(deps.logger));
   app.use(api.options);
   // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.

@@ -61,11 +61,6 @@ export interface StatusChangeRequest {
   reason: string | null;
   ip: string | null;
   userAgent: string | null;
-  /**
-   * The API request's id, when the caller has one: it becomes the update id, so a request retried
-   * against the same run is the same update (run once, answered the same). Absent: a fresh id.
-   */
-  requestId?: string;
 }
 
 export interface StatusChangeResult {

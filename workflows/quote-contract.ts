@@ -35,8 +35,6 @@ export interface QuoteActor {
   userId: string;
   ip: string | null;
   userAgent: string | null;
-  /** The API request's id: it becomes the update id, so a retried request is the same update. */
-  requestId?: string;
 }
 
 /** Every action names the version the caller saw; only the tip may be acted on. */

@@ -8,49 +8,85 @@ export const SIM_LIMITS: Record<IdentityType, number> = { citizen: 10, resident:
 export const SIM_LIMIT_EXCEEDED = 'SIM_LIMIT_EXCEEDED';
 
 /**
- * The SIM limit is checked at three gates, each under a lock on the person's user row, so one
- * person's creates, verifications and handoffs are serialized:
+ * The SIM limit belongs to a person, and a person is their verified identity: the keyed hash of the
+ * national id number (`activations.id_number_hash`, written when a verification starts), not the
+ * account, so one person with two phones, or a seat at two companies, has one limit. It is checked
+ * at three gates:
  *
- * 1. Create (src/activations/create.ts): live activations (not failed, cancelled or deleted)
- *    against the limit of the person's current identity type (citizen until a verification says
- *    otherwise). A cheap early refusal; the type is not proven yet.
- * 2. Verification completes (activities/activations.ts, recordIdentityStatus): the provider proved
- *    an identity type; the person's other live activations whose identity is already completed
- *    must be fewer than that type's limit, or this activation fails. Slots go to verifications in
- *    the order they complete, so a visitor who created ten as a citizen gets exactly one.
- * 3. Handoff (startHandoff): the other activations handed to the operator (in progress or
- *    activated) must be fewer than the limit of this activation's verified type. This catches
- *    SIMs that went live by another path, or verified before gate 2 existed.
+ * 1. Create (src/activations/create.ts), under a lock on the caller's user row, which serializes
+ *    the account's creates: the live activations (not failed, cancelled or deleted) of the account
+ *    and of every identity the account has verified, against the limit of the account's current
+ *    identity type (citizen until a verification says otherwise). A cheap early refusal; the identity
+ *    of this SIM is not proven yet.
+ * 2. Verification completes (activities/activations.ts, recordIdentityStatus), under a lock on the
+ *    identity: the identity's other live activations whose verification completed, on any account,
+ *    must be fewer than the limit of the type the provider proved, or this activation fails. Slots go
+ *    to verifications in the order they complete, so a visitor who created ten as a citizen gets one.
+ * 3. Handoff (startHandoff), under the same lock: the identity's other activations handed to the
+ *    operator (in progress or activated) must be fewer than the limit of this activation's verified
+ *    type. This catches SIMs that went live by another path, or verified before gate 2 existed.
+ *
+ * The identity lock is a transaction-scoped advisory lock on the hash (no row holds an identity), so
+ * gates 2 and 3 of every account of one person are serialized and the limit is exact under parallel
+ * requests. Lock order: identity first, then user rows, never the other way round.
  */
 export async function lockPerson(em: EntityManager, userId: string): Promise<IdentityType> {
   const [user] = await em.execute<{ identity_type: IdentityType }[]>('select identity_type from users where id = ? for update', [userId]);
   return user.identity_type;
 }
 
-/** Gate 1: live activations of the person. */
+/** Gates 2 and 3: serializes every SIM-limit decision about one verified identity, on any account. */
+export async function lockIdentity(em: EntityManager, idNumberHash: string): Promise<void> {
+  // The prefix keeps these keys apart from the OTP locks, which also hash a keyed hash (src/auth/otp.ts).
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended('sim-limit:' || ?, 0))`, [idNumberHash]);
+}
+
+/** Gate 1: live activations of the account and of every identity it has verified. */
 export async function liveActivations(em: EntityManager, userId: string): Promise<number> {
   const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations where user_id = ? and status not in ('failed', 'cancelled') and deleted_at is null`,
-    [userId],
+    `select count(*) as n from activations a
+      where a.status not in ('failed', 'cancelled') and a.deleted_at is null
+        and (a.user_id = ?
+             or a.id_number_hash in (select v.id_number_hash from activations v
+                                      where v.user_id = ? and v.identity_status = 'completed' and v.id_number_hash is not null))`,
+    [userId, userId],
   );
   return Number(row.n);
 }
 
-/** Gate 2: the person's other live activations whose identity verification completed. */
-export async function verifiedOthers(em: EntityManager, userId: string, activationId: string): Promise<number> {
+/**
+ * Whose SIMs gates 2 and 3 count: the verified identity. An activation without a hash (a verification
+ * always writes one; only rows from before it could lack it) falls back to its account, under lockPerson.
+ */
+export type SimHolder = { idNumberHash: string } | { userId: string };
+
+/** Takes the holder's lock: the identity's advisory lock, or the account's user row. */
+export async function lockHolder(em: EntityManager, holder: SimHolder): Promise<void> {
+  if ('idNumberHash' in holder) await lockIdentity(em, holder.idNumberHash);
+  else await lockPerson(em, holder.userId);
+}
+
+const holderSql = (holder: SimHolder): [string, string] =>
+  'idNumberHash' in holder ? ['id_number_hash = ?', holder.idNumberHash] : ['user_id = ?', holder.userId];
+
+/** Gate 2: the holder's other live activations whose verification completed, on any account. */
+export async function verifiedOthers(em: EntityManager, holder: SimHolder, activationId: string): Promise<number> {
+  const [where, key] = holderSql(holder);
   const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations where user_id = ? and id <> ? and identity_status = 'completed'
+    `select count(*) as n from activations where ${where} and id <> ? and identity_status = 'completed'
         and status not in ('failed', 'cancelled') and deleted_at is null`,
-    [userId, activationId],
+    [key, activationId],
   );
   return Number(row.n);
 }
 
-/** Gate 3: the person's other activations handed to the operator. */
-export async function handedOffOthers(em: EntityManager, userId: string, activationId: string): Promise<number> {
+/** Gate 3: the holder's other activations handed to the operator, on any account. */
+export async function handedOffOthers(em: EntityManager, holder: SimHolder, activationId: string): Promise<number> {
+  const [where, key] = holderSql(holder);
   const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations where user_id = ? and id <> ? and status in ('in_progress', 'activated') and deleted_at is null`,
-    [userId, activationId],
+    `select count(*) as n from activations where ${where} and id <> ? and status in ('in_progress', 'activated')
+        and deleted_at is null`,
+    [key, activationId],
   );
   return Number(row.n);
 }

@@ -73,7 +73,8 @@ export async function verifyIdentity(c: DemoClient, token: string, activationId:
   const verification = await c.call<z.infer<typeof VerifyIdentityResponse>>(
     'POST',
     `/activations/${activationId}/verify-identity`,
-    { identityType: 'citizen', idNumber: '1098765430' },
+    // A new person each run (SIM limits count per id number); ending in 0, which the mock provider confirms.
+    { identityType: 'citizen', idNumber: `1${digits(8)}0` },
     { token },
   );
   c.show('randomCode', `${verification.randomCode}  (confirmed in the identity app)`);

@@ -72,6 +72,12 @@ export const Activation = defineEntity({
       expression: 'create index "activations_records_index" on "activations" ("created_at" desc, "id" desc)',
     },
     { properties: ['status'] },
+    // SIM limits (src/activations/sim-limit.ts): the live activations of one verified identity, on any account.
+    {
+      name: 'activations_live_identity_index',
+      expression:
+        'create index "activations_live_identity_index" on "activations" ("id_number_hash") where "id_number_hash" is not null and "deleted_at" is null and "status" not in (\'failed\', \'cancelled\')',
+    },
     // Recovery (activities/recovery.ts): pending rows whose workflow nobody has seen start, oldest first.
     {
       name: 'activations_unstarted_index',

@@ -125,14 +125,23 @@ export const PHONE_OR_EMAIL = { anyOf: [{ required: ['phone'] }, { required: ['e
 export const MAX_SAR = 99_999_999.99;
 
 /**
- * A positive SAR amount as a JSON number, at most `max`, in whole halalas (2 decimals; float noise
- * such as 0.07000000000000001 counts as 0.07). Parsed to integer halalas: handlers never see the float.
+ * A positive SAR amount as a JSON number, at most `max`, with at most 2 decimals in its shortest
+ * round-trip form (halalasOf): 5000.005 and 0.001 are refused, never rounded. Both rules judge the value
+ * as sent. Parsed to integer halalas: handlers never see the float.
  */
 export function SarAmount(max = MAX_SAR) {
   return z
     .number()
     .refine((n) => n > 0 && n <= max, `Must be a positive amount of at most ${max}`)
     .refine((n) => halalasOf(n) !== null, 'Must have at most 2 decimals')
-    .transform((n) => halalasOf(n) ?? 0)
+    .transform((n, ctx) => {
+      const halalas = halalasOf(n);
+      if (halalas === null) {
+        // Unreachable after the refinements (zod stops at them); kept so a value is never invented.
+        ctx.addIssue({ code: 'custom', message: 'Must have at most 2 decimals' });
+        return z.NEVER;
+      }
+      return halalas;
+    })
     .openapi({ type: 'number', exclusiveMinimum: 0, maximum: max, multipleOf: 0.01, description: 'SAR, at most 2 decimals' });
 }

@@ -206,7 +206,10 @@ export function createApi(opts: ApiOptions) {
       statusOf: (code) => spec.statusOverrides?.[code] ?? errorCodes[code].status,
     };
     const chain: RequestHandler[] = [
-      (_req, res, next) => {
+      (req, res, next) => {
+        // A more specific document path names this request (a literal where this route has a parameter):
+        // it is that path's, whatever the order of definition; without this method there, it ends in 405.
+        if (shadowedBy(opts.registry, meta.docPath).some((literal) => literal.test(req.path))) return next('route');
         res.locals.route = meta;
         next();
       },
@@ -521,35 +524,100 @@ function operationId(method: Method, path: string): string {
   return method + words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
-// --- 405 ---------------------------------------------------------------------------------------
+// --- Which document path a request names; 405 --------------------------------------------------
 
 interface PathEntry {
+  path: string;
   pattern: RegExp;
   methods: string[];
 }
-const tables = new WeakMap<OpenAPIRegistry, PathEntry[]>();
+interface PathTable {
+  /** Most specific first: a request path belongs to the first entry whose pattern it matches. */
+  entries: PathEntry[];
+  /** Per document path, the patterns of the more specific paths that name some of its request paths. */
+  shadows: Map<string, RegExp[]>;
+}
+const tables = new WeakMap<OpenAPIRegistry, PathTable>();
 
-/** A document path (`/activations/{id}`) as a pattern of the request paths it names. */
+const SEGMENT_PARAM = /\{\w+\}/g;
+const segmentsOf = (path: string) => path.split('/').filter(Boolean);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+const segmentPattern = (segment: string) => new RegExp(`^${escapeRegExp(segment).replace(SEGMENT_PARAM, '[^/]+')}$`, 'i');
+const isLiteral = (segment: string) => !segment.includes('{');
+
+/**
+ * A document path (`/activations/{id}`) as a pattern of the request paths it names: case-insensitive
+ * and with an optional trailing slash, as Express routes them.
+ */
 function pathPattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`);
+  return new RegExp(`^${escapeRegExp(path).replace(SEGMENT_PARAM, '[^/]+')}/?$`, 'i');
 }
 
-/** The documented methods of the path a request names (HEAD goes with GET, as Express answers it). */
-export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
-  let table = tables.get(registry);
-  if (!table) {
-    const byPath = new Map<string, Set<string>>();
-    for (const d of registry.definitions) {
-      if (d.type !== 'route') continue;
-      const methods = byPath.get(d.route.path) ?? new Set<string>();
-      methods.add(d.route.method.toUpperCase()).add('OPTIONS');
-      if (d.route.method === 'get') methods.add('HEAD');
-      byPath.set(d.route.path, methods);
-    }
-    table = [...byPath].map(([p, methods]) => ({ pattern: pathPattern(p), methods: [...methods].sort() }));
-    tables.set(registry, table);
+/**
+ * Literal segments win: at the first segment where one path has a literal and the other a parameter,
+ * the literal one is more specific (`/admin/companies/invites` over `/admin/companies/{id}`). Negative
+ * when `a` is more specific than `b`.
+ */
+function bySpecificity(a: string, b: string): number {
+  const [sa, sb] = [segmentsOf(a), segmentsOf(b)];
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const [la, lb] = [isLiteral(sa[i]), isLiteral(sb[i])];
+    if (la !== lb) return la ? -1 : 1;
   }
-  return table.find((e) => e.pattern.test(path))?.methods ?? [];
+  return 0;
+}
+
+/** Can one request path be named by both document paths? Segment by segment (a parameter never spans a slash). */
+function overlap(a: string, b: string): boolean {
+  const [sa, sb] = [segmentsOf(a), segmentsOf(b)];
+  if (sa.length !== sb.length) return false;
+  return sa.every((x, i) => {
+    const y = sb[i];
+    if (isLiteral(x) && isLiteral(y)) return x.toLowerCase() === y.toLowerCase();
+    if (isLiteral(x)) return segmentPattern(y).test(x);
+    if (isLiteral(y)) return segmentPattern(x).test(y);
+    return true;
+  });
+}
+
+/** Built once per registry, at the first request (every route is defined by then). */
+function tableOf(registry: OpenAPIRegistry): PathTable {
+  let table = tables.get(registry);
+  if (table) return table;
+  const byPath = new Map<string, Set<string>>();
+  for (const d of registry.definitions) {
+    if (d.type !== 'route') continue;
+    const methods = byPath.get(d.route.path) ?? new Set<string>();
+    methods.add(d.route.method.toUpperCase()).add('OPTIONS');
+    if (d.route.method === 'get') methods.add('HEAD');
+    byPath.set(d.route.path, methods);
+  }
+  const entries = [...byPath]
+    .map(([path, methods]) => ({ path, pattern: pathPattern(path), methods: [...methods].sort() }))
+    .sort((a, b) => bySpecificity(a.path, b.path));
+  const shadows = new Map<string, RegExp[]>();
+  for (const { path } of entries) {
+    const over = entries.filter((e) => e.path !== path && bySpecificity(e.path, path) < 0 && overlap(e.path, path));
+    if (over.length > 0)
+      shadows.set(
+        path,
+        over.map((e) => e.pattern),
+      );
+  }
+  table = { entries, shadows };
+  tables.set(registry, table);
+  return table;
+}
+
+const NONE: RegExp[] = [];
+/** The patterns of the more specific document paths that take some of `docPath`'s request paths (usually none). */
+function shadowedBy(registry: OpenAPIRegistry, docPath: string): RegExp[] {
+  return tableOf(registry).shadows.get(docPath) ?? NONE;
+}
+
+/** The documented methods of the path a request names, the most specific one (HEAD goes with GET, as Express answers it). */
+export function methodsOf(registry: OpenAPIRegistry, path: string): string[] {
+  return tableOf(registry).entries.find((e) => e.pattern.test(path))?.methods ?? [];
 }
 
 export type { NextFunction };

@@ -1,18 +1,21 @@
+import Decimal from 'decimal.js';
+
 /**
  * SAR on the wire, integer halalas everywhere else. B2B amounts travel as JSON numbers (the spec):
  * a number is turned into halalas once, at the edge, and every sum, comparison and VAT figure is
  * integer arithmetic on halalas; only the answer turns them back into a number.
  */
 
-/** Values within this many halalas of a whole count are that count (JSON numbers are binary floats: 0.07 × 100 = 7.000000000000001). */
-const FLOAT_NOISE = 1e-6;
-
-/** Whole halalas of a SAR number, or null when it has a fraction of a halala (more than 2 decimals) or is not finite. */
+/**
+ * Whole halalas of a SAR number, or null when it has more than 2 decimals or is not finite. The number
+ * is read as its shortest round-trip decimal form (JavaScript's String(n): the digits JSON.parse read,
+ * "5000.005", "0.07", "1e-8"), exactly, with decimal.js: no tolerance that grows with the amount
+ * (5000.005 × 100 is 500000.49999999994 in floats), and no tiny amount rounded to 0.
+ */
 export function halalasOf(sar: number): number | null {
   if (!Number.isFinite(sar)) return null;
-  const scaled = sar * 100;
-  const whole = Math.round(scaled);
-  return Math.abs(scaled - whole) <= FLOAT_NOISE * Math.max(1, Math.abs(scaled)) ? whole : null;
+  const exact = new Decimal(sar);
+  return exact.decimalPlaces() <= 2 ? exact.times(100).toNumber() : null;
 }
 
 /** SAR number for the wire: halalas / 100, the nearest double to the 2-decimal amount (JSON prints 1234.5 for 1234.50). */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import { DOCS_CSP } from '../http/security-headers';
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>activation-sys API</title>
@@ -19,10 +20,12 @@ export function openApiRoutes(document: () => OpenAPIObject): Router {
     res.json(document());
   });
   router.get('/docs', (_req, res) => {
-    res.type('html').send(DOCS_PAGE);
+    // The one page of the API: it runs the UI's own script and styles (the rest keep the JSON policy).
+    res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);
   });
   router.get('/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });");
+    // No validator badge: it would load an image from another origin, which the page's policy refuses.
+    res.type('application/javascript').send("window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', validatorUrl: null });");
   });
   router.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json')), { index: false }));
   return router;

@@ -12,9 +12,9 @@ export interface QuoteRouteDeps {
   quotes: QuoteService;
 }
 
-/** Who acts, for the rows' stamps and the audit row; the request id makes a retried request the same update. */
+/** Who acts, for the rows' stamps and the audit row (never the client's X-Request-Id: update ids are the server's, src/temporal/quotes.ts). */
 export function actorOf(principal: Principal, req: Request): QuoteActor {
-  return { userId: principal.user.id, ...auditRequestContext(req), ...(req.id !== undefined && { requestId: req.id }) };
+  return { userId: principal.user.id, ...auditRequestContext(req) };
 }
 
 const CATALOG_DESCRIPTION =

@@ -54,8 +54,9 @@ export function createCompanyRuns(
     },
 
     async changeStatus(companyId, request) {
-      // The request's id makes a retried request the same update; without one each call is its own.
-      const updateId = `changeStatus:${request.requestId ?? randomUUID()}`;
+      // Made here, per call, never from the client (X-Request-Id): the run answers a repeated id from memory,
+      // writing nothing. The status table keeps a repeated action from applying twice; the SDK resends this id on retry.
+      const updateId = `changeStatus:${request.action}:${randomUUID()}`;
       return executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
     },
 

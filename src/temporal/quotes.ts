@@ -44,14 +44,20 @@ export function createQuoteRuns(
   const startDeadlineMs = opts.startDeadlineMs ?? QUOTE_START_DEADLINE_MS;
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
-  /** One action as the run's update; the API request's id makes a retried request the same update. */
+  /**
+   * One action as the run's update. Its id is made here, per call: the run answers a repeated id from
+   * memory and writes nothing, so an id taken from the client (X-Request-Id, which a proxy may repeat)
+   * would hand one action another's answer, and one made of the action and version alone would answer a
+   * confirm retried after its missing price was fixed with the old refusal. The tip check already keeps a
+   * repeated action from applying twice; the SDK resends this same id when it retries the call.
+   */
   async function act<Req extends QuoteActionRequest, Res>(
     action: QuoteAction,
     update: UpdateDefinition<Res, [Req]>,
     chainRootId: string,
     request: Req,
   ): Promise<Res> {
-    const updateId = `${action}:${request.actor.requestId ?? randomUUID()}`;
+    const updateId = `${action}:${request.versionId}:${randomUUID()}`;
     try {
       return await executeUpdate(handle(chainRootId), update, { args: [request], updateId, deadlineMs: opts.updateDeadlineMs });
     } catch (err) {

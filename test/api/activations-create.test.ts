@@ -195,6 +195,32 @@ describe('POST /activations', () => {
     expect((await create(token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
   });
 
+  // Issue 20: the limit counts per verified identity, not per account. At create the SIM's identity is not
+  // proven yet, but an account that verified an identity before is that person: their SIMs on other accounts count.
+  it('counts the live SIMs of every identity the account has verified, on any account', async () => {
+    const hash = 'c'.repeat(64);
+    const a = await signUp(t);
+    const b = await signUp(t);
+    // Account A holds the visitor's live SIM; account B verified the same identity before (a cancelled activation).
+    const live = typed<Created>(await create(a.token, { iccid: iccid(), packageId: DEMO.packages.starter }));
+    await t.db.query(`update activations set identity_status = 'completed', identity_type = 'visitor', id_number_hash = $2 where id = $1`, [
+      live.body.activationId,
+      hash,
+    ]);
+    const earlier = typed<Created>(await create(b.token, { iccid: iccid(), packageId: DEMO.packages.starter }));
+    await t.db.query(
+      `update activations set status = 'cancelled', identity_status = 'completed', identity_type = 'visitor', id_number_hash = $2 where id = $1`,
+      [earlier.body.activationId, hash],
+    );
+    await t.db.query(`update users set identity_type = 'visitor' where id in ($1, $2)`, [a.userId, b.userId]);
+
+    const refused = await create(b.token, { iccid: iccid(), packageId: DEMO.packages.starter });
+    expect([refused.status, errorOf(refused).details]).toEqual([422, { reason: 'SIM_LIMIT_EXCEEDED', identityType: 'visitor', limit: 1 }]);
+    // Once A's SIM is gone, B may create again.
+    await t.db.query(`update activations set status = 'failed' where id = $1`, [live.body.activationId]);
+    expect((await create(b.token, { iccid: iccid(), packageId: DEMO.packages.starter })).status).toBe(201);
+  });
+
   it('refuses a serial already in a live activation', async () => {
     const a = await signUp(t);
     const b = await signUp(t);

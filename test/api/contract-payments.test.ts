@@ -347,6 +347,12 @@ describe('POST /admin/contracts/:id/payments: refusals', () => {
     ['a zero amount', { amountSar: 0 }],
     ['a negative amount', { amountSar: -5 }],
     ['three decimals', { amountSar: 10.005 }],
+    // Issue 20: more than two decimals is refused whatever the size, never rounded to a neighbour.
+    ['5000.005 (three decimals on a large amount)', { amountSar: 5000.005 }],
+    ['0.001 (positive, but three decimals)', { amountSar: 0.001 }],
+    ['1e-7 (a fraction of a halala)', { amountSar: 1e-7 }],
+    ['1e-8 (was recorded as 0)', { amountSar: 1e-8 }],
+    ['0.30000000000000004 (0.1 + 0.2 as a client computed it)', { amountSar: 0.1 + 0.2 }],
     ['more than 99999999.99', { amountSar: 100_000_000 }],
     ['an amount as a string', { amountSar: '100' }],
     ['an empty document name', { document: { ...doc(), name: '' } }],

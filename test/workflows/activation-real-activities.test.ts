@@ -42,7 +42,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function activate(activationId: string, simType: 'physical' | 'esim', idNumber = '1234567890') {
+let idSeq = 0;
+/** A person's own id number per activation (ending in 0: completed by the mock), so SIM limits per identity never join two tests. */
+const newIdNumber = () => `1${String(process.pid % 10000).padStart(4, '0')}${String(++idSeq).padStart(4, '0')}0`;
+
+async function activate(activationId: string, simType: 'physical' | 'esim', idNumber = newIdNumber()) {
   const handle = await env.client.workflow.start(activationWorkflow, {
     taskQueue,
     workflowId: activationWorkflowId(activationId),
@@ -62,7 +66,7 @@ describe('activation workflow with the real activities', () => {
     const submitted = 'LPA:1$smdp.example.com$MATCH-REAL-1';
     const { activationId } = await insertActivation(t, { userId, simType: 'esim', iccid: submitted });
 
-    expect(await activate(activationId, 'esim')).toBe('activated');
+    expect(await activate(activationId, 'esim', '1234567890')).toBe('activated');
 
     const stored = await row(activationId);
     expect(stored.status).toBe('activated');

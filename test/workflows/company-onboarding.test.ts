@@ -327,11 +327,14 @@ describe('status changes', () => {
     expect(await auditRows(f.companyId)).toHaveLength(1);
   });
 
-  it('the same request id is the same update: a retried approve answers as the first, once', async () => {
+  it('each call is its own update (ids are made per call, test/workflows/update-ids.test.ts): a repeated approve is refused, written once', async () => {
     const f = await registered();
-    const req = { ...request(f, 'approve'), requestId: randomUUID() };
-    const first = await runs.changeStatus(f.companyId, req);
-    expect(await runs.changeStatus(f.companyId, req)).toEqual(first);
+    const req = request(f, 'approve');
+    expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
+    await expect(runs.changeStatus(f.companyId, req)).rejects.toMatchObject({
+      code: 'COMPANY_INVALID_TRANSITION',
+      details: { from: 'approved', action: 'approve' },
+    });
     expect(await auditRows(f.companyId)).toHaveLength(1);
   });
 

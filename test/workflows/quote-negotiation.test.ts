@@ -276,11 +276,11 @@ describe('negotiation', () => {
     }
   });
 
-  it('the same request id is the same update: a retried counter answers as the first, once', async () => {
+  it('each call is its own update (ids are made per call, test/workflows/update-ids.test.ts): a repeated counter is refused, written once', async () => {
     const chain = await chainAt('submitted');
-    const request = { ...on(chain.tip), actor: { ...actor(), requestId: randomUUID() }, items: lines(), note: null };
-    const first = await runs.counter(chain.chainRootId, request);
-    expect(await runs.counter(chain.chainRootId, request)).toEqual(first);
+    const request = { ...on(chain.tip), items: lines(), note: null };
+    await runs.counter(chain.chainRootId, request);
+    await expect(runs.counter(chain.chainRootId, request)).rejects.toMatchObject({ code: 'QUOTE_INVALID_STATE' });
     expect(await versions(chain)).toHaveLength(2);
   });
 });

@@ -132,9 +132,13 @@ async function pendingPayment(): Promise<PaymentFixture> {
   return p;
 }
 
+let idSeq = 0;
+/** Each person's own id number (SIM limits count per identity), ending in 0: the mock completes it at the first poll. */
+const newIdNumber = () => `1${String(process.pid % 10000).padStart(4, '0')}${String(++idSeq).padStart(4, '0')}0`;
+
 /** Identity verified and recorded (the mock provider completes ids ending in 0 at the first poll). */
 async function completeIdentity(p: PaymentFixture): Promise<void> {
-  await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: '1234567890' });
+  await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
   await env.sleep(10_000);
   expect((await activationRow(p)).identity_status).toBe('completed');
 }
@@ -204,7 +208,7 @@ describe('settlement from processor callbacks', () => {
     expect(await activation(p).query(stateQuery)).toEqual({ status: 'pending', identityStatus: 'waiting', paid: true });
     expect((await activationRow(p)).status).toBe('pending');
 
-    await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: '1234567890' });
+    await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
     expect(await activation(p).result()).toBe('activated');
     expect(await orderPaidSignals(p)).toBe(1);
   });

@@ -26,6 +26,7 @@ import { Migration20261124033800_company_payment } from './Migration202611240338
 import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
 import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
 import { Migration20261127012841_identifier_proof_state } from './Migration20261127012841_identifier_proof_state';
+import { Migration20261127015453_sim_limit_identity_index } from './Migration20261127015453_sim_limit_identity_index';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -54,4 +55,5 @@ export const migrationsList = [
   { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
   { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
   { name: 'Migration20261127012841_identifier_proof_state', class: Migration20261127012841_identifier_proof_state },
+  { name: 'Migration20261127015453_sim_limit_identity_index', class: Migration20261127015453_sim_limit_identity_index },
 ];

@@ -1,0 +1,182 @@
+// Which calls Temporal treats as the same update: the runs remember every update id they answered and
+// answer a repeated id from memory, writing nothing. Issue 20: "Quote update ids are
+// `action:X-Request-Id`: a client or proxy that repeats the header gets the earlier update's answer
+// and nothing is written." Update ids come from the server (the action, the version, a server-made
+// id), never from a client header; a real retry of one update (the same id) is still answered once.
+// Through the routes, on the real quote and company runs (time-skipping server, real activities).
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import request from 'supertest';
+import { createMemoryMessageSender } from '../../src/providers/messages';
+import { createCompanyRuns } from '../../src/temporal/companies';
+import { createQuoteRuns } from '../../src/temporal/quotes';
+import { changeStatusUpdate, companyWorkflowId } from '../../workflows/company-contract';
+import { counterUpdate, quoteWorkflowId } from '../../workflows/quote-contract';
+import { bearer, createTestApp, type TestApp } from '../helpers/app';
+import { insertPackage } from '../helpers/catalog';
+import { registrationBody, signInAs, type Caller } from '../helpers/company-routes';
+import { realActivities } from '../helpers/real-activities';
+import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
+
+jest.setTimeout(120_000);
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let t: TestApp;
+let worker: RunningTestWorker;
+let pkg: string;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
+  const taskQueue = uniqueTaskQueue('update-ids');
+  const temporal = { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
+  // The quote runs read the app's database only for a finished chain (it exists by then).
+  const orm = {
+    get orm() {
+      return t.db.orm;
+    },
+  };
+  t = await createTestApp({
+    deps: {
+      companyRuns: createCompanyRuns(env.client, { ...temporal, LOG_LEVEL: 'silent' }),
+      quoteRuns: createQuoteRuns(env.client, temporal, orm),
+    },
+  });
+  worker = await runTestWorker(env, {
+    taskQueue,
+    workflowBundle: bundle,
+    activities: realActivities(t.db, t.config, { messages: createMemoryMessageSender() }),
+  });
+  pkg = await insertPackage(t.db, { priceSarB2b: '49.50' });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+  await t?.close();
+});
+
+/** The one X-Request-Id a client (or a proxy in front of it) repeats on every call. */
+const REPEATED = 'same-request-id-01';
+
+const post = (caller: Caller, path: string, body?: object) =>
+  request(t.app).post(path).set(bearer(caller.token)).set('X-Request-Id', REPEATED).send(body);
+
+/** The ids of the updates a workflow's runs accepted, oldest first (following continue-as-new back to the first run). */
+async function acceptedUpdateIds(workflowId: string, runId?: string): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const events = history.events ?? [];
+  const previous = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+  const ids = events.flatMap((e) => {
+    const id = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId;
+    return id ? [id] : [];
+  });
+  return previous ? [...(await acceptedUpdateIds(workflowId, previous)), ...ids] : ids;
+}
+
+async function registeredAndApproved(manager: Caller) {
+  const owner = await signInAs(t, 'b2b_admin');
+  const registered = await request(t.app).post('/b2b/company').set(bearer(owner.token)).send(registrationBody());
+  expect(registered.status).toBe(201);
+  const companyId = (registered.body as { data: { company: { id: string } } }).data.company.id;
+  const approved = await post(manager, `/admin/companies/${companyId}/status`, { action: 'approve' });
+  expect([approved.status, (approved.body as { data: { status: string } }).data.status]).toEqual([200, 'approved']);
+  return { owner, companyId };
+}
+
+describe('quote actions', () => {
+  it('the same action on two versions, sent with the same X-Request-Id, both take effect', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { owner } = await registeredAndApproved(manager);
+
+    const created = await post(owner, '/b2b/quotes', { items: [{ packageId: pkg, qty: 2 }] });
+    expect(created.status).toBe(201);
+    const v1 = (created.body as { data: { id: string } }).data.id;
+    expect((await post(owner, `/b2b/quotes/${v1}/submit`)).status).toBe(200);
+
+    const first = await post(manager, `/admin/quotes/${v1}/counter`, { items: [{ packageId: pkg, qty: 3 }] });
+    expect([first.status, (first.body as { data: { version: number } }).data.version]).toEqual([200, 2]);
+    const v2 = (first.body as { data: { id: string } }).data.id;
+
+    // A second counter, on the version the first one made, with the same header: a new version 3.
+    const second = await post(manager, `/admin/quotes/${v2}/counter`, { items: [{ packageId: pkg, qty: 4 }] });
+    expect([second.status, (second.body as { data: { version: number; status: string } }).data]).toEqual([
+      200,
+      expect.objectContaining({ version: 3, status: 'under_review' }),
+    ]);
+    const stored = await t.db.query<{ version: number; status: string }>(
+      'select version, status from quote_versions where chain_root_id = $1 order by version',
+      [v1],
+    );
+    expect(stored).toEqual([
+      { version: 1, status: 'countered' },
+      { version: 2, status: 'countered' },
+      { version: 3, status: 'under_review' },
+    ]);
+    // Named by the server: the action and the version it acted on, then an id of its own.
+    const ids = await acceptedUpdateIds(quoteWorkflowId(v1));
+    expect(ids).toEqual([
+      expect.stringMatching(new RegExp(`^submit:${v1}:[0-9a-f-]{36}$`)),
+      expect.stringMatching(new RegExp(`^counter:${v1}:[0-9a-f-]{36}$`)),
+      expect.stringMatching(new RegExp(`^counter:${v2}:[0-9a-f-]{36}$`)),
+    ]);
+    expect(ids.join(' ')).not.toContain(REPEATED);
+  });
+
+  it('a real retry of one update (its own update id again) is answered as the first, once', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { owner } = await registeredAndApproved(manager);
+    const v1 = (await post(owner, '/b2b/quotes', { items: [{ packageId: pkg, qty: 2 }] })).body as { data: { id: string } };
+    await post(owner, `/b2b/quotes/${v1.data.id}/submit`);
+    const countered = await post(manager, `/admin/quotes/${v1.data.id}/counter`, { items: [{ packageId: pkg, qty: 3 }] });
+    const v2 = (countered.body as { data: { id: string } }).data.id;
+
+    const handle = env.client.workflow.getHandle(quoteWorkflowId(v1.data.id));
+    const [, counterId] = await acceptedUpdateIds(quoteWorkflowId(v1.data.id));
+    const retried = await handle.executeUpdate(counterUpdate, {
+      args: [
+        {
+          versionId: v1.data.id,
+          actor: { userId: manager.userId, ip: null, userAgent: null },
+          items: [{ packageId: pkg, qty: 3 }],
+          note: null,
+        },
+      ],
+      updateId: counterId,
+    });
+    expect(retried).toEqual({ versionId: v2, status: 'under_review' });
+    const [{ n }] = await t.db.query<{ n: number }>('select count(*)::int as n from quote_versions where chain_root_id = $1', [v1.data.id]);
+    expect(n).toBe(2);
+  });
+});
+
+describe('company status actions', () => {
+  it('approve, suspend, reactivate and suspend again, all with the same X-Request-Id, all take effect', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { companyId } = await registeredAndApproved(manager);
+    for (const [action, status] of [
+      ['suspend', 'suspended'],
+      ['reactivate', 'approved'],
+      ['suspend', 'suspended'],
+    ] as const) {
+      const res = await post(manager, `/admin/companies/${companyId}/status`, { action });
+      expect([action, res.status, (res.body as { data: { status: string } }).data.status]).toEqual([action, 200, status]);
+    }
+    const ids = await acceptedUpdateIds(companyWorkflowId(companyId));
+    expect(ids).toHaveLength(4);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids.join(' ')).not.toContain(REPEATED);
+  });
+
+  it('a real retry of one status change (its own update id again) is answered as the first, once', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { companyId } = await registeredAndApproved(manager);
+    const [approveId] = await acceptedUpdateIds(companyWorkflowId(companyId));
+    const retried = await env.client.workflow.getHandle(companyWorkflowId(companyId)).executeUpdate(changeStatusUpdate, {
+      args: [{ action: 'approve', actorUserId: manager.userId, reason: null, ip: null, userAgent: null }],
+      updateId: approveId,
+    });
+    expect(retried).toEqual({ from: 'pending', to: 'approved' });
+    const audit = await t.db.query(`select 1 from audit_events where action = 'company.status_changed' and company_id = $1`, [companyId]);
+    expect(audit).toHaveLength(1);
+  });
+});
