@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Pool } from 'pg';
 import { createActivationCreation } from './activations/create';
 import { createActivationIdentity } from './activations/identity';
+import { activationStarter } from './activations/start';
 import { createMagicLinkLookups } from './activations/latest';
 import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
 import { createActivationReads } from './activations/read-service';
@@ -75,6 +76,8 @@ import type { MessageSender } from './providers/messages';
 import type { ActivationWorkflows } from './temporal/activations';
 import type { PaymentWorkflows } from './temporal/payments';
 import { temporalCodecRoutes } from './temporal-codec/routes';
+import { workflowStarters } from './workflow-starts/kinds';
+import { createStartLauncher } from './workflow-starts/launch';
 
 export interface AppDeps {
   config: Config;
@@ -86,15 +89,15 @@ export interface AppDeps {
   temporalReady?: () => Promise<void>;
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
-  /** The Temporal side of activations; without it, creates fail cleanly (nothing is kept). */
+  /** The Temporal side of activations; without it, creates keep their runs' starts pending (the worker's start relay makes them). */
   activationWorkflows?: ActivationWorkflows;
   /** Default: chosen by PAYMENT_PROVIDER (the local mock unless configured). */
   paymentProvider?: PaymentProvider;
   /** The Temporal side of payment settlement. */
   paymentWorkflows?: PaymentWorkflows;
-  /** The companies' onboarding runs; without it, registrations fail cleanly (nothing is kept) and status actions answer SERVICE_UNAVAILABLE. */
+  /** The companies' onboarding runs; without it, registrations keep their runs' starts pending and status actions answer SERVICE_UNAVAILABLE. */
   companyRuns?: CompanyRuns;
-  /** The quote chains' negotiation runs; without it, creating a quote fails cleanly (nothing is kept) and actions answer SERVICE_UNAVAILABLE. */
+  /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
 }
 
@@ -154,7 +157,15 @@ export function createApp(deps: AppDeps): Express {
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;
-  const creation = createActivationCreation({ orm, operators, workflows, config, clock, logger: deps.logger });
+  const companyRuns = deps.companyRuns ?? noCompanyTemporal;
+  const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
+  // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
+  const starts = createStartLauncher({
+    orm,
+    starters: workflowStarters({ activation: activationStarter({ orm, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    logger: deps.logger,
+  });
+  const creation = createActivationCreation({ orm, operators, starts, config, clock });
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const payments = createPaymentService({
@@ -201,8 +212,7 @@ export function createApp(deps: AppDeps): Express {
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
-  const companyRuns = deps.companyRuns ?? noCompanyTemporal;
-  companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
+  companyRoutes(api, { companies: createCompanyService({ orm, cipher, starts, clock }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
   linkRoutes(api, {
@@ -216,8 +226,7 @@ export function createApp(deps: AppDeps): Express {
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
   billingRoutes(api, { billing: createBillingService({ orm, clock }) });
-  const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
-  const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
+  const quotes = createQuoteService({ orm, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });
   quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ orm, runs: quoteRuns, clock }) });
 

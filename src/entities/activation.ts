@@ -51,11 +51,6 @@ export const Activation = defineEntity({
     deletionRequestedAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
     estimatedActivationSeconds: p.integer().nullable(),
-    /**
-     * When its workflow was known to run (set after the start, by the API or the recovery). Null on a
-     * `pending` row older than the grace period: the API may have died between commit and start.
-     */
-    workflowStartedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -72,12 +67,6 @@ export const Activation = defineEntity({
       expression: 'create index "activations_records_index" on "activations" ("created_at" desc, "id" desc)',
     },
     { properties: ['status'] },
-    // Recovery (activities/recovery.ts): pending rows whose workflow nobody has seen start, oldest first.
-    {
-      name: 'activations_unstarted_index',
-      expression:
-        'create index "activations_unstarted_index" on "activations" ("created_at") where "status" = \'pending\' and "workflow_started_at" is null',
-    },
   ],
   uniques: [
     // One live activation per serial: failed and cancelled ones may be retried.

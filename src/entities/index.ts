@@ -17,6 +17,7 @@ import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
+import { WorkflowStart } from './workflow-start';
 
 export * from './activation';
 export * from './audit-event';
@@ -37,6 +38,7 @@ export * from './session';
 export * from './setting';
 export * from './user';
 export * from './webhook-inbox';
+export * from './workflow-start';
 
 export const entities = [
   User,
@@ -71,4 +73,5 @@ export const entities = [
   CompanyCharge,
   CompanyOrderLine,
   CompanyChargeVersion,
+  WorkflowStart,
 ];

@@ -2,6 +2,12 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { dataConverterFromConfig } from './codec';
 
+/**
+ * How long one attempt at starting a run waits: the API's own attempt before it answers the client,
+ * and the start relay's per start. A start that does not answer in time stays pending (src/workflow-starts).
+ */
+export const START_DEADLINE_MS = 3_000;
+
 export interface TemporalHandle {
   client: Client;
   connection: Connection;

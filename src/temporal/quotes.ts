@@ -21,13 +21,11 @@ import {
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
 import { readQuoteTip } from './quote-tip';
+import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
 
 export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
-
-/** How long creating a quote waits for its run's start: then it fails and the draft it wrote is removed (src/quotes/runs.ts). */
-export const QUOTE_START_DEADLINE_MS = 10_000;
 
 /**
  * The QuoteRuns port on a Temporal client. Id policies, chosen on purpose: a chain's run is started
@@ -41,7 +39,7 @@ export function createQuoteRuns(
   config: QuoteRunsConfig,
   opts: { orm: MikroORM; startDeadlineMs?: number; updateDeadlineMs?: number },
 ): QuoteRuns {
-  const startDeadlineMs = opts.startDeadlineMs ?? QUOTE_START_DEADLINE_MS;
+  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
   /** One action as the run's update; the API request's id makes a retried request the same update. */

@@ -25,6 +25,7 @@ import { Migration20261124024121_admin_links_indexes } from './Migration20261124
 import { Migration20261124033800_company_payment } from './Migration20261124033800_company_payment';
 import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
 import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
+import { Migration20261127015453_workflow_starts } from './Migration20261127015453_workflow_starts';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -52,4 +53,5 @@ export const migrationsList = [
   { name: 'Migration20261124033800_company_payment', class: Migration20261124033800_company_payment },
   { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
   { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
+  { name: 'Migration20261127015453_workflow_starts', class: Migration20261127015453_workflow_starts },
 ];
