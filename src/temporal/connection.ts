@@ -35,3 +35,28 @@ export function connectTemporal(
     },
   };
 }
+
+/** A loop that talks to Temporal from the worker process (a relay). */
+export interface BackgroundLoop {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `build`'s loop on its own lazy client (with the payload codec), so it starts, and keeps its
+ * work, whatever state Temporal is in. stop() ends the loop, then closes the connection.
+ */
+export function runOnOwnClient(
+  config: Parameters<typeof connectTemporal>[0],
+  build: (client: Client) => BackgroundLoop,
+): { stop(): Promise<void> } {
+  const temporal = connectTemporal(config);
+  const loop = build(temporal.client);
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await temporal.connection.close().catch(() => undefined);
+    },
+  };
+}

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { PaymentStatus } from '../entities/payment';
 import { createRelay, type Relay, type RelayBatch as RelayBatchOf, type RelayQueue } from '../relay/loop';
-import { connectTemporal } from '../temporal/connection';
+import { runOnOwnClient } from '../temporal/connection';
 import { createPaymentWorkflows, type PaymentWorkflows, type ProcessorEvent } from '../temporal/payments';
 import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
 
@@ -150,26 +150,18 @@ export type InboxRelayConfig = Pick<
   | 'WEBHOOK_RELAY_MAX_BACKOFF_SECONDS'
 >;
 
-/**
- * The relay as the worker runs it: its own lazy Temporal client (with the payload codec), so it
- * starts, and keeps its rows, whatever state Temporal is in. Stop it before closing the pool.
- */
+/** The relay as the worker runs it, on its own Temporal client. Stop it before closing the pool. */
 export function startInboxRelay(config: InboxRelayConfig, deps: { pool: Pool; logger: Logger }): { stop(): Promise<void> } {
-  const temporal = connectTemporal(config);
-  const relay = createInboxRelay({
-    pool: deps.pool,
-    workflows: createPaymentWorkflows(temporal.client, config),
-    logger: deps.logger.child({ component: 'webhook-relay' }),
-    batchSize: config.WEBHOOK_RELAY_BATCH_SIZE,
-    pollIntervalMs: config.WEBHOOK_RELAY_POLL_SECONDS * 1000,
-    maxBackoffMs: config.WEBHOOK_RELAY_MAX_BACKOFF_SECONDS * 1000,
-  });
-  relay.start();
+  const running = runOnOwnClient(config, (client) =>
+    createInboxRelay({
+      pool: deps.pool,
+      workflows: createPaymentWorkflows(client, config),
+      logger: deps.logger.child({ component: 'webhook-relay' }),
+      batchSize: config.WEBHOOK_RELAY_BATCH_SIZE,
+      pollIntervalMs: config.WEBHOOK_RELAY_POLL_SECONDS * 1000,
+      maxBackoffMs: config.WEBHOOK_RELAY_MAX_BACKOFF_SECONDS * 1000,
+    }),
+  );
   deps.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'webhook relay running');
-  return {
-    async stop() {
-      await relay.stop();
-      await temporal.connection.close().catch(() => undefined);
-    },
-  };
+  return running;
 }

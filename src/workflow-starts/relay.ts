@@ -10,7 +10,7 @@ import type { Config } from '../config';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { createActivationWorkflows, type ActivationWorkflowConfig } from '../temporal/activations';
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
-import { connectTemporal } from '../temporal/connection';
+import { runOnOwnClient } from '../temporal/connection';
 import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
 import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
 import {
@@ -94,33 +94,23 @@ export type StartRelayConfig = ActivationWorkflowConfig &
     | 'START_RELAY_MAX_BACKOFF_SECONDS'
   >;
 
-/**
- * The relay as the worker runs it: its own lazy Temporal client (with the payload codec), the API's
- * starters on it, so it starts, and keeps its rows, whatever state Temporal is in. Stop it before
- * closing the pool.
- */
+/** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
 export function startStartRelay(config: StartRelayConfig, deps: { pool: Pool; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
-  const temporal = connectTemporal(config);
   const logger = deps.logger.child({ component: 'start-relay' });
-  const starters = workflowStarters({
-    activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(temporal.client, config), config }),
-    companies: createCompanyRuns(temporal.client, config, { logger }),
-    quotes: createQuoteRuns(temporal.client, config, { orm: deps.orm }),
-  });
-  const relay = createStartRelay({
-    pool: deps.pool,
-    starters,
-    logger,
-    batchSize: config.START_RELAY_BATCH_SIZE,
-    pollIntervalMs: config.START_RELAY_POLL_SECONDS * 1000,
-    maxBackoffMs: config.START_RELAY_MAX_BACKOFF_SECONDS * 1000,
-  });
-  relay.start();
+  const running = runOnOwnClient(config, (client) =>
+    createStartRelay({
+      pool: deps.pool,
+      starters: workflowStarters({
+        activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(client, config), config }),
+        companies: createCompanyRuns(client, config, { logger }),
+        quotes: createQuoteRuns(client, config, { orm: deps.orm }),
+      }),
+      logger,
+      batchSize: config.START_RELAY_BATCH_SIZE,
+      pollIntervalMs: config.START_RELAY_POLL_SECONDS * 1000,
+      maxBackoffMs: config.START_RELAY_MAX_BACKOFF_SECONDS * 1000,
+    }),
+  );
   deps.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'start relay running');
-  return {
-    async stop() {
-      await relay.stop();
-      await temporal.connection.close().catch(() => undefined);
-    },
-  };
+  return running;
 }

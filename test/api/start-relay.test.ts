@@ -15,11 +15,9 @@ import { createStartRelay, type StartRelay, type StartRelayOptions } from '../..
 import { enqueueStart } from '../../src/workflow-starts/repository';
 import { bearer, createTestApp, eventually, signUp, type TestApp } from '../helpers/app';
 import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
-import { insertPackage } from '../helpers/catalog';
-import { fakeCompanyRuns, registrationBody, signInAs } from '../helpers/company-routes';
-import { call, type DetailBody } from '../helpers/quote-api';
+import { fakeCompanyRuns } from '../helpers/company-routes';
+import { createOneOfEach } from '../helpers/one-of-each';
 import { fakeQuoteRuns } from '../helpers/quote-runs';
-import { rosterCaller } from '../helpers/roster';
 
 jest.setTimeout(30_000);
 
@@ -88,25 +86,8 @@ const pending = async () =>
     (r) => r.workflow_id,
   );
 
-/** An activation, a company and a quote created through their routes while Temporal refuses. */
-async function createWhileAway(): Promise<string[]> {
-  const { token } = await signUp(t);
-  const activation = await request(t.app)
-    .post('/activations')
-    .set(bearer(token))
-    .send({ iccid: iccid(), packageId: DEMO.packages.starter });
-  const caller = await signInAs(t, 'b2b_admin');
-  const company = await request(t.app).post('/b2b/company').set(bearer(caller.token)).send(registrationBody());
-  const admin = await rosterCaller(t);
-  const packageId = await insertPackage(t.db);
-  const quote = await call<DetailBody>(t, 'post', '/b2b/quotes', { token: admin.token, body: { items: [{ packageId, qty: 1 }] } });
-  expect([activation.status, company.status, quote.status]).toEqual([201, 201, 201]);
-  return [
-    `activation:${(activation.body as { activationId: string }).activationId}`,
-    `company:${(company.body as { data: { company: { id: string } } }).data.company.id}`,
-    `quote:${quote.body.data.id}`,
-  ];
-}
+/** An activation, a company and a quote created through their routes while Temporal refuses: their workflow ids. */
+const createWhileAway = async (): Promise<string[]> => (await createOneOfEach(t)).workflowIds;
 
 describe('starting what is pending', () => {
   it('keeps the starts pending while Temporal refuses, then starts each once, as soon as it answers', async () => {

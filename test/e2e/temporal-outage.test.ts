@@ -14,8 +14,8 @@ import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import { insertPackage } from '../helpers/catalog';
 import { insertCompany, joinCompany } from '../helpers/companies';
-import { compiledProcesses, freePort, lastCode, mobileCall } from '../helpers/processes';
-import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
+import { compiledProcesses, lastCode, mobileCall } from '../helpers/processes';
+import { DIST, openStackFixture, startApi, type StackFixture } from '../helpers/stack';
 import { demoIccid } from '../../src/cli/demo';
 
 jest.setTimeout(240_000);
@@ -33,10 +33,12 @@ const api = <T = Record<string, unknown>>(method: string, route: string, body?: 
 beforeAll(async () => {
   stack = await openStackFixture('e2e-outage', { START_RELAY_MAX_BACKOFF_SECONDS: '2' });
   processes.start('worker/main.js', stack.common, 'worker');
-  const port = await freePort();
-  processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
-  baseUrl = `http://127.0.0.1:${port}`;
-  await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
+  baseUrl = await startApi(stack, processes);
+  // The worker polls once it has ensured its schedules: only then may the server go away (a worker that
+  // cannot reach Temporal while it starts gives up).
+  await eventually(async () => {
+    await stack.env.client.schedule.getHandle('housekeeping-otp').describe();
+  }, 60_000);
 });
 
 afterAll(async () => {

@@ -12,7 +12,8 @@ import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
 import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { seedCatalog } from './activations';
 import { createTestDatabase, type TestDatabase } from './db';
-import { freePort } from './processes';
+import { eventually } from './app';
+import { freePort, type compiledProcesses } from './processes';
 import { createLocalEnv, REPO_ROOT, uniqueTaskQueue } from './temporal';
 
 export const DIST = path.join(REPO_ROOT, 'dist');
@@ -79,4 +80,13 @@ export async function openStackFixture(name: string, extraEnv: NodeJS.ProcessEnv
     },
   };
   return fixture;
+}
+
+/** Starts the compiled API on the stack and waits until it is ready (Postgres and Temporal answer); returns its base URL. */
+export async function startApi(stack: StackFixture, processes: ReturnType<typeof compiledProcesses>): Promise<string> {
+  const port = await freePort();
+  processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
+  return baseUrl;
 }

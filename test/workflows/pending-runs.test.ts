@@ -17,13 +17,12 @@ import { createCompanyRuns } from '../../src/temporal/companies';
 import { createQuoteRuns } from '../../src/temporal/quotes';
 import { workflowStarters } from '../../src/workflow-starts/kinds';
 import { createStartRelay } from '../../src/workflow-starts/relay';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
-import { DEMO, iccid, seedCatalog } from '../helpers/activations';
-import { insertPackage } from '../helpers/catalog';
-import { registrationBody, signInAs } from '../helpers/company-routes';
+import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
+import { seedCatalog } from '../helpers/activations';
+import { signInAs } from '../helpers/company-routes';
+import { createOneOfEach } from '../helpers/one-of-each';
 import { call, type DetailBody } from '../helpers/quote-api';
 import { realActivities } from '../helpers/real-activities';
-import { rosterCaller } from '../helpers/roster';
 import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
@@ -90,19 +89,7 @@ async function relayStarts() {
 }
 
 it('answers the routes’ own codes while the runs are pending, and works once the relay has started them', async () => {
-  const person = await signUp(t);
-  const created = await request(t.app)
-    .post('/activations')
-    .set(bearer(person.token))
-    .send({ iccid: iccid(), packageId: DEMO.packages.starter });
-  const owner = await signInAs(t, 'b2b_admin');
-  const registered = await request(t.app).post('/b2b/company').set(bearer(owner.token)).send(registrationBody());
-  const admin = await rosterCaller(t);
-  const packageId = await insertPackage(t.db);
-  const quote = await call<DetailBody>(t, 'post', '/b2b/quotes', { token: admin.token, body: { items: [{ packageId, qty: 2 }] } });
-  expect([created.status, registered.status, quote.status]).toEqual([201, 201, 201]);
-  const activationId = (created.body as { activationId: string }).activationId;
-  const companyId = (registered.body as { data: { company: { id: string } } }).data.company.id;
+  const { activationId, companyId, quoteId, person, admin } = await createOneOfEach(t);
   const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
 
   const verify = () =>
@@ -111,7 +98,7 @@ it('answers the routes’ own codes while the runs are pending, and works once t
       .set(bearer(person.token))
       .send({ identityType: 'citizen', idNumber: '1098765430' });
   const approve = () => request(t.app).post(`/admin/companies/${companyId}/status`).set(bearer(manager.token)).send({ action: 'approve' });
-  const submit = () => call<DetailBody>(t, 'post', `/b2b/quotes/${quote.body.data.id}/submit`, { token: admin.token });
+  const submit = () => call<DetailBody>(t, 'post', `/b2b/quotes/${quoteId}/submit`, { token: admin.token });
 
   const before = [await verify(), await approve(), await submit()];
   expect(before.map((res) => [res.status, errorCode(res)])).toEqual([
@@ -127,5 +114,5 @@ it('answers the routes’ own codes while the runs are pending, and works once t
   const after = [await verify(), await approve(), await submit()];
   expect(after.map((res) => res.status)).toEqual([200, 200, 200]);
   expect(await t.db.query(`select status from companies where id = $1`, [companyId])).toEqual([{ status: 'approved' }]);
-  expect(await t.db.query(`select status from quote_versions where id = $1`, [quote.body.data.id])).toEqual([{ status: 'submitted' }]);
+  expect(await t.db.query(`select status from quote_versions where id = $1`, [quoteId])).toEqual([{ status: 'submitted' }]);
 });
