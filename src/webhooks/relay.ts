@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { PaymentStatus } from '../entities/payment';
 import { createRelay, type Relay, type RelayBatch as RelayBatchOf, type RelayQueue } from '../relay/loop';
+import { queueStatements } from '../relay/statements';
 import { runOnOwnClient } from '../temporal/connection';
 import { createPaymentWorkflows, type PaymentWorkflows, type ProcessorEvent } from '../temporal/payments';
 import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
@@ -72,18 +73,11 @@ function eventOf(row: ClaimedRow): ProcessorEvent {
 
 /** The inbox as the relay loop (src/relay/loop.ts) drains it: payment heads, signalled by signal-with-start. */
 function inboxQueue(workflows: InboxRelayOptions['workflows']): RelayQueue<ClaimedRow, InboxOutcome> {
-  const ids = (rows: ClaimedRow[]) => rows.map((r) => r.id);
   return {
     channel: INBOX_CHANNEL,
     outcomes: ['delivered', 'skipped'],
     reached: 'delivered',
-    async claim(client, limit) {
-      return (await client.query<ClaimedRow>({ name: 'webhook-inbox-claim', text: CLAIM, values: [limit] })).rows;
-    },
-    async nextDueInMs(client) {
-      const { rows } = await client.query<{ due_in_ms: number | null }>({ name: 'webhook-inbox-next-due', text: NEXT_DUE });
-      return rows[0]?.due_in_ms ?? null;
-    },
+    ...queueStatements<ClaimedRow>({ name: 'webhook-inbox', claim: CLAIM, nextDue: NEXT_DUE, failed: FAILED, recovered: RECOVERED }),
     async handle(row) {
       if (!stillMatters(row)) return 'skipped';
       // One row per payment per claim: the batch's signals go in parallel without reordering any payment.
@@ -92,17 +86,7 @@ function inboxQueue(workflows: InboxRelayOptions['workflows']): RelayQueue<Claim
     },
     async mark(client, outcome, rows) {
       const text = outcome === 'delivered' ? DELIVERED : SKIPPED;
-      await client.query({ name: `webhook-inbox-${outcome}`, text, values: [ids(rows)] });
-    },
-    async markFailed(client, failures, backoff) {
-      await client.query({
-        name: 'webhook-inbox-failed',
-        text: FAILED,
-        values: [failures.map((f) => f.row.id), failures.map((f) => f.error), backoff.maxMs / 1000, backoff.baseMs / 1000],
-      });
-    },
-    async makeWaitingDue(client) {
-      return (await client.query({ name: 'webhook-inbox-recovered', text: RECOVERED })).rowCount ?? 0;
+      await client.query({ name: `webhook-inbox-${outcome}`, text, values: [rows.map((r) => r.id)] });
     },
   };
 }

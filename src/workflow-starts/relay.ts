@@ -13,15 +13,8 @@ import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies
 import { runOnOwnClient } from '../temporal/connection';
 import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
 import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
-import {
-  claimStarts,
-  makeFailedStartsDue,
-  markClaimedFailed,
-  markClaimedStarted,
-  nextStartDueInMs,
-  STARTS_CHANNEL,
-  type ClaimedStart,
-} from './repository';
+import { queueStatements } from '../relay/statements';
+import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';
 
 export interface StartRelayOptions {
   pool: Pool;
@@ -41,8 +34,7 @@ function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'star
     channel: STARTS_CHANNEL,
     outcomes: ['started'],
     reached: 'started',
-    claim: claimStarts,
-    nextDueInMs: nextStartDueInMs,
+    ...queueStatements<ClaimedStart>(STARTS_STATEMENTS),
     async handle(row) {
       // The row was written from a PendingStart of this kind: its args are that kind's.
       const start = { kind: row.kind, workflowId: row.workflow_id, args: row.args } as PendingStart;
@@ -50,8 +42,6 @@ function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'star
       return 'started';
     },
     mark: (client, _outcome, rows) => markClaimedStarted(client, rows),
-    markFailed: markClaimedFailed,
-    makeWaitingDue: makeFailedStartsDue,
   };
 }
 

@@ -4,7 +4,7 @@
 // different hosts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PoolClient } from 'pg';
-import type { RelayBackoff, RelayFailure } from '../relay/loop';
+import type { QueueStatements } from '../relay/statements';
 import type { PendingStart, StartKind } from './kinds';
 
 /** NOTIFY channel of new pending starts (a trigger on workflow_starts): the relay LISTENs. */
@@ -70,27 +70,15 @@ const FAILED = `update workflow_starts w set attempts = w.attempts + 1, last_err
 // Temporal answers again: starts that failed are due now, not after their own backoff (new ones stay the API's).
 const RECOVERED = `update workflow_starts set next_attempt_at = now() where started_at is null and attempts > 0 and next_attempt_at > now()`;
 
-export async function claimStarts(client: PoolClient, limit: number): Promise<ClaimedStart[]> {
-  return (await client.query<ClaimedStart>({ name: 'workflow-starts-claim', text: CLAIM, values: [limit] })).rows;
-}
-
-export async function nextStartDueInMs(client: PoolClient): Promise<number | null> {
-  const { rows } = await client.query<{ due_in_ms: number | null }>({ name: 'workflow-starts-next-due', text: NEXT_DUE });
-  return rows[0]?.due_in_ms ?? null;
-}
+/** The relay loop's statements on workflow_starts (src/relay/statements.ts). */
+export const STARTS_STATEMENTS: QueueStatements = {
+  name: 'workflow-starts',
+  claim: CLAIM,
+  nextDue: NEXT_DUE,
+  failed: FAILED,
+  recovered: RECOVERED,
+};
 
 export async function markClaimedStarted(client: PoolClient, rows: ClaimedStart[]): Promise<void> {
   await client.query({ name: 'workflow-starts-started', text: STARTED, values: [rows.map((r) => r.id)] });
-}
-
-export async function markClaimedFailed(client: PoolClient, failures: RelayFailure<ClaimedStart>[], backoff: RelayBackoff): Promise<void> {
-  await client.query({
-    name: 'workflow-starts-failed',
-    text: FAILED,
-    values: [failures.map((f) => f.row.id), failures.map((f) => f.error), backoff.maxMs / 1000, backoff.baseMs / 1000],
-  });
-}
-
-export async function makeFailedStartsDue(client: PoolClient): Promise<number> {
-  return (await client.query({ name: 'workflow-starts-recovered', text: RECOVERED })).rowCount ?? 0;
 }
