@@ -72,6 +72,8 @@ import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
 import { OperatorRegistry } from './operators/plugin';
+import { createOtpSender } from './messages/otp-sender';
+import { createUndeliveredCount, type UndeliveredCount } from './messages/undelivered';
 import type { MessageSender } from './providers/messages';
 import type { ActivationWorkflows } from './temporal/activations';
 import type { PaymentWorkflows } from './temporal/payments';
@@ -85,6 +87,8 @@ export interface AppDeps {
   pool: Pool;
   logger: Logger;
   messages: MessageSender;
+  /** Counts the one-time codes this process gave up (src/messages); default: its own. */
+  undeliveredMessages?: UndeliveredCount;
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
   /** Operator plugins by slug; default: the mock operators. */
@@ -135,7 +139,15 @@ export function createApp(deps: AppDeps): Express {
   const { config, orm, pool } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-  const otp = createOtpService({ cipher, clock, config, messages: deps.messages });
+  // One-time codes survive a provider's blip: retried briefly, then handed to the worker's message relay.
+  const otpMessages = createOtpSender({
+    sender: deps.messages,
+    pool,
+    cipher,
+    undelivered: deps.undeliveredMessages ?? createUndeliveredCount(),
+    logger: deps.logger,
+  });
+  const otp = createOtpService({ cipher, clock, config, messages: otpMessages });
   const cache = createSessionCache({
     pool,
     ttlMs: config.SESSION_CACHE_SECONDS * 1000,

@@ -174,6 +174,14 @@ const schema = z
     START_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
     START_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
     START_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
+    /**
+     * The message relay (src/messages/relay.ts, run by the worker) delivers the one-time codes a provider
+     * did not take within their request, until each code expires: this many per claim, a poll this often
+     * when no notification comes, waits of at most this long while the providers refuse.
+     */
+    MESSAGE_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    MESSAGE_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    MESSAGE_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
     /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
     ESIM_PROVIDER_PUBLIC_KEY: z
       .string()

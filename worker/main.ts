@@ -19,6 +19,8 @@ import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
 import { createProviders } from '../src/providers';
+import { startMessageRelay } from '../src/messages/relay';
+import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
 
@@ -214,8 +216,9 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const db = await openDatabase(config, { migrate: false });
+  const activityDeps = buildActivityDeps(config, db.orm, logger);
   const running = await startWorker({
-    activityDeps: buildActivityDeps(config, db.orm, logger),
+    activityDeps,
     dataConverter: dataConverterFromConfig(config),
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -226,9 +229,20 @@ export async function main(): Promise<void> {
   });
   state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
-  // Webhook inbox rows to the settlement workflows, and pending starts to Temporal, for as long as the
-  // worker runs (src/webhooks/relay.ts, src/workflow-starts/relay.ts), on their own Temporal clients.
-  const relays = [startInboxRelay(config, { pool: db.pool, logger }), startStartRelay(config, { pool: db.pool, orm: db.orm, logger })];
+  // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
+  // Temporal, each on its own Temporal client, and one-time codes to the message providers
+  // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
+  const relays = [
+    startInboxRelay(config, { pool: db.pool, logger }),
+    startStartRelay(config, { pool: db.pool, orm: db.orm, logger }),
+    startMessageRelay(config, {
+      pool: db.pool,
+      sender: activityDeps.messages,
+      cipher: activityDeps.cipher,
+      undelivered: createUndeliveredCount(),
+      logger,
+    }),
+  ];
   try {
     await ownSchedules(config, logger);
     await running.done;

@@ -6,6 +6,7 @@ import { CompanyCharge, CompanyChargeVersion, CompanyOrderLine } from './company
 import { Consent } from './consent';
 import { Contract, ContractItem, ContractPayment } from './contract';
 import { InvitationLink } from './invitation-link';
+import { MessageOutboxEntry } from './message-outbox';
 import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
@@ -27,6 +28,7 @@ export * from './company-charge';
 export * from './consent';
 export * from './contract';
 export * from './invitation-link';
+export * from './message-outbox';
 export * from './order';
 export * from './otp';
 export * from './payment';
@@ -74,4 +76,5 @@ export const entities = [
   CompanyOrderLine,
   CompanyChargeVersion,
   WorkflowStart,
+  MessageOutboxEntry,
 ];

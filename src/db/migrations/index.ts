@@ -26,6 +26,7 @@ import { Migration20261124033800_company_payment } from './Migration202611240338
 import { Migration20261124034631_company_charges } from './Migration20261124034631_company_charges';
 import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
 import { Migration20261127015453_workflow_starts } from './Migration20261127015453_workflow_starts';
+import { Migration20261127022802_message_outbox } from './Migration20261127022802_message_outbox';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -54,4 +55,5 @@ export const migrationsList = [
   { name: 'Migration20261124034631_company_charges', class: Migration20261124034631_company_charges },
   { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
   { name: 'Migration20261127015453_workflow_starts', class: Migration20261127015453_workflow_starts },
+  { name: 'Migration20261127022802_message_outbox', class: Migration20261127022802_message_outbox },
 ];
