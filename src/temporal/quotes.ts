@@ -59,9 +59,11 @@ export function createQuoteRuns(
   }
 
   /**
-   * The chain's run has completed (or never existed): the stored tip says which refusal the run would
-   * give. Only a confirm on the accepted tip passes the status table; that chain's contract was
-   * confirmed (why its run completed), so it is CONTRACT_ALREADY_EXISTS as the index would answer.
+   * The chain's run has completed, or has not started yet (its start is pending: src/workflow-starts):
+   * the stored tip says which refusal the run would give. Only a confirm on the accepted tip passes the
+   * status table; that chain's contract was confirmed (why its run completed), so it is
+   * CONTRACT_ALREADY_EXISTS as the index would answer. An action the tip allows waits for the run:
+   * SERVICE_UNAVAILABLE, and the client repeats it once the start relay made it.
    */
   async function answerFinished(action: QuoteAction, chainRootId: string, request: QuoteActionRequest): Promise<never> {
     const tip = await readQuoteTip(opts.orm.em.fork(), chainRootId);
@@ -69,7 +71,7 @@ export function createQuoteRuns(
     const refused = tipRefusal(action, tip, request.versionId);
     if (refused) throw new AppError(refused.type, { message: refused.message });
     if (action === 'confirmContract') throw new AppError('CONTRACT_ALREADY_EXISTS');
-    throw new AppError('SERVICE_UNAVAILABLE', { message: `the run of quote chain ${chainRootId} is gone while its tip allows ${action}` });
+    throw new AppError('SERVICE_UNAVAILABLE', { message: `quote chain ${chainRootId} has no run (yet) while its tip allows ${action}` });
   }
 
   return {
