@@ -10,7 +10,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { AppError } from '../../src/http/errors';
 import { IdentityInitiationError, IdentityProviderUnavailable, type IdentityProvider } from '../../src/identity/provider';
 import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
@@ -20,7 +20,7 @@ import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWor
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
-import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
 
@@ -45,41 +45,37 @@ const dyingFirstAttempt = new Set<string>();
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
-let worker: Worker;
-let running: Promise<void>;
-let taskQueue: string;
+let worker: RunningTestWorker;
 let workflows: ActivationWorkflows;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
   await seedCatalog(t);
-  taskQueue = uniqueTaskQueue('identity-retry');
   const real = realActivities(t.db, t.config, { identity });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
+  worker = await runTestWorker(env, {
+    taskQueue: uniqueTaskQueue('identity-retry'),
     workflowBundle: bundle,
-    dataConverter: testDataConverter,
-    // A dying attempt's promise outlives its attempt; shutting down does not wait for it.
-    shutdownGraceTime: '1 second',
     activities: {
       ...real,
       async initiateIdentity(input: Parameters<typeof real.initiateIdentity>[0]) {
         if (dyingFirstAttempt.has(input.activationId) && Context.current().info.attempt === 1) {
           calls.push({ reference: input.activationId, idempotencyKey: 'lost with its worker' });
-          await new Promise((resolve) => setTimeout(resolve, 20_000));
+          // Silent from here on, as a killed worker is; the worker's shutdown ends the wait.
+          await Context.current().sleep(60_000);
           throw new Error('this worker was gone long ago');
         }
         return real.initiateIdentity(input);
       },
     },
   });
-  running = worker.run();
-  workflows = createActivationWorkflows(env.client, { ...t.config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false });
+  workflows = createActivationWorkflows(env.client, {
+    ...t.config,
+    TEMPORAL_TASK_QUEUE: worker.taskQueue,
+    TEMPORAL_SEARCH_ATTRIBUTES: false,
+  });
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await t?.close();
 });
@@ -89,7 +85,7 @@ async function pendingActivation(): Promise<string> {
   const { userId } = await signUp(t);
   const { activationId } = await insertActivation(t, { userId });
   await env.client.workflow.start(activationWorkflow, {
-    taskQueue,
+    taskQueue: worker.taskQueue,
     workflowId: activationWorkflowId(activationId),
     args: [
       {
