@@ -9,7 +9,14 @@ import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugi
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import { handedOffOthers, lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers, type SimHolder } from '../src/activations/sim-limit';
 import { flagRefund } from '../src/reconciliation/records';
-import { IDENTITY_ERROR, OPERATOR_REJECTION, type ActivationEnd, type SimLimitVerdict } from '../workflows/activation-contract';
+import {
+  activationWorkflowId,
+  IDENTITY_ERROR,
+  IDENTITY_PROVIDER_UNAVAILABLE,
+  OPERATOR_REJECTION,
+  type ActivationEnd,
+  type SimLimitVerdict,
+} from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
   orm: MikroORM;
@@ -30,9 +37,10 @@ export const ESTIMATED_SECONDS: Record<ActivationStatus, number | null> = {
 };
 
 /**
- * Heartbeats while an operator call runs. Operator calls may take minutes (startToClose is
- * long), but a worker that dies mid-call is noticed after the short heartbeat timeout and the
- * handoff is retried on another worker; the operator deduplicates by the idempotency key.
+ * Heartbeats while a provider call runs (an operator handoff, an identity initiation). Operator calls
+ * may take minutes (startToClose is long), but a worker that dies mid-call is noticed after the short
+ * heartbeat timeout and the call is retried on another worker; the provider deduplicates by the
+ * idempotency key.
  */
 async function heartbeating<T>(work: Promise<T>): Promise<T> {
   const context = Context.current();
@@ -111,17 +119,28 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
   }
 
   return {
+    /**
+     * Starts a verification at the provider. Every failure is final (non-retryable): a refusal is
+     * IDENTITY_ERROR, anything else IDENTITY_PROVIDER_UNAVAILABLE; only a timeout (a lost worker stops
+     * heartbeating) is retried by the workflow, with the same idempotency key, so the provider hands back
+     * the transaction the lost attempt may have started.
+     */
     async initiateIdentity(input: { activationId: string; identityType: IdentityType; idNumber: string }) {
+      const { info } = Context.current();
       let started;
       try {
-        started = await deps.identity.initiate({
-          idNumber: input.idNumber,
-          identityType: input.identityType,
-          reference: input.activationId,
-        });
+        started = await heartbeating(
+          deps.identity.initiate({
+            idNumber: input.idNumber,
+            identityType: input.identityType,
+            reference: input.activationId,
+            idempotencyKey: `${activationWorkflowId(input.activationId)}:${info.workflowExecution?.runId ?? ''}:${info.activityId}`,
+          }),
+        );
       } catch (err) {
         if (err instanceof IdentityInitiationError) throw ApplicationFailure.nonRetryable(err.message, IDENTITY_ERROR);
-        throw err;
+        const message = err instanceof Error ? err.message : String(err);
+        throw ApplicationFailure.nonRetryable(message, IDENTITY_PROVIDER_UNAVAILABLE);
       }
       await em().execute(
         `update activations set identity_ref = ?, identity_status = 'waiting', identity_verified_at = null, identity_type = ?,

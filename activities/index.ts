@@ -5,12 +5,10 @@ import { createCompanyActivities, type CompanyActivityDeps } from './companies';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 import { createQuoteActivities, type QuoteActivityDeps } from './quotes';
-import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 
 export type ActivityDeps = ActivationActivityDeps &
   PaymentActivityDeps &
   HousekeepingActivityDeps &
-  RecoveryActivityDeps &
   CompanyActivityDeps &
   QuoteActivityDeps;
 
@@ -19,7 +17,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createActivationActivities(deps),
     ...createPaymentActivities(deps),
     ...createHousekeepingActivities(deps),
-    ...createRecoveryActivities(deps),
     ...createCompanyActivities(deps),
     ...createQuoteActivities(deps),
   };

@@ -63,8 +63,8 @@ for attribute in ActivationId UserId OrderId SimType ActivationStatus PaymentId 
   done
 done
 
-# 3. Worker (workflows, activities, and the relay that hands webhook inbox rows to the
-# settlement workflows) and API.
+# 3. Worker (workflows, activities, the relay that hands webhook inbox rows to the settlement
+# workflows, and the start relay that starts the runs the API could not start at once) and API.
 node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
 node dist/src/main.js > "$LOG_DIR/api.log" 2>&1 &

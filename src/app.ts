@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Pool } from 'pg';
 import { createActivationCreation } from './activations/create';
 import { createActivationIdentity } from './activations/identity';
+import { activationStarter } from './activations/start';
 import { createMagicLinkLookups } from './activations/latest';
 import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
 import { createActivationReads } from './activations/read-service';
@@ -72,10 +73,14 @@ import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
 import { OperatorRegistry } from './operators/plugin';
+import { createOtpSender } from './messages/otp-sender';
+import { createUndeliveredCount, type UndeliveredCount } from './messages/undelivered';
 import type { MessageSender } from './providers/messages';
 import type { ActivationWorkflows } from './temporal/activations';
 import type { PaymentWorkflows } from './temporal/payments';
 import { temporalCodecRoutes } from './temporal-codec/routes';
+import { workflowStarters } from './workflow-starts/kinds';
+import { createStartLauncher } from './workflow-starts/launch';
 
 export interface AppDeps {
   config: Config;
@@ -83,19 +88,21 @@ export interface AppDeps {
   pool: Pool;
   logger: Logger;
   messages: MessageSender;
+  /** Counts the one-time codes this process gave up (src/messages); default: its own. */
+  undeliveredMessages?: UndeliveredCount;
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
-  /** The Temporal side of activations; without it, creates fail cleanly (nothing is kept). */
+  /** The Temporal side of activations; without it, creates keep their runs' starts pending (the worker's start relay makes them). */
   activationWorkflows?: ActivationWorkflows;
   /** Default: chosen by PAYMENT_PROVIDER (the local mock unless configured). */
   paymentProvider?: PaymentProvider;
   /** The Temporal side of payment settlement. */
   paymentWorkflows?: PaymentWorkflows;
-  /** The companies' onboarding runs; without it, registrations fail cleanly (nothing is kept) and status actions answer SERVICE_UNAVAILABLE. */
+  /** The companies' onboarding runs; without it, registrations keep their runs' starts pending and status actions answer SERVICE_UNAVAILABLE. */
   companyRuns?: CompanyRuns;
-  /** The quote chains' negotiation runs; without it, creating a quote fails cleanly (nothing is kept) and actions answer SERVICE_UNAVAILABLE. */
+  /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
 }
 
@@ -133,7 +140,15 @@ export function createApp(deps: AppDeps): Express {
   const { config, orm, pool } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-  const otp = createOtpService({ cipher, clock, config, messages: deps.messages });
+  // One-time codes survive a provider's blip: retried briefly, then handed to the worker's message relay.
+  const otpMessages = createOtpSender({
+    sender: deps.messages,
+    pool,
+    cipher,
+    undelivered: deps.undeliveredMessages ?? createUndeliveredCount(),
+    logger: deps.logger,
+  });
+  const otp = createOtpService({ cipher, clock, config, messages: otpMessages });
   const cache = createSessionCache({
     pool,
     ttlMs: config.SESSION_CACHE_SECONDS * 1000,
@@ -165,7 +180,15 @@ export function createApp(deps: AppDeps): Express {
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
   const workflows = deps.activationWorkflows ?? noTemporal;
-  const creation = createActivationCreation({ orm, operators, workflows, config, clock, logger: deps.logger });
+  const companyRuns = deps.companyRuns ?? noCompanyTemporal;
+  const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
+  // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
+  const starts = createStartLauncher({
+    orm,
+    starters: workflowStarters({ activation: activationStarter({ orm, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    logger: deps.logger,
+  });
+  const creation = createActivationCreation({ orm, operators, starts, config, clock });
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const payments = createPaymentService({
@@ -212,8 +235,7 @@ export function createApp(deps: AppDeps): Express {
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
-  const companyRuns = deps.companyRuns ?? noCompanyTemporal;
-  companyRoutes(api, { companies: createCompanyService({ orm, cipher, runs: companyRuns, clock, logger: deps.logger }) });
+  companyRoutes(api, { companies: createCompanyService({ orm, cipher, starts, clock }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
   linkRoutes(api, {
@@ -227,8 +249,7 @@ export function createApp(deps: AppDeps): Express {
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
   billingRoutes(api, { billing: createBillingService({ orm, clock }) });
-  const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
-  const quotes = createQuoteService({ orm, runs: quoteRuns, clock, logger: deps.logger });
+  const quotes = createQuoteService({ orm, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });
   quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ orm, runs: quoteRuns, clock }) });
 

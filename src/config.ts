@@ -166,6 +166,22 @@ const schema = z
     WEBHOOK_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
     WEBHOOK_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
     WEBHOOK_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
+    /**
+     * The start relay (src/workflow-starts/relay.ts, run by the worker) starts the runs the API could
+     * not start at once (Temporal away, or the API died after its commit): this many per claim, a poll
+     * this often when no notification comes, waits of at most this long while Temporal refuses.
+     */
+    START_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+    START_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    START_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
+    /**
+     * The message relay (src/messages/relay.ts, run by the worker) delivers the one-time codes a provider
+     * did not take within their request, until each code expires: this many per claim, a poll this often
+     * when no notification comes, waits of at most this long while the providers refuse.
+     */
+    MESSAGE_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    MESSAGE_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    MESSAGE_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
     /** PEM public key of the eSIM provider's callback signatures (RSA-SHA256); `\\n` escapes allowed. */
     ESIM_PROVIDER_PUBLIC_KEY: z
       .string()
@@ -183,14 +199,6 @@ const schema = z
     /** Safety net for a lost "order paid" signal: the workflow checks the order this often. */
     ACTIVATION_PAID_CHECK_SECONDS: z.coerce.number().int().positive().default(300),
     IDENTITY_REQUEST_TTL_SECONDS: z.coerce.number().int().positive().default(300),
-    /**
-     * Recovery of the start gap: the Temporal Schedule `activation-recovery` (created by the worker) runs
-     * this often and starts the workflow of every `pending` activation older than the grace period that
-     * has none (the API died between the commit and the start); one past its cancel deadline is cancelled.
-     * The grace period must exceed the API's 10 s start deadline.
-     */
-    ACTIVATION_RECOVERY_EVERY_SECONDS: z.coerce.number().int().positive().default(60),
-    ACTIVATION_RECOVERY_GRACE_SECONDS: z.coerce.number().int().positive().default(60),
     /**
      * Tests only, refused in production: `crash-after-activation-commit` makes the API kill itself
      * (SIGKILL) after an activation's rows commit and before its workflow starts.

@@ -14,12 +14,15 @@ import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { connectTemporal } from '../src/temporal/connection';
-import { ensureSchedules, scheduleSpecs } from '../src/temporal/schedules';
+import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
 import { createProviders } from '../src/providers';
+import { startMessageRelay } from '../src/messages/relay';
+import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
+import { startStartRelay } from '../src/workflow-starts/relay';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -171,14 +174,17 @@ function workerLogger(level: string): pino.Logger {
 
 /**
  * The Temporal Schedules this service runs (src/temporal/schedules.ts), created or brought up to date
- * once the worker polls. A failure stops the worker (exit 1): running without them would silently
- * leave stranded activations and housekeeping undone.
+ * once the worker polls, and the retired ones deleted. A failure stops the worker (exit 1): running
+ * without them would silently leave housekeeping undone.
  */
 async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> {
   const temporal = connectTemporal(config);
   try {
     const deadline = Date.now() + config.TEMPORAL_CONNECT_TIMEOUT_MS;
-    await temporal.client.withDeadline(deadline, () => ensureSchedules(temporal.client, scheduleSpecs(config), logger));
+    await temporal.client.withDeadline(deadline, async () => {
+      await ensureSchedules(temporal.client, scheduleSpecs(config), logger);
+      await deleteRetiredSchedules(temporal.client, RETIRED_SCHEDULE_IDS, logger);
+    });
   } finally {
     await temporal.connection.close().catch(() => undefined);
   }
@@ -210,8 +216,9 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const db = await openDatabase(config, { migrate: false });
+  const activityDeps = buildActivityDeps(config, db.orm, logger);
   const running = await startWorker({
-    activityDeps: buildActivityDeps(config, db.orm, logger),
+    activityDeps,
     dataConverter: dataConverterFromConfig(config),
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -222,14 +229,26 @@ export async function main(): Promise<void> {
   });
   state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
-  // Webhook inbox rows to the settlement workflows, for as long as the worker runs (src/webhooks/relay.ts).
-  const relay = startInboxRelay(config, { pool: db.pool, logger });
+  // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
+  // Temporal, each on its own Temporal client, and one-time codes to the message providers
+  // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
+  const relays = [
+    startInboxRelay(config, { pool: db.pool, logger }),
+    startStartRelay(config, { pool: db.pool, orm: db.orm, logger }),
+    startMessageRelay(config, {
+      pool: db.pool,
+      sender: activityDeps.messages,
+      cipher: activityDeps.cipher,
+      undelivered: createUndeliveredCount(),
+      logger,
+    }),
+  ];
   try {
     await ownSchedules(config, logger);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
-    await relay.stop().catch(() => undefined);
+    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
   }
   logger.info('worker stopped');

@@ -43,12 +43,21 @@ const identityBeforePatch = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [IDENTITY_ERROR] },
 });
-// Initiation answers the API's verify-identity call, which waits 15 s (src/temporal/update.ts): one short
-// attempt (the HTTP adapter retries transient failures inside it), then IDENTITY_ERROR; the person tries again.
+// Initiation answers the API's verify-identity call, which waits 15 s (src/temporal/update.ts). The provider's
+// answer is final: a refusal or an unavailable provider (the HTTP adapter retries transient failures inside
+// the call) fails the attempt non-retryably, IDENTITY_ERROR, and the person tries again. A lost worker is
+// retried: the activity heartbeats while the call is in flight, so a worker lost mid-call is noticed within
+// 3 s (a timeout) and the call runs again on another worker with the same idempotency key, all of it within
+// 12 s. (A failed write of the answer is retried the same way.)
 const identityStart = proxyActivities<Activities>({
-  startToCloseTimeout: '12 seconds',
+  startToCloseTimeout: '10 seconds',
+  heartbeatTimeout: '3 seconds',
   scheduleToCloseTimeout: '12 seconds',
-  retry: { maximumAttempts: 1 },
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 1,
+    nonRetryableErrorTypes: [IDENTITY_ERROR, IDENTITY_PROVIDER_UNAVAILABLE],
+  },
 });
 /**
  * Status polls: a provider outage is retried with backoff for as long as the activation may live

@@ -6,6 +6,5 @@
 export { activationWorkflow } from './activation';
 export { settlementWorkflow } from './settlement';
 export { housekeepingWorkflow } from './housekeeping';
-export { activationRecoveryWorkflow } from './activation-recovery';
 export { companyOnboardingWorkflow } from './company-onboarding';
 export { quoteNegotiationWorkflow } from './quote-negotiation';

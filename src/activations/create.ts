@@ -1,29 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { OrderStatus, SimType } from '../entities';
 import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
-import type { ActivationWorkflows } from '../temporal/activations';
+import { pendingStart } from '../workflow-starts/kinds';
+import type { StartLauncher } from '../workflow-starts/launch';
+import { enqueueStart } from '../workflow-starts/repository';
 import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate, seatTerms, type Seat } from './company';
 import { askOperator, checkEsimGate, pluginFor } from './serial';
 import { liveActivations, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
+import type { ActivationStartArgs } from './start';
 
 export { SIM_LIMITS };
 
 export interface CreateActivationDeps {
   orm: MikroORM;
   operators: OperatorRegistry;
-  workflows: ActivationWorkflows;
+  /** Makes the run's start at once after the commit (or leaves it to the start relay). */
+  starts: StartLauncher;
   config: Pick<Config, 'FEATURE_ESIM' | 'FAULT_INJECTION'>;
   clock: () => Date;
-  logger?: Pick<Logger, 'error'>;
 }
 
 /**
  * The test-only fault between commit and start (FAULT_INJECTION, refused in production): the process
- * dies as in a real crash (SIGKILL: no handlers, no cleanup), leaving committed rows without a workflow.
+ * dies as in a real crash (SIGKILL: no handlers, no cleanup), leaving committed rows and their pending
+ * start without a workflow (the start relay makes it).
  */
 function faultAfterCommit(config: Pick<Config, 'FAULT_INJECTION'>): () => void {
   if (config.FAULT_INJECTION !== 'crash-after-activation-commit') return () => undefined;
@@ -45,6 +48,12 @@ interface CreateInput {
 
 type RowIds = Record<'activationId' | 'orderId' | 'orderItemId', string>;
 const newIds = (): RowIds => ({ activationId: randomUUID(), orderId: randomUUID(), orderItemId: randomUUID() });
+const startArgs = (userId: string, ids: RowIds, simType: SimType): ActivationStartArgs => ({
+  activationId: ids.activationId,
+  userId,
+  orderId: ids.orderId,
+  simType,
+});
 
 interface OrderRows {
   ids: RowIds;
@@ -59,12 +68,9 @@ interface OrderRows {
 
 /**
  * Validate-iccid and create (consumer branch, and the company branch of company.ts). Create writes
- * order, order item and activation in one transaction, then starts the activation workflow
- * (within a deadline, src/temporal/activations.ts); if the start fails, the rows
- * are removed and the create fails. A process that dies between the commit and
- * the start leaves a `pending` row with no workflow: the recovery schedule
- * (activities/recovery.ts) finds it by its unset workflow_started_at, which is
- * set here once the start succeeded.
+ * order, order item, activation and the run's pending start in one transaction, then tries the start
+ * at once (src/workflow-starts/launch.ts) and answers 201 whatever Temporal said: a start that failed,
+ * did not answer, or never came (the process died after the commit) is made by the start relay.
  */
 export function createActivationCreation(deps: CreateActivationDeps) {
   const { orm, operators, config, clock } = deps;
@@ -93,6 +99,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     const pkg = await findPackage(input.packageId);
     await checkSerial(pkg, input);
     const ids = newIds();
+    const args = startArgs(userId, ids, input.simType);
     await transact(async (em) => {
       // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
       // This is the first of three gates (sim-limit.ts): the type is the person's, not proven for this SIM yet.
@@ -102,8 +109,9 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
       }
       await insertOrderRows(em, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.price_sar, pkg, input });
+      await enqueueStart(em, pendingStart.activation(args));
     });
-    return launch({ userId, ids, simType: input.simType });
+    return launch(args);
   }
 
   /**
@@ -121,7 +129,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     const pkg = await findPackage(terms.packageId);
     await checkSerial(pkg, input);
     const ids = newIds();
-    const paymentId = await transact(async (tx) => {
+    const args = await transact(async (tx) => {
       await lockAndGate(tx, userId, seat, terms);
       const now = await insertOrderRows(tx, {
         ids,
@@ -132,9 +140,12 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         pkg,
         input,
       });
-      return insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
+      const paymentId = await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
+      const paid: ActivationStartArgs = { ...startArgs(userId, ids, input.simType), paid: true, companyId: seat.companyId, paymentId };
+      await enqueueStart(tx, pendingStart.activation(paid));
+      return paid;
     });
-    return launch({ userId, ids, simType: input.simType, paid: true, companyId: seat.companyId, paymentId });
+    return launch(args);
   }
 
   async function findPackage(packageId: string): Promise<PackageRow> {
@@ -189,51 +200,17 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     return now;
   }
 
-  /** After the commit: start the workflow (a failed start removes the rows and fails the create), then mark it started. */
-  async function launch(a: { userId: string; ids: RowIds; simType: SimType; paid?: true; companyId?: string; paymentId?: string }) {
-    const { ids, simType } = a;
+  /** After the commit: the run's start, at once (it stays pending for the relay when Temporal does not take it). */
+  async function launch(args: ActivationStartArgs) {
     afterCommit();
-    try {
-      await deps.workflows.start({
-        activationId: ids.activationId,
-        userId: a.userId,
-        orderId: ids.orderId,
-        simType,
-        ...(a.paid ? { paid: a.paid, companyId: a.companyId, paymentId: a.paymentId } : {}),
-      });
-    } catch (err) {
-      deps.logger?.error({ err, activationId: ids.activationId }, 'activation workflow did not start; rows removed');
-      await removeRows(ids);
-      throw new AppError('ACTIVATION_FAILED', { details: { reason: 'WORKFLOW_UNAVAILABLE' }, message: String(err) });
-    }
-    await markStarted(ids.activationId);
+    await deps.starts.launch(pendingStart.activation(args));
     return {
-      activationId: ids.activationId,
-      orderId: ids.orderId,
+      activationId: args.activationId,
+      orderId: args.orderId,
       status: 'pending' as const,
       identityStatus: 'waiting' as const,
-      simType,
+      simType: args.simType,
     };
-  }
-
-  /** Best effort: a row left unmarked costs the recovery one look (it finds the run and marks it). */
-  async function markStarted(activationId: string) {
-    try {
-      await orm.em
-        .fork()
-        .execute('update activations set workflow_started_at = ? where id = ? and workflow_started_at is null', [clock(), activationId]);
-    } catch (err) {
-      deps.logger?.error({ err, activationId }, 'activation started but not marked; the recovery will mark it');
-    }
-  }
-
-  async function removeRows(ids: Record<'activationId' | 'orderId', string>) {
-    await orm.em.fork().transactional(async (em) => {
-      await em.execute('delete from activations where id = ?', [ids.activationId]);
-      // A company seat's corporate payment goes with its order (a consumer order has none yet).
-      await em.execute('delete from payments where order_id = ?', [ids.orderId]);
-      await em.execute('delete from orders where id = ?', [ids.orderId]);
-    });
   }
 
   return { validateIccid, create };

@@ -47,7 +47,8 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
       summary: 'Create an activation (order, order item and activation in one transaction)',
       description:
         'SIM limits by identity type (citizen 10, resident 2, visitor 1) answer ACTIVATION_FAILED with `details.reason = SIM_LIMIT_EXCEEDED`; ' +
-        'a serial already in a live activation `SERIAL_IN_USE`; a workflow that cannot start `WORKFLOW_UNAVAILABLE` (nothing is kept). ' +
+        'a serial already in a live activation `SERIAL_IN_USE`. The workflow is started after the commit; when Temporal cannot take ' +
+        'the start, the create still answers 201 and the worker starts the workflow as soon as Temporal answers. ' +
         'An unknown or inactive package answers NOT_FOUND. ' +
         "Company branch: a caller with a company roster entry activates their seat. The package must be the seat's (prepaid: the assigned " +
         'contract line; flexible: the roster package at its mint-time price), the link redeemed, the company approved, no pending, ' +

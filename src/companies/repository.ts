@@ -124,11 +124,6 @@ export async function insertMembership(em: EntityManager, companyId: string, use
   ]);
 }
 
-/** Removes a company and (by cascade) its memberships: the undo of a registration whose run never started. */
-export async function deleteCompany(em: EntityManager, id: string): Promise<void> {
-  await em.execute('delete from companies where id = ?', [id]);
-}
-
 export async function updatePaymentMode(em: EntityManager, id: string, mode: PaymentMode, now: Date): Promise<CompanyDbRow> {
   const [row] = await em.execute<CompanyDbRow[]>(
     `update companies set payment_mode = ?, updated_at = ? where id = ? returning ${COLUMNS}`,

@@ -38,12 +38,13 @@ export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
       summary: 'Register the caller’s company',
       description:
         'Creates the company `pending` and the caller’s `admin` membership in one transaction, then starts the company’s ' +
-        'onboarding run (`company:<id>` in Temporal). If the run cannot be started nothing is kept: COMPANY_CREATE_FAILED. ' +
+        'onboarding run (`company:<id>` in Temporal); when Temporal cannot take the start, the worker starts the run as soon as it ' +
+        'answers (until then status actions answer SERVICE_UNAVAILABLE). COMPANY_CREATE_FAILED is not produced. ' +
         'A caller who already belongs to a company gets COMPANY_ALREADY_REGISTERED; a CR number already registered ' +
         '(exactly as stored, after trimming) COMPANY_CR_EXISTS. `inKsa` is validated, never stored.',
       body: s.RegisterCompanyBody,
       response: json(s.RegisteredCompanyResponse, { status: 201 }),
-      errors: ['COMPANY_ALREADY_REGISTERED', 'COMPANY_CR_EXISTS', 'COMPANY_CREATE_FAILED'],
+      errors: ['COMPANY_ALREADY_REGISTERED', 'COMPANY_CR_EXISTS'],
     },
     async ({ body, principal }) => ({ data: await companies.register(principal.user.id, body) }),
   );

@@ -6,14 +6,15 @@ import type { ReadinessGate, StatusChangeRequest, StatusChangeResult } from '../
  */
 export interface CompanyRuns {
   /**
-   * Starts the company's run (CompanyId search attribute) and resolves once Temporal took it; a run
-   * that already exists counts as started. Throws when the run cannot be started (the caller removes
-   * the company it just wrote: a company never exists without its workflow).
+   * Starts the company's run (CompanyId search attribute) from its pending start (src/workflow-starts)
+   * and resolves once Temporal took it; a run that already exists counts as started. Throws when the
+   * run cannot be started (the start stays pending for the start relay).
    */
   start(companyId: string): Promise<void>;
   /**
    * The changeStatus update, answered once the status row and its audit row are written.
-   * COMPANY_INVALID_TRANSITION (details { from, action }) and SERVICE_UNAVAILABLE arrive as AppErrors.
+   * COMPANY_INVALID_TRANSITION (details { from, action }) and SERVICE_UNAVAILABLE (no answer in time,
+   * or no run yet) arrive as AppErrors.
    */
   changeStatus(companyId: string, request: StatusChangeRequest): Promise<StatusChangeResult>;
   /** After a readiness change committed; best effort (logged, never thrown): readiness is recomputed from the database. */

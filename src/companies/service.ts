@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
 import { isUniqueViolation } from '../auth/users';
 import type { CompanyRole, PaymentMode } from '../entities';
@@ -8,9 +7,11 @@ import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { hasActiveContract } from './contract-lock';
 import { findMembership } from './membership';
+import { pendingStart } from '../workflow-starts/kinds';
+import type { StartLauncher } from '../workflow-starts/launch';
+import { enqueueStart } from '../workflow-starts/repository';
 import {
   companyView,
-  deleteCompany,
   findCompany,
   findCompanyOfUser,
   insertCompany,
@@ -18,15 +19,14 @@ import {
   updatePaymentMode,
   type CompanyView,
 } from './repository';
-import type { CompanyRuns } from './runs';
 import type { RegisterCompanyInput } from './schemas';
 
 export interface CompanyServiceDeps {
   orm: MikroORM;
   cipher: PersonalDataCipher;
-  runs: CompanyRuns;
+  /** Makes the onboarding run's start at once after the commit (or leaves it to the start relay). */
+  starts: StartLauncher;
   clock: () => Date;
-  logger: Pick<Logger, 'error'>;
 }
 
 /** Who acts, from the verified session, and where from (for audit rows). */
@@ -37,11 +37,11 @@ export interface Actor {
 }
 
 /**
- * The company portal's own company: read it, register it (rows, then its onboarding run), pick
- * the payment mode. Each use case owns its transaction; the run is started after the commit.
+ * The company portal's own company: read it, register it (rows and its onboarding run's pending
+ * start), pick the payment mode. Each use case owns its transaction; the run is started after the commit.
  */
 export function createCompanyService(deps: CompanyServiceDeps) {
-  const { orm, cipher, runs, clock } = deps;
+  const { orm, cipher, clock } = deps;
 
   async function mine(userId: string): Promise<{ company: CompanyView | null; role: CompanyRole | null }> {
     const found = await findCompanyOfUser(orm.em.fork(), userId);
@@ -49,9 +49,10 @@ export function createCompanyService(deps: CompanyServiceDeps) {
   }
 
   /**
-   * Company `pending` and the caller's admin membership in one transaction, then the company's run.
-   * A company never exists without its run: when the start fails, the rows are removed (the step's
-   * undo) and the registration fails with COMPANY_CREATE_FAILED.
+   * Company `pending`, the caller's admin membership and the run's pending start in one transaction,
+   * then the run's start: a company never exists without its run, which the start relay makes when
+   * this attempt could not (Temporal away, or this process died after the commit). Until it runs, a
+   * status action answers SERVICE_UNAVAILABLE (src/temporal/companies.ts).
    */
   async function register(userId: string, input: RegisterCompanyInput): Promise<{ company: CompanyView; role: 'admin' }> {
     const id = randomUUID();
@@ -62,9 +63,10 @@ export function createCompanyService(deps: CompanyServiceDeps) {
       const now = clock();
       const inserted = await insertNewCompany(em, id, input, now);
       await insertMembership(em, id, userId, 'admin', now);
+      await enqueueStart(em, pendingStart.company(id));
       return inserted;
     });
-    await startRun(id);
+    await deps.starts.launch(pendingStart.company(id));
     return { company: companyView(row, cipher), role: 'admin' };
   }
 
@@ -85,17 +87,6 @@ export function createCompanyService(deps: CompanyServiceDeps) {
       // Two registrations racing on one CR number: the index lets one commit, the other waits and lands here.
       if (isUniqueViolation(err, 'companies_cr_number_unique')) throw new AppError('COMPANY_CR_EXISTS');
       throw err;
-    }
-  }
-
-  /** The step after the commit, with its undo next to it. */
-  async function startRun(companyId: string): Promise<void> {
-    try {
-      await runs.start(companyId);
-    } catch (err) {
-      deps.logger.error({ err, companyId }, 'company run did not start; company removed');
-      await orm.em.fork().transactional((em) => deleteCompany(em, companyId));
-      throw new AppError('COMPANY_CREATE_FAILED', { message: String(err) });
     }
   }
 

@@ -51,11 +51,6 @@ export const Activation = defineEntity({
     deletionRequestedAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),
     estimatedActivationSeconds: p.integer().nullable(),
-    /**
-     * When its workflow was known to run (set after the start, by the API or the recovery). Null on a
-     * `pending` row older than the grace period: the API may have died between commit and start.
-     */
-    workflowStartedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -77,12 +72,6 @@ export const Activation = defineEntity({
       name: 'activations_live_identity_index',
       expression:
         'create index "activations_live_identity_index" on "activations" ("id_number_hash") where "id_number_hash" is not null and "deleted_at" is null and "status" not in (\'failed\', \'cancelled\')',
-    },
-    // Recovery (activities/recovery.ts): pending rows whose workflow nobody has seen start, oldest first.
-    {
-      name: 'activations_unstarted_index',
-      expression:
-        'create index "activations_unstarted_index" on "activations" ("created_at") where "status" = \'pending\' and "workflow_started_at" is null',
     },
   ],
   uniques: [

@@ -6,6 +6,7 @@ import { CompanyCharge, CompanyChargeVersion, CompanyOrderLine } from './company
 import { Consent } from './consent';
 import { Contract, ContractItem, ContractPayment } from './contract';
 import { InvitationLink } from './invitation-link';
+import { MessageOutboxEntry } from './message-outbox';
 import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
 import { Payment, WebhookEvent } from './payment';
@@ -17,6 +18,7 @@ import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
+import { WorkflowStart } from './workflow-start';
 
 export * from './activation';
 export * from './audit-event';
@@ -26,6 +28,7 @@ export * from './company-charge';
 export * from './consent';
 export * from './contract';
 export * from './invitation-link';
+export * from './message-outbox';
 export * from './order';
 export * from './otp';
 export * from './payment';
@@ -37,6 +40,7 @@ export * from './session';
 export * from './setting';
 export * from './user';
 export * from './webhook-inbox';
+export * from './workflow-start';
 
 export const entities = [
   User,
@@ -71,4 +75,6 @@ export const entities = [
   CompanyCharge,
   CompanyOrderLine,
   CompanyChargeVersion,
+  WorkflowStart,
+  MessageOutboxEntry,
 ];

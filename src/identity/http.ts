@@ -34,8 +34,9 @@ const STATUSES = new Set<string>(IDENTITY_STATUSES);
  *
  * `reference` is the activation id, for the provider's records. It is not the idempotency key:
  * an activation may start verification again after `rejected` or `expired`, and a provider that
- * deduplicates by it would hand back the finished transaction. The key is fresh per initiate()
- * and the same across this adapter's retries, so a lost answer does not start a second one.
+ * deduplicates by it would hand back the finished transaction. The key is the caller's (the activity's:
+ * one per initiation, the same on an attempt retried after a lost worker), else fresh per initiate(), and
+ * the same across this adapter's retries, so a lost answer does not start a second one.
  *
  * The id number travels in the request body only: never in a URL, a log line or an error message.
  */
@@ -44,7 +45,7 @@ export function createHttpIdentityProvider(options: HttpIdentityOptions): Identi
   const verifications = joinUrl(options.url, 'verifications');
 
   return {
-    async initiate({ idNumber, identityType, reference }) {
+    async initiate({ idNumber, identityType, reference, idempotencyKey }) {
       let body: unknown;
       try {
         ({ body } = await requestJson(
@@ -53,7 +54,7 @@ export function createHttpIdentityProvider(options: HttpIdentityOptions): Identi
             method: 'POST',
             url: verifications,
             token: options.token,
-            idempotencyKey: randomUUID(),
+            idempotencyKey: idempotencyKey ?? randomUUID(),
             body: { idNumber, identityType, reference },
           },
           policy,

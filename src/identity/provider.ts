@@ -9,7 +9,7 @@ export class IdentityInitiationError extends Error {
   }
 }
 
-/** The provider could not be reached or answered nonsense (retryable: the activity retries it). */
+/** The provider could not be reached or answered nonsense (the adapter already retried: initiation answers it, polls try again later). */
 export class IdentityProviderUnavailable extends Error {
   constructor(message = 'identity provider unavailable') {
     super(message);
@@ -28,7 +28,16 @@ export interface IdentityInitiation {
  * the person confirms in the app; the status is then polled until final.
  */
 export interface IdentityProvider {
-  initiate(input: { idNumber: string; identityType: IdentityType; reference: string }): Promise<IdentityInitiation>;
+  /**
+   * `idempotencyKey`: the same for every attempt at one initiation (a retry after a lost worker), so the
+   * provider hands back the transaction it started instead of a second one; fresh per initiation otherwise.
+   */
+  initiate(input: {
+    idNumber: string;
+    identityType: IdentityType;
+    reference: string;
+    idempotencyKey?: string;
+  }): Promise<IdentityInitiation>;
   status(transId: string): Promise<IdentityStatus>;
 }
 

@@ -215,11 +215,6 @@ export async function insertItems(em: EntityManager, versionId: string, lines: r
   );
 }
 
-/** The undo of a create whose run never started: the draft and (by cascade) its lines. */
-export async function deleteChain(em: EntityManager, chainRootId: string): Promise<void> {
-  await em.execute('delete from quote_versions where chain_root_id = ?', [chainRootId]);
-}
-
 // --- Lists ---------------------------------------------------------------------------------------
 
 export interface TipPage<R> {

@@ -86,11 +86,12 @@ export function quoteRoutes(api: Api, deps: QuoteRouteDeps): void {
       description:
         'A new chain: its first version `draft` with the needs and lines given (no prices: they are snapshotted when a contract ' +
         'is confirmed). Every package must be in the B2B catalog, else QUOTE_PACKAGE_NOT_FOUND with `details.packageIds`. ' +
-        'The chain’s negotiation run (`quote:<id>` in Temporal) is started after the commit; if it cannot be, nothing is ' +
-        'kept: QUOTE_CREATE_FAILED.',
+        'The chain’s negotiation run (`quote:<id>` in Temporal) is started after the commit; when Temporal cannot take the ' +
+        'start, the worker starts it as soon as Temporal answers (until then actions answer SERVICE_UNAVAILABLE). ' +
+        'QUOTE_CREATE_FAILED is not produced.',
       body: s.QuoteBody,
       response: json(s.QuoteDetailResponse, { status: 201 }),
-      errors: ['QUOTE_PACKAGE_NOT_FOUND', 'QUOTE_CREATE_FAILED'],
+      errors: ['QUOTE_PACKAGE_NOT_FOUND'],
     },
     async ({ body, principal, company, req }) => ({ data: await quotes.create(actorOf(principal, req), company.companyId, body) }),
   );

@@ -15,8 +15,9 @@ import type {
  */
 export interface QuoteRuns {
   /**
-   * Starts the chain's run (CompanyId and QuoteRef search attributes) once its draft is committed.
-   * Throws when it cannot: the caller removes the draft and answers QUOTE_CREATE_FAILED.
+   * Starts the chain's run (CompanyId and QuoteRef search attributes) from its pending start
+   * (src/workflow-starts): resolves once Temporal took it or the run exists, throws when it cannot
+   * (the start stays pending for the start relay).
    */
   start(input: QuoteWorkflowInput): Promise<void>;
   submit(chainRootId: string, request: QuoteActionRequest): Promise<QuoteActionResult>;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import { AppError, type Language } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -9,7 +8,6 @@ import type { QuoteActor, QuoteLine } from '../../workflows/quote-contract';
 import {
   catalogRows,
   companyTips,
-  deleteChain,
   deleteItems,
   findVersion,
   insertDraft,
@@ -22,12 +20,16 @@ import {
 import type { QuoteRuns } from './runs';
 import type { NeedsInput, QuoteInput } from './schemas';
 import { catalogEntryView, chainViews, detailView, type CatalogEntryView, type QuoteDetailView } from './views';
+import { pendingStart } from '../workflow-starts/kinds';
+import type { StartLauncher } from '../workflow-starts/launch';
+import { enqueueStart } from '../workflow-starts/repository';
 
 export interface QuoteServiceDeps {
   orm: MikroORM;
   runs: QuoteRuns;
+  /** Makes the chain run's start at once after the commit (or leaves it to the start relay). */
+  starts: StartLauncher;
   clock: () => Date;
-  logger: Pick<Logger, 'error'>;
 }
 
 /** The portal actions on a chain, each one update of the chain's run. */
@@ -57,25 +59,26 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   }
 
   /**
-   * The draft (version 1, its own chain root) and its lines in one transaction, then the chain's run.
-   * A chain never exists without its run: when the start fails the rows are removed (the step's undo)
-   * and the create fails with QUOTE_CREATE_FAILED.
+   * The draft (version 1, its own chain root), its lines and the chain run's pending start in one
+   * transaction, then the run's start: the start relay makes it when this attempt could not. Until the
+   * run exists, actions on the chain answer SERVICE_UNAVAILABLE (src/temporal/quotes.ts); patching the
+   * draft needs no run.
    */
   async function create(actor: QuoteActor, companyId: string, input: QuoteInput): Promise<QuoteDetailView> {
     const em = orm.em.fork();
     await assertInCatalog(em, input.items);
     const id = randomUUID();
+    const start = pendingStart.quote({
+      chainRootId: id,
+      companyId,
+      tip: { versionId: id, version: 1, status: 'draft', companyAuthored: true },
+    });
     await em.transactional(async (tx) => {
       await insertDraft(tx, { id, companyId, createdBy: actor.userId, needs: needsColumns(input.needs), now: clock() });
       await insertItems(tx, id, input.items);
+      await enqueueStart(tx, start);
     });
-    try {
-      await runs.start({ chainRootId: id, companyId, tip: { versionId: id, version: 1, status: 'draft', companyAuthored: true } });
-    } catch (err) {
-      deps.logger.error({ err, chainRootId: id }, 'quote run did not start; draft removed');
-      await orm.em.fork().transactional((tx) => deleteChain(tx, id));
-      throw new AppError('QUOTE_CREATE_FAILED', { message: String(err) });
-    }
+    await deps.starts.launch(start);
     return readDetail(orm.em.fork(), id, {});
   }
 

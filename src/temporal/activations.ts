@@ -1,10 +1,4 @@
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { SimType } from '../entities';
@@ -17,6 +11,7 @@ import {
   type VerifyIdentityInput,
   type VerifyIdentityResult,
 } from '../../workflows/activation-contract';
+import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
 
@@ -32,7 +27,7 @@ export interface StartActivation {
   companyId?: string | null;
   /** The payment that paid the order before the run started (a seat's corporate payment): found by PaymentId, as a paid consumer run is. */
   paymentId?: string | null;
-  /** What is left of the cancel deadline (a recovered activation keeps the deadline of its creation); default: the whole of it. */
+  /** What is left of the cancel deadline (a run started late keeps the deadline of its creation); default: the whole of it. */
   cancelAfterMs?: number;
 }
 
@@ -54,11 +49,8 @@ export type ActivationWorkflowConfig = Pick<
   | 'TEMPORAL_SEARCH_ATTRIBUTES'
 >;
 
-/** How long the API waits for the start: then the create fails and its rows are removed (src/activations/create.ts). */
-export const START_DEADLINE_MS = 10_000;
-
 /**
- * Starts are idempotent by workflow id: a start that finds the run already there (the recovery, or an
+ * Starts are idempotent by workflow id: a start that finds the run already there (the start relay, or an
  * earlier attempt whose answer was lost, started it) succeeds, since only this activation has that id.
  */
 export function createActivationWorkflows(
@@ -119,16 +111,5 @@ export function createActivationWorkflows(
           ])
         : undefined,
     });
-  }
-}
-
-/** Whether the activation has a run (running or closed): the recovery's check for a row whose start never happened. */
-export async function activationRunExists(client: Client, activationId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(activationWorkflowId(activationId)).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
   }
 }

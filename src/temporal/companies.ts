@@ -1,26 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { CompanyRuns } from '../companies/runs';
 import type { Config } from '../config';
+import { AppError } from '../http/errors';
 import { createLogger } from '../http/logger';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import { changeStatusUpdate, companyWorkflowId, readinessChangedSignal, type CompanyWorkflowInput } from '../../workflows/company-contract';
+import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
 
 export type CompanyRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'LOG_LEVEL'>;
 
-/** How long registration waits for the start: then it fails and the company it wrote is removed (src/companies/runs.ts). */
-export const COMPANY_START_DEADLINE_MS = 10_000;
 /** A readiness signal is a hint (the run recomputes from the database): it never holds a request up for long. */
 const SIGNAL_DEADLINE_MS = 5_000;
 
 /**
  * The CompanyRuns port on a Temporal client. Id policies, chosen on purpose: the run is started once,
- * at registration, with REJECT_DUPLICATE + USE_EXISTING, so a start that finds the company's run
- * (running, or closed by an operator) counts as started and never opens a second one.
+ * from the registration's pending start (by the API at once or by the start relay), with
+ * REJECT_DUPLICATE + USE_EXISTING, so a start that finds the company's run (running, or closed by an
+ * operator) counts as started and never opens a second one.
  */
 export function createCompanyRuns(
   client: Client,
@@ -28,7 +29,7 @@ export function createCompanyRuns(
   opts: { logger?: Pick<Logger, 'warn'>; startDeadlineMs?: number } = {},
 ): CompanyRuns {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
-  const startDeadlineMs = opts.startDeadlineMs ?? COMPANY_START_DEADLINE_MS;
+  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (companyId: string) => client.workflow.getHandle(companyWorkflowId(companyId));
 
   return {
@@ -57,7 +58,16 @@ export function createCompanyRuns(
       // Made here, per call, never from the client (X-Request-Id): the run answers a repeated id from memory,
       // writing nothing. The status table keeps a repeated action from applying twice; the SDK resends this id on retry.
       const updateId = `changeStatus:${request.action}:${randomUUID()}`;
-      return executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
+      try {
+        return await executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
+      } catch (err) {
+        // No run yet: its start is pending (Temporal was away at registration) and the start relay makes it
+        // as soon as Temporal answers; the action may be repeated then. (Or an operator ended the run: Runbook.)
+        if (err instanceof WorkflowNotFoundError) {
+          throw new AppError('SERVICE_UNAVAILABLE', { message: `the run of company ${companyId} has not started yet` });
+        }
+        throw err;
+      }
     },
 
     async readinessChanged(companyId, gate) {

@@ -2,6 +2,12 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
 import { dataConverterFromConfig } from './codec';
 
+/**
+ * How long one attempt at starting a run waits: the API's own attempt before it answers the client,
+ * and the start relay's per start. A start that does not answer in time stays pending (src/workflow-starts).
+ */
+export const START_DEADLINE_MS = 3_000;
+
 export interface TemporalHandle {
   client: Client;
   connection: Connection;
@@ -26,6 +32,31 @@ export function connectTemporal(
     async ready() {
       await connection.ensureConnected();
       await connection.workflowService.getSystemInfo({});
+    },
+  };
+}
+
+/** A loop that talks to Temporal from the worker process (a relay). */
+export interface BackgroundLoop {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `build`'s loop on its own lazy client (with the payload codec), so it starts, and keeps its
+ * work, whatever state Temporal is in. stop() ends the loop, then closes the connection.
+ */
+export function runOnOwnClient(
+  config: Parameters<typeof connectTemporal>[0],
+  build: (client: Client) => BackgroundLoop,
+): { stop(): Promise<void> } {
+  const temporal = connectTemporal(config);
+  const loop = build(temporal.client);
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await temporal.connection.close().catch(() => undefined);
     },
   };
 }

@@ -21,13 +21,11 @@ import {
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
 import { readQuoteTip } from './quote-tip';
+import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
 
 export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
-
-/** How long creating a quote waits for its run's start: then it fails and the draft it wrote is removed (src/quotes/runs.ts). */
-export const QUOTE_START_DEADLINE_MS = 10_000;
 
 /**
  * The QuoteRuns port on a Temporal client. Id policies, chosen on purpose: a chain's run is started
@@ -41,7 +39,7 @@ export function createQuoteRuns(
   config: QuoteRunsConfig,
   opts: { orm: MikroORM; startDeadlineMs?: number; updateDeadlineMs?: number },
 ): QuoteRuns {
-  const startDeadlineMs = opts.startDeadlineMs ?? QUOTE_START_DEADLINE_MS;
+  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
   /**
@@ -67,9 +65,11 @@ export function createQuoteRuns(
   }
 
   /**
-   * The chain's run has completed (or never existed): the stored tip says which refusal the run would
-   * give. Only a confirm on the accepted tip passes the status table; that chain's contract was
-   * confirmed (why its run completed), so it is CONTRACT_ALREADY_EXISTS as the index would answer.
+   * The chain's run has completed, or has not started yet (its start is pending: src/workflow-starts):
+   * the stored tip says which refusal the run would give. Only a confirm on the accepted tip passes the
+   * status table; that chain's contract was confirmed (why its run completed), so it is
+   * CONTRACT_ALREADY_EXISTS as the index would answer. An action the tip allows waits for the run:
+   * SERVICE_UNAVAILABLE, and the client repeats it once the start relay made it.
    */
   async function answerFinished(action: QuoteAction, chainRootId: string, request: QuoteActionRequest): Promise<never> {
     const tip = await readQuoteTip(opts.orm.em.fork(), chainRootId);
@@ -77,7 +77,7 @@ export function createQuoteRuns(
     const refused = tipRefusal(action, tip, request.versionId);
     if (refused) throw new AppError(refused.type, { message: refused.message });
     if (action === 'confirmContract') throw new AppError('CONTRACT_ALREADY_EXISTS');
-    throw new AppError('SERVICE_UNAVAILABLE', { message: `the run of quote chain ${chainRootId} is gone while its tip allows ${action}` });
+    throw new AppError('SERVICE_UNAVAILABLE', { message: `quote chain ${chainRootId} has no run (yet) while its tip allows ${action}` });
   }
 
   return {

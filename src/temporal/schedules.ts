@@ -2,11 +2,16 @@
 // worker calls ensureSchedules, which creates a missing schedule and brings an existing one to the
 // declared interval, workflow, arguments and task queue. Running it twice (or from two workers at
 // once) leaves one schedule per id. Operators see them in the Temporal UI under Schedules.
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { activationRecoveryScheduleSpec } from './activation-recovery';
 import { housekeepingScheduleSpecs } from './housekeeping';
 
 /** One schedule the worker owns: what it starts, how often, and what an operator reads about it. */
@@ -35,7 +40,30 @@ export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): Schedul
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return [activationRecoveryScheduleSpec(config), ...housekeepingScheduleSpecs(config)];
+  return housekeepingScheduleSpecs(config);
+}
+
+/**
+ * Schedules this service no longer runs, deleted by the worker at start where they still exist:
+ * `activation-recovery` covered the gap between an activation's commit and its start, which the start
+ * relay (src/workflow-starts/relay.ts) now closes for every run, from Postgres.
+ */
+export const RETIRED_SCHEDULE_IDS = ['activation-recovery'];
+
+/** Deletes each retired schedule that exists; one already gone is fine (two workers may race). Returns the ids deleted. */
+export async function deleteRetiredSchedules(client: Client, ids: readonly string[], logger: Pick<Logger, 'info'>): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const scheduleId of ids) {
+    try {
+      await client.schedule.getHandle(scheduleId).delete();
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) continue;
+      throw err;
+    }
+    deleted.push(scheduleId);
+    logger.info({ scheduleId }, 'retired schedule deleted');
+  }
+  return deleted;
 }
 
 export type ScheduleOutcome = 'created' | 'updated';

@@ -46,7 +46,6 @@ interface Rows {
     status: string;
     identity_status: string;
     sim_type: string;
-    workflow_started_at: string;
   };
   payments: {
     id: string;
@@ -69,7 +68,7 @@ async function rowsOf(created: Created): Promise<Rows> {
     created.orderId,
   ]);
   const [activation] = await t.db.query<Rows['activation']>(
-    'select user_id, package_id, status, identity_status, sim_type, workflow_started_at from activations where id = $1',
+    'select user_id, package_id, status, identity_status, sim_type from activations where id = $1',
     [created.activationId],
   );
   const payments = await t.db.query<Rows['payments'][number]>(
@@ -109,7 +108,6 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
       status: 'pending',
       identity_status: 'waiting',
       sim_type: 'physical',
-      workflow_started_at: match.any(String),
     });
     expect(rows.payments).toEqual([
       {
@@ -240,19 +238,38 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
     expect([res.status, errorCode(res)]).toEqual([409, 'ACTIVATION_PACKAGE_NOT_ON_CONTRACT']);
   });
 
-  it('removes every row, the corporate payment too, when the workflow cannot start', async () => {
+  // Issue 20: "the rows and a pending start commit in one transaction; the API tries the start at once and answers the client either way".
+  it('keeps every row, the corporate payment too, and a paid pending start when the workflow cannot start', async () => {
     const person = await seatHolder(t, company);
     temporal.state.failStart = true;
+    let res: Awaited<ReturnType<typeof activateSeat>>;
     try {
-      const res = await activateSeat(t, person.token, { packageId: company.packageId });
-      expect([res.status, errorCode(res)]).toEqual([422, 'ACTIVATION_FAILED']);
-      expect(errorOf<{ reason: string }>(res).details.reason).toBe('WORKFLOW_UNAVAILABLE');
+      res = await activateSeat(t, person.token, { packageId: company.packageId });
     } finally {
       temporal.state.failStart = false;
     }
-    expect(await ordersOf(person)).toBe(0);
-    const [{ n }] = await t.db.query<{ n: string }>('select count(*) as n from payments where user_id = $1', [person.userId]);
-    expect(Number(n)).toBe(0);
+    expect(res.status).toBe(201);
+    const created = res.body as Created;
+    expect(await ordersOf(person)).toBe(1);
+    const [payment] = await t.db.query<{ id: string }>(`select id from payments where user_id = $1 and status = 'completed'`, [
+      person.userId,
+    ]);
+    const [start] = await t.db.query<{ args: unknown; started_at: unknown }>(
+      'select args, started_at from workflow_starts where workflow_id = $1',
+      [`activation:${created.activationId}`],
+    );
+    expect(start).toEqual({
+      args: {
+        activationId: created.activationId,
+        userId: person.userId,
+        orderId: created.orderId,
+        simType: 'physical',
+        paid: true,
+        companyId: company.companyId,
+        paymentId: payment.id,
+      },
+      started_at: null,
+    });
   });
 });
 

@@ -281,22 +281,24 @@ describe('POST /b2b/company', () => {
     expect(n).toBe(1);
   });
 
-  it('keeps nothing when the run cannot start: COMPANY_CREATE_FAILED 502, in both languages; the caller may try again', async () => {
+  // Issue 20: "Company registration ... commit rows, then start their runs": now the rows and the run's
+  // pending start commit together and the registration answers 201 whether or not Temporal took the start.
+  it('keeps the company when the run cannot start: 201, its start pending for the relay', async () => {
+    const other = await signInAs(t, 'b2b_admin');
     const cr = newCrNumber();
     runs.failNextStart();
-    const res = await register(caller.token, registrationBody({ crNumber: cr }));
-    expect([res.status, errorCode(res), errorOf(res).message]).toEqual([502, 'COMPANY_CREATE_FAILED', errorCodes.COMPANY_CREATE_FAILED.en]);
-    expect(JSON.stringify(res.body)).not.toContain('Temporal is away');
-    expect(await companiesWithCr(cr)).toBe(0);
-    expect((await mine(caller.token)).body.data).toEqual({ company: null, role: null });
-
-    runs.failNextStart();
-    const ar = await register(caller.token, registrationBody({ crNumber: cr }), 'ar');
-    expect([ar.status, errorOf(ar).message]).toEqual([502, errorCodes.COMPANY_CREATE_FAILED.ar]);
-
-    const retry = await register(caller.token, registrationBody({ crNumber: cr }));
-    expect(retry.status).toBe(201);
-    expect(runs.started).toContain(retry.body.data.company.id);
+    const res = await register(other.token, registrationBody({ crNumber: cr }));
+    expect(res.status).toBe(201);
+    expect(await companiesWithCr(cr)).toBe(1);
+    expect(runs.started).not.toContain(res.body.data.company.id);
+    expect((await mine(other.token)).body.data).toMatchObject({
+      company: { id: res.body.data.company.id, status: 'pending' },
+      role: 'admin',
+    });
+    const [start] = await t.db.query<{ started_at: unknown }>('select started_at from workflow_starts where workflow_id = $1', [
+      `company:${res.body.data.company.id}`,
+    ]);
+    expect(start).toEqual({ started_at: null });
   });
 
   it('is for b2b_admin only: no session 401, every other role 403, nothing written', async () => {

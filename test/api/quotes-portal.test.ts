@@ -157,17 +157,19 @@ describe('POST /b2b/quotes', () => {
     expect(await versionsOf(admin.companyId)).toBe(0);
   });
 
-  it('keeps nothing when the run cannot start: QUOTE_CREATE_FAILED 502', async () => {
+  // Issue 20: the draft and its run's pending start commit together; the create answers 201 either way.
+  it('keeps the draft when the run cannot start: 201, its start pending for the relay', async () => {
     const admin = await rosterCaller(t);
     const started = runs.started.length;
     runs.failNextStart();
-    const res = await create(admin, { needs: { fundingSar: 10 }, items: [{ packageId: pkg.a, qty: 1 }] }, 'ar');
-    expect([res.status, errorCode(res), errorOf(res).message]).toEqual([502, 'QUOTE_CREATE_FAILED', errorCodes.QUOTE_CREATE_FAILED.ar]);
-    expect(await versionsOf(admin.companyId)).toBe(0);
-    expect(
-      await t.db.query('select 1 from quote_items i left join quote_versions v on v.id = i.quote_version_id where v.id is null'),
-    ).toEqual([]);
+    const res = await create(admin, { needs: { fundingSar: 10 }, items: [{ packageId: pkg.a, qty: 1 }] });
+    expect(res.status).toBe(201);
+    expect(await versionsOf(admin.companyId)).toBe(1);
     expect(runs.started.length).toBe(started);
+    const [start] = await t.db.query<{ started_at: unknown }>('select started_at from workflow_starts where workflow_id = $1', [
+      `quote:${res.body.data.id}`,
+    ]);
+    expect(start).toEqual({ started_at: null });
   });
 
   it('is for company admins of an approved company: a member gets AUTH_FORBIDDEN, an unapproved company its code', async () => {

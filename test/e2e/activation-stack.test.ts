@@ -24,8 +24,8 @@ import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import type { TestDatabase } from '../helpers/db';
 import { match } from '../helpers/match';
-import { compiledProcesses, freePort, lastCode, mobileCall, stopProcess } from '../helpers/processes';
-import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
+import { compiledProcesses, lastCode, mobileCall, stopProcess } from '../helpers/processes';
+import { DIST, openStackFixture, startApi, type StackFixture } from '../helpers/stack';
 
 jest.setTimeout(180_000);
 
@@ -45,10 +45,7 @@ beforeAll(async () => {
   stack = await openStackFixture('e2e', { MOCK_OPERATOR_DELAY_MS: String(OPERATOR_DELAY_MS) });
   ({ env, db, messagesFile } = stack);
   startWorker();
-  const port = await freePort();
-  processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
-  baseUrl = `http://127.0.0.1:${port}`;
-  await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
+  baseUrl = await startApi(stack, processes);
 });
 
 afterAll(async () => {

@@ -23,6 +23,10 @@ export interface SmtpServerOptions {
   credentials?: { user: string; password: string };
   /** Never answer the message data (the client's timeout fires). */
   stallOnData?: boolean;
+  /** Listen on this port (a server started again after a stop); default: any free port. */
+  port?: number;
+  /** Record accepted messages here (a restarted server goes on with its predecessor's list). */
+  received?: ReceivedMail[];
 }
 
 export interface TestSmtpServer {
@@ -32,7 +36,7 @@ export interface TestSmtpServer {
 }
 
 export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<TestSmtpServer> {
-  const received: ReceivedMail[] = [];
+  const received: ReceivedMail[] = options.received ?? [];
   const server = new SMTPServer({
     // Plain SMTP on loopback: no STARTTLS offered, so a login may travel unencrypted here only.
     disabledCommands: options.credentials ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
@@ -72,7 +76,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
     port,

@@ -31,6 +31,6 @@ it('refuses an unknown fault', () => {
   expect(refusal({ NODE_ENV: 'test', FAULT_INJECTION: 'crash-everywhere' })).toMatch(/^ {2}FAULT_INJECTION: /m);
 });
 
-it('has recovery defaults of a minute', () => {
-  expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ ACTIVATION_RECOVERY_EVERY_SECONDS: 60, ACTIVATION_RECOVERY_GRACE_SECONDS: 60 });
+it('has start relay defaults of a few seconds', () => {
+  expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ START_RELAY_POLL_SECONDS: 5, START_RELAY_MAX_BACKOFF_SECONDS: 10 });
 });

@@ -63,6 +63,15 @@ describe('identity verification over HTTP', () => {
     expect(stub.requests[2].headers['idempotency-key']).not.toBe(first.headers['idempotency-key']);
   });
 
+  // Issue 20: an initiation retried after a lost worker must not start a second transaction.
+  it("sends the caller's idempotency key when it gives one (the same on every attempt at one initiation)", async () => {
+    stub.answer(() => ({ status: 200, body: { transactionId: 'tx-k', randomCode: '17' } }));
+    const key = 'activation:a1:run-1:1';
+    await provider().initiate({ ...start, idempotencyKey: key });
+    await provider().initiate({ ...start, idempotencyKey: key });
+    expect(stub.requests.map((r) => r.headers['idempotency-key'])).toEqual([key, key]);
+  });
+
   it('gives up after IDENTITY_HTTP_RETRIES with a retryable error (the activity retries it)', async () => {
     stub.answer(() => ({ status: 500 }));
     const err = (await provider({ retries: 1 })

@@ -1,11 +1,12 @@
 // ensureSchedules on the dev server (the Java time-skipping server has no schedules): idempotent,
 // one schedule per id, the interval follows the configuration, an operator's pause survives, and
-// the schedule's action really starts the workflow on the task queue.
+// the schedule's action really starts the workflow on the task queue; retired schedules are deleted.
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { echoWorkflow } from '../fixtures/sleep-workflow';
-import { ensureSchedules, scheduleSpec } from '../../src/temporal/schedules';
+import { loadConfig } from '../../src/config';
+import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpec, scheduleSpecs } from '../../src/temporal/schedules';
 import { eventually } from '../helpers/app';
 import { bundleWorkflows, createLocalEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 
@@ -77,4 +78,17 @@ it('starts the declared workflow with its arguments on the declared task queue',
       expect(await env.client.workflow.getHandle(recent.action.workflow.workflowId).result()).toBe('ran');
     }, 20_000);
   });
+});
+
+// Issue 20: "Remove it (the activation-recovery schedule) ... and make the worker delete the old schedule if it exists."
+it('deletes a retired schedule that exists, and takes one already gone in its stride', async () => {
+  const taskQueue = uniqueTaskQueue('schedules');
+  await ensureSchedules(env.client, [echoEvery('activation-recovery', taskQueue, 60_000)], logger);
+  await eventually(async () => expect(await scheduleIds()).toContain('activation-recovery'), 10_000);
+
+  expect(RETIRED_SCHEDULE_IDS).toContain('activation-recovery');
+  expect(await deleteRetiredSchedules(env.client, RETIRED_SCHEDULE_IDS, logger)).toEqual(['activation-recovery']);
+  await eventually(async () => expect(await scheduleIds()).not.toContain('activation-recovery'), 10_000);
+  expect(await deleteRetiredSchedules(env.client, RETIRED_SCHEDULE_IDS, logger)).toEqual([]);
+  expect(scheduleSpecs(loadConfig({ NODE_ENV: 'test' })).map((s) => s.scheduleId)).not.toContain('activation-recovery');
 });

@@ -27,6 +27,8 @@ import { Migration20261124034631_company_charges } from './Migration202611240346
 import { Migration20261124061733_name_trigram_indexes } from './Migration20261124061733_name_trigram_indexes';
 import { Migration20261127012841_identifier_proof_state } from './Migration20261127012841_identifier_proof_state';
 import { Migration20261127015453_sim_limit_identity_index } from './Migration20261127015453_sim_limit_identity_index';
+import { Migration20261127015453_workflow_starts } from './Migration20261127015453_workflow_starts';
+import { Migration20261127022802_message_outbox } from './Migration20261127022802_message_outbox';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -56,4 +58,6 @@ export const migrationsList = [
   { name: 'Migration20261124061733_name_trigram_indexes', class: Migration20261124061733_name_trigram_indexes },
   { name: 'Migration20261127012841_identifier_proof_state', class: Migration20261127012841_identifier_proof_state },
   { name: 'Migration20261127015453_sim_limit_identity_index', class: Migration20261127015453_sim_limit_identity_index },
+  { name: 'Migration20261127015453_workflow_starts', class: Migration20261127015453_workflow_starts },
+  { name: 'Migration20261127022802_message_outbox', class: Migration20261127022802_message_outbox },
 ];

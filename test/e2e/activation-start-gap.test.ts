@@ -1,21 +1,20 @@
 /**
- * The start gap, end to end (issue 11): the compiled API is killed (SIGKILL, by its test-only
- * FAULT_INJECTION hook) after an activation's rows commit and before its workflow starts. The row is
- * then `pending` with no workflow, holding its serial. The compiled worker's `activation-recovery`
- * Temporal Schedule (every second here) finds it and starts the workflow:
+ * The start gap, end to end (issues 11 and 20): the compiled API is killed (SIGKILL, by its test-only
+ * FAULT_INJECTION hook) after an activation's rows and its pending start commit and before it tries the
+ * start. The row is then `pending` with no workflow, holding its serial. The compiled worker's start
+ * relay (src/workflow-starts/relay.ts) finds the pending start and starts the workflow:
  *
  * 1. within its cancel deadline: the activation goes on and ends `activated`, paid and verified as usual;
  * 2. past its cancel deadline: the workflow cancels it with its order at once.
  *
- * The schedule is paused while the crash is set up (an operator's pause, which the worker keeps), so the
- * test can see the stranded row before the recovery runs.
+ * No worker runs while the crash is set up, so the test can see the stranded row before the relay runs.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { demoIccid } from '../../src/cli/demo';
 import { activationWorkflowId } from '../../workflows/activation-contract';
-import { ACTIVATION_RECOVERY_SCHEDULE_ID } from '../../workflows/activation-recovery-contract';
+
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import type { TestDatabase } from '../helpers/db';
@@ -30,6 +29,7 @@ let env: TestWorkflowEnvironment;
 let db: TestDatabase;
 let common: NodeJS.ProcessEnv;
 let apiProcess: ChildProcess | undefined;
+let workerProcess: ChildProcess | undefined;
 let baseUrl: string;
 let messagesFile: string;
 
@@ -48,14 +48,20 @@ async function startApi(fault: boolean): Promise<ChildProcess> {
   return apiProcess;
 }
 
+/** (Re)starts the worker, and with it the start relay. */
+async function startWorker(): Promise<void> {
+  await stopWorker();
+  workerProcess = processes.start('worker/main.js', common, 'worker');
+}
+
+async function stopWorker(): Promise<void> {
+  if (workerProcess) await stopProcess(workerProcess);
+  workerProcess = undefined;
+}
+
 beforeAll(async () => {
-  stack = await openStackFixture('e2e-recovery', { ACTIVATION_RECOVERY_EVERY_SECONDS: '1', ACTIVATION_RECOVERY_GRACE_SECONDS: '1' });
+  stack = await openStackFixture('e2e-start-gap');
   ({ env, db, messagesFile, common } = stack);
-  processes.start('worker/main.js', common);
-  // The worker creates the schedule once it polls.
-  await eventually(async () => {
-    await env.client.schedule.getHandle(ACTIVATION_RECOVERY_SCHEDULE_ID).describe();
-  }, 60_000);
 });
 
 afterAll(async () => {
@@ -75,14 +81,20 @@ async function hasRun(activationId: string): Promise<boolean> {
   }
 }
 
-const schedule = () => env.client.schedule.getHandle(ACTIVATION_RECOVERY_SCHEDULE_ID);
+const pendingStart = async (activationId: string) =>
+  (
+    await db.query<{ attempts: number; started_at: Date | null }>(
+      'select attempts, started_at from workflow_starts where workflow_id = $1',
+      [activationWorkflowId(activationId)],
+    )
+  )[0];
 
 /**
- * With the recovery paused: signs a person up, then creates an activation on an API that dies between
+ * With no worker (so no relay): signs a person up, then creates an activation on an API that dies between
  * the commit and the start. Returns the stranded row (pending, no workflow) and a session on a healthy API.
  */
 async function crashBetweenCommitAndStart(phone: string) {
-  await schedule().pause('e2e: crash being set up');
+  await stopWorker();
   const faulty = await startApi(true);
   expect((await api('POST', '/auth/register', { phone, name: 'Crash Test', consents: CONSENTS })).status).toBe(201);
   const token = (await api<{ session: { token: string } }>('POST', '/auth/verify-otp', { phone, otp: lastCode(messagesFile, phone) })).body
@@ -96,12 +108,14 @@ async function crashBetweenCommitAndStart(phone: string) {
   expect(answer).toBe('TypeError: fetch failed');
   expect(await exited(faulty)).toBe('SIGKILL');
 
-  const rows = await db.query<{ id: string; order_id: string; status: string; workflow_started_at: Date | null }>(
-    'select id, order_id, status, workflow_started_at from activations where iccid = $1',
+  const rows = await db.query<{ id: string; order_id: string; status: string }>(
+    'select id, order_id, status from activations where iccid = $1',
     [serial],
   );
-  expect(rows.map((r) => [r.status, r.workflow_started_at])).toEqual([['pending', null]]);
+  expect(rows.map((r) => r.status)).toEqual(['pending']);
   const [{ id: activationId, order_id: orderId }] = rows;
+  // Its start committed with the rows; the API died before trying it.
+  expect(await pendingStart(activationId)).toEqual({ attempts: 0, started_at: null });
   expect(await hasRun(activationId)).toBe(false);
   await startApi(false);
   // Nothing else rescues it: a second later it is still without a run.
@@ -110,18 +124,14 @@ async function crashBetweenCommitAndStart(phone: string) {
   return { activationId, orderId, token };
 }
 
-it('an API killed between commit and start: the recovery schedule starts the workflow, and the activation ends activated', async () => {
+it('an API killed between commit and start: the start relay starts the workflow, and the activation ends activated', async () => {
   const { activationId, orderId, token } = await crashBetweenCommitAndStart('+966512340001');
 
-  await schedule().unpause('e2e: recover');
-  await eventually(async () => expect(await hasRun(activationId)).toBe(true), 30_000);
-  // The recovery marks the row right after the start it made: the run may be visible a moment before.
-  await eventually(async () => {
-    const [marked] = await db.query<{ workflow_started_at: Date | null }>('select workflow_started_at from activations where id = $1', [
-      activationId,
-    ]);
-    expect(marked.workflow_started_at).not.toBeNull();
-  }, 10_000);
+  await startWorker();
+  // The relay leaves a new start to its request for API_ATTEMPT_GRACE_SECONDS (10), then makes it.
+  await eventually(async () => expect(await hasRun(activationId)).toBe(true), 45_000);
+  // The relay marks the start in the transaction that claimed it: the run may be visible a moment before.
+  await eventually(async () => expect((await pendingStart(activationId)).started_at).not.toBeNull(), 10_000);
 
   // From here it is an ordinary activation: identity, then payment, then the handoff.
   expect(
@@ -138,12 +148,15 @@ it('an API killed between commit and start: the recovery schedule starts the wor
   expect((await api<{ status: string }>('GET', `/activations/${activationId}/status`, undefined, token)).body.status).toBe('activated');
 });
 
-it('a row stranded past its cancel deadline: the recovery cancels it with its order', async () => {
+it('a row stranded past its cancel deadline: the run the relay starts cancels it with its order', async () => {
   const { activationId, orderId, token } = await crashBetweenCommitAndStart('+966512340002');
-  // The recovery was away for longer than the activation may live.
+  // The relay was away for longer than the activation may live.
   await db.query(`update activations set created_at = now() - interval '25 hours' where id = $1`, [activationId]);
+  await db.query(`update workflow_starts set created_at = now() - interval '25 hours', next_attempt_at = now() where workflow_id = $1`, [
+    activationWorkflowId(activationId),
+  ]);
 
-  await schedule().unpause('e2e: recover');
+  await startWorker();
   await eventually(async () => expect(await hasRun(activationId)).toBe(true), 30_000);
   expect(await env.client.workflow.getHandle(activationWorkflowId(activationId)).result()).toBe('cancelled');
   expect((await api<{ status: string }>('GET', `/activations/${activationId}/status`, undefined, token)).body.status).toBe('cancelled');

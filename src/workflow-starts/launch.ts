@@ -1,0 +1,37 @@
+// The API's own attempt at a run it just committed a pending start for: one try, within the ports'
+// short start deadline, then the answer goes to the client whatever happened. A start that fails or
+// does not answer stays pending for the worker's relay (./relay.ts); nothing is undone.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { errorText } from '../relay/loop';
+import { startWith, type PendingStart, type WorkflowStarters } from './kinds';
+import { markStarted, recordFailedAttempt } from './repository';
+
+export interface StartLauncherDeps {
+  orm: MikroORM;
+  starters: WorkflowStarters;
+  logger: Pick<Logger, 'warn'>;
+}
+
+export interface StartLauncher {
+  /** After the commit: starts the run and marks its pending start; never throws (the relay has it otherwise). */
+  launch(start: PendingStart): Promise<void>;
+}
+
+export function createStartLauncher(deps: StartLauncherDeps): StartLauncher {
+  return {
+    async launch(start) {
+      try {
+        await startWith(deps.starters, start);
+      } catch (err) {
+        deps.logger.warn({ err, workflowId: start.workflowId }, 'workflow start pending: the start relay will make it');
+        await recordFailedAttempt(deps.orm.em.fork(), start.workflowId, errorText(err)).catch(() => undefined);
+        return;
+      }
+      // Unmarked (Postgres away just now), the relay starts it again later and finds the run: harmless.
+      await markStarted(deps.orm.em.fork(), start.workflowId).catch((err: unknown) => {
+        deps.logger.warn({ err, workflowId: start.workflowId }, 'workflow started but its pending start not marked');
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The start relay: starts the runs whose pending start (./repository.ts) is still open, as soon as
+// Temporal answers. It runs in the worker process beside the webhook inbox relay, on the same relay
+// loop (src/relay/loop.ts), and reads only Postgres to know what to start: a Temporal outage stops
+// nothing but the starts themselves, which it retries with backoff.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { activationStarter } from '../activations/start';
+import type { Config } from '../config';
+import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
+import { createActivationWorkflows, type ActivationWorkflowConfig } from '../temporal/activations';
+import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
+import { runOnOwnClient } from '../temporal/connection';
+import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
+import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
+import { queueStatements } from '../relay/statements';
+import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';
+
+export interface StartRelayOptions {
+  pool: Pool;
+  starters: WorkflowStarters;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Starts claimed and made together. */
+  batchSize: number;
+  pollIntervalMs: number;
+  maxBackoffMs: number;
+  baseBackoffMs?: number;
+}
+
+export type StartRelay = Relay<'started'>;
+
+function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'started'> {
+  return {
+    channel: STARTS_CHANNEL,
+    outcomes: ['started'],
+    reached: 'started',
+    ...queueStatements<ClaimedStart>(STARTS_STATEMENTS),
+    async handle(row) {
+      // The row was written from a PendingStart of this kind: its args are that kind's.
+      const start = { kind: row.kind, workflowId: row.workflow_id, args: row.args } as PendingStart;
+      await startWith(starters, start, { ageMs: row.age_ms });
+      return 'started';
+    },
+    mark: (client, _outcome, rows) => markClaimedStarted(client, rows),
+  };
+}
+
+/**
+ * Exactly one run per pending start: a start is marked in the transaction that claimed it (`for update
+ * skip locked`, so two relays never claim one row), and a start repeated after a crash before that
+ * commit, or racing the API's own attempt, finds the run already there (starts are idempotent by
+ * workflow id: REJECT_DUPLICATE) and counts as made.
+ */
+export function createStartRelay(opts: StartRelayOptions): StartRelay {
+  return createRelay({
+    pool: opts.pool,
+    queue: startsQueue(opts.starters),
+    texts: {
+      name: 'start relay',
+      failing: 'Temporal does not take workflow starts',
+      partial: 'some workflow starts were refused',
+      recovered: 'workflow starts succeed again',
+      unreadable: 'pending starts could not be read or marked',
+    },
+    logger: opts.logger,
+    batchSize: opts.batchSize,
+    pollIntervalMs: opts.pollIntervalMs,
+    maxBackoffMs: opts.maxBackoffMs,
+    baseBackoffMs: opts.baseBackoffMs,
+  });
+}
+
+export type StartRelayConfig = ActivationWorkflowConfig &
+  CompanyRunsConfig &
+  QuoteRunsConfig &
+  Pick<
+    Config,
+    | 'TEMPORAL_ADDRESS'
+    | 'TEMPORAL_NAMESPACE'
+    | 'TEMPORAL_PAYLOAD_KEYS'
+    | 'NODE_ENV'
+    | 'START_RELAY_BATCH_SIZE'
+    | 'START_RELAY_POLL_SECONDS'
+    | 'START_RELAY_MAX_BACKOFF_SECONDS'
+  >;
+
+/** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
+export function startStartRelay(config: StartRelayConfig, deps: { pool: Pool; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
+  const logger = deps.logger.child({ component: 'start-relay' });
+  const running = runOnOwnClient(config, (client) =>
+    createStartRelay({
+      pool: deps.pool,
+      starters: workflowStarters({
+        activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(client, config), config }),
+        companies: createCompanyRuns(client, config, { logger }),
+        quotes: createQuoteRuns(client, config, { orm: deps.orm }),
+      }),
+      logger,
+      batchSize: config.START_RELAY_BATCH_SIZE,
+      pollIntervalMs: config.START_RELAY_POLL_SECONDS * 1000,
+      maxBackoffMs: config.START_RELAY_MAX_BACKOFF_SECONDS * 1000,
+    }),
+  );
+  deps.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'start relay running');
+  return running;
+}

@@ -1,0 +1,118 @@
+/**
+ * Issue 20: "What clients see while a run is not started yet must stay sane". The routes on the real
+ * workflows (time-skipping server, real activities): an activation, a company and a quote created while
+ * the API's own start attempt fails, so each run's start is pending. Until the start relay makes it,
+ * verify-identity answers IDENTITY_ERROR (its route's code), a company approve SERVICE_UNAVAILABLE (a
+ * retryable error, never a 500) and a quote submit SERVICE_UNAVAILABLE; once the relay started the runs,
+ * the same requests work.
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import request from 'supertest';
+import { activationStarter } from '../../src/activations/start';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/http/logger';
+import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createCompanyRuns } from '../../src/temporal/companies';
+import { createQuoteRuns } from '../../src/temporal/quotes';
+import { workflowStarters } from '../../src/workflow-starts/kinds';
+import { createStartRelay } from '../../src/workflow-starts/relay';
+import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
+import { seedCatalog } from '../helpers/activations';
+import { signInAs } from '../helpers/company-routes';
+import { createOneOfEach } from '../helpers/one-of-each';
+import { call, type DetailBody } from '../helpers/quote-api';
+import { realActivities } from '../helpers/real-activities';
+import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
+
+jest.setTimeout(120_000);
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let t: TestApp;
+let worker: RunningTestWorker;
+const taskQueue = uniqueTaskQueue('pending-runs');
+/** While set, the API's own start attempts fail (as when Temporal is away at that instant); updates still go through. */
+let refuseStarts = true;
+const refused = () => Promise.reject(new Error('Temporal unavailable'));
+
+/** The ports on the test server, as the API and the worker's relay build them. */
+function ports(config: ReturnType<typeof loadConfig>) {
+  const temporalConfig = { ...config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
+  return {
+    activations: createActivationWorkflows(env.client, temporalConfig),
+    companies: createCompanyRuns(env.client, { ...temporalConfig, LOG_LEVEL: 'silent' }),
+    // Read when an action meets a finished chain, long after the app (and its database) exists.
+    quotes: createQuoteRuns(env.client, temporalConfig, {
+      get orm() {
+        return t.db.orm;
+      },
+    }),
+  };
+}
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
+  const api = ports(loadConfig({ NODE_ENV: 'test' }));
+  t = await createTestApp({
+    deps: {
+      activationWorkflows: { ...api.activations, start: (a) => (refuseStarts ? refused() : api.activations.start(a)) },
+      companyRuns: { ...api.companies, start: (id) => (refuseStarts ? refused() : api.companies.start(id)) },
+      quoteRuns: { ...api.quotes, start: (input) => (refuseStarts ? refused() : api.quotes.start(input)) },
+    },
+  });
+  await seedCatalog(t.db);
+  worker = await runTestWorker(env, { taskQueue, workflowBundle: bundle, activities: realActivities(t.db, t.config) });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+  await t?.close();
+});
+
+/** The worker's start relay on the test server, made to run once over what is pending. */
+async function relayStarts() {
+  const real = ports(t.config);
+  const relay = createStartRelay({
+    pool: t.db.pool,
+    starters: workflowStarters({
+      activation: activationStarter({ orm: t.db.orm, workflows: real.activations, config: t.config }),
+      companies: real.companies,
+      quotes: real.quotes,
+    }),
+    logger: createLogger('silent'),
+    batchSize: 50,
+    pollIntervalMs: 60_000,
+    maxBackoffMs: 1_000,
+  });
+  return relay.drain();
+}
+
+it('answers the routes’ own codes while the runs are pending, and works once the relay has started them', async () => {
+  const { activationId, companyId, quoteId, person, admin } = await createOneOfEach(t);
+  const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+
+  const verify = () =>
+    request(t.app)
+      .post(`/activations/${activationId}/verify-identity`)
+      .set(bearer(person.token))
+      .send({ identityType: 'citizen', idNumber: '1098765430' });
+  const approve = () => request(t.app).post(`/admin/companies/${companyId}/status`).set(bearer(manager.token)).send({ action: 'approve' });
+  const submit = () => call<DetailBody>(t, 'post', `/b2b/quotes/${quoteId}/submit`, { token: admin.token });
+
+  const before = [await verify(), await approve(), await submit()];
+  expect(before.map((res) => [res.status, errorCode(res)])).toEqual([
+    [422, 'IDENTITY_ERROR'],
+    [503, 'SERVICE_UNAVAILABLE'],
+    [503, 'SERVICE_UNAVAILABLE'],
+  ]);
+  expect(await t.db.query(`select status from companies where id = $1`, [companyId])).toEqual([{ status: 'pending' }]);
+
+  refuseStarts = false;
+  expect(await relayStarts()).toEqual({ claimed: 3, started: 3, failed: 0 });
+
+  const after = [await verify(), await approve(), await submit()];
+  expect(after.map((res) => res.status)).toEqual([200, 200, 200]);
+  expect(await t.db.query(`select status from companies where id = $1`, [companyId])).toEqual([{ status: 'approved' }]);
+  expect(await t.db.query(`select status from quote_versions where id = $1`, [quoteId])).toEqual([{ status: 'submitted' }]);
+});
