@@ -1,0 +1,105 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+
+/**
+ * The one way to Postgres (docs/architecture.md, "Data access"). Repositories and reads modules take
+ * an `Sql`: the pool for a single statement, or the transaction a service opened with
+ * `db.transaction` and handed down. Every statement uses `$n` placeholders and binds its values
+ * (arrays bind as Postgres arrays). A `query(name, text)` is prepared once per connection by name.
+ */
+
+/** A statement with a name: pg prepares it once per connection and reuses the plan. */
+export interface Query {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Names a statement. Names are unique per text: two different texts must not share one. */
+export function query(name: string, text: string): Query {
+  return { name, text };
+}
+
+type Statement = Query | string;
+
+/** What a repository runs its statements on: the pool, or an open transaction. */
+export interface Sql {
+  /** Every row the statement returns. */
+  rows<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]): Promise<T[]>;
+  /** The first row, or undefined. */
+  one<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]): Promise<T | undefined>;
+  /** Runs a statement for its effect; answers the number of rows it touched. */
+  exec(statement: Statement, values?: readonly unknown[]): Promise<number>;
+}
+
+/** An open transaction: an `Sql` bound to one connection until the callback settles. */
+export interface Tx extends Sql {
+  readonly inTransaction: true;
+}
+
+export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
+
+export interface TransactionOptions {
+  isolation?: Isolation;
+  readOnly?: boolean;
+}
+
+/** The database: statements on the pool, and transactions. */
+export interface Db extends Sql {
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** The pool itself, for what is not a statement: LISTEN on a dedicated client, the rate limiter's store. */
+  readonly pool: Pool;
+}
+
+type Runner = Pick<Pool | PoolClient, 'query'>;
+
+function sqlOn(runner: Runner): Sql {
+  const run = async <T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) => {
+    const config = typeof statement === 'string' ? { text: statement } : statement;
+    return runner.query<T>({ ...config, values: values as unknown[] | undefined });
+  };
+  return {
+    async rows<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) {
+      return (await run<T>(statement, values)).rows;
+    },
+    async one<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]): Promise<T | undefined> {
+      const { rows } = await run<T>(statement, values);
+      return rows[0];
+    },
+    async exec(statement, values) {
+      return (await run(statement, values)).rowCount ?? 0;
+    },
+  };
+}
+
+function beginStatement(options: TransactionOptions): string {
+  const modes = [options.isolation ? `isolation level ${options.isolation}` : undefined, options.readOnly ? 'read only' : undefined].filter(
+    Boolean,
+  );
+  return modes.length > 0 ? `begin ${modes.join(', ')}` : 'begin';
+}
+
+export function createDb(pool: Pool): Db {
+  return {
+    ...sqlOn(pool),
+    pool,
+    async transaction(work, options = {}) {
+      const client = await pool.connect();
+      let released = false;
+      try {
+        await client.query(beginStatement(options));
+        const result = await work({ ...sqlOn(client), inTransaction: true });
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        // A connection that cannot even roll back is broken: it leaves the pool instead of going back.
+        await client.query('rollback').catch((rollbackErr: unknown) => {
+          released = true;
+          client.release(rollbackErr instanceof Error ? rollbackErr : true);
+        });
+        throw err;
+      } finally {
+        if (!released) client.release();
+      }
+    },
+  };
+}
