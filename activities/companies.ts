@@ -1,7 +1,8 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
-import { revokeLiveSessions } from '../src/auth/sessions';
+import { revokeLiveSessions } from '../src/auth/repository';
+import { sqlOf } from '../src/db/transition';
 import { readinessOf } from '../src/companies/readiness';
 import type { PersonalDataCipher } from '../src/lib/crypto';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
@@ -94,7 +95,7 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
         ]);
         const now = clock();
         let revoked = 0;
-        for (const member of members) revoked += await revokeLiveSessions(tx, member.user_id, now);
+        for (const member of members) revoked += await revokeLiveSessions(sqlOf(tx), member.user_id, now);
         return { revoked };
       });
     },

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
-import { isUniqueViolation } from '../src/auth/users';
+import { isUniqueViolation } from '../src/db/sql';
 import { hasActiveContract } from '../src/companies/contract-lock';
 import { findCompany } from '../src/companies/repository';
 import { catalogPrices, insertItems } from '../src/quotes/repository';

@@ -87,6 +87,7 @@
  * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
  * even when a budget or check fails: this is a report; FAIL is printed clearly.
  */
+import { createDb } from '../src/db/sql';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -343,7 +344,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
   async 'bare+session-check'(ctx) {
     const { orm, pool } = await openDb(ctx);
     const app = bareApp();
-    const sessions = createSessionService({ orm, pool, clock: () => new Date(), config: ctx.config });
+    const sessions = createSessionService({ db: createDb(pool), clock: () => new Date(), config: ctx.config });
     const unused = () => Promise.reject(new Error('not a staff or company route'));
     app.use(createGuards({ sessions, staffAccess: unused, membership: unused })(guard.session));
     return { app: bareRoute(app), close: () => orm.close() };

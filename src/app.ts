@@ -81,6 +81,7 @@ import type { PaymentWorkflows } from './temporal/payments';
 import { temporalCodecRoutes } from './temporal-codec/routes';
 import { workflowStarters } from './workflow-starts/kinds';
 import { createStartLauncher } from './workflow-starts/launch';
+import { createDb } from './db/sql';
 
 export interface AppDeps {
   config: Config;
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps): Express {
   const { config, orm, pool } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
+  const db = createDb(pool);
   // One-time codes survive a provider's blip: retried briefly, then handed to the worker's message relay.
   const otpMessages = createOtpSender({
     sender: deps.messages,
@@ -154,11 +156,11 @@ export function createApp(deps: AppDeps): Express {
     ttlMs: config.SESSION_CACHE_SECONDS * 1000,
     onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
   });
-  const sessions = createSessionService({ orm, pool, clock, config, cache });
-  const emailChange = createEmailChangeService({ orm, cipher, clock, otp });
-  const assertDeviceAllowed = createDeviceCheck({ pool, hashKey: config.DATA_HASH_KEY });
+  const sessions = createSessionService({ db, clock, config, cache });
+  const emailChange = createEmailChangeService({ db, cipher, clock, otp });
+  const assertDeviceAllowed = createDeviceCheck({ db, hashKey: config.DATA_HASH_KEY });
   const accounts = createAccountService({
-    orm,
+    db,
     cipher,
     clock,
     otp,
@@ -168,9 +170,9 @@ export function createApp(deps: AppDeps): Express {
     messages: deps.messages,
     logger: deps.logger,
   });
-  const phoneChange = createPhoneChangeService({ orm, cipher, clock, otp });
+  const phoneChange = createPhoneChangeService({ db, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
-    orm,
+    db,
     cipher,
     clock,
     sessions,

@@ -2,7 +2,7 @@ import { textArray } from '../db/arrays';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { isUniqueViolation } from '../auth/users';
+import { isUniqueViolation } from '../db/sql';
 import type { AppRole } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';

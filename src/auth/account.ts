@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { REQUIRED_CONSENT_TYPES, User, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
+import type { Db, Sql } from '../db/sql';
+import { REQUIRED_CONSENT_TYPES, type ClientType, type RequiredConsentType, type UserRow } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { Logger } from 'pino';
@@ -11,10 +11,11 @@ import type { DeviceCheck } from './devices';
 import type { EmailChangeService } from './email-change';
 import type { IssuedCode, OtpService } from './otp';
 import type { IssuedSession, Principal, PrincipalUser, SessionService } from './sessions';
-import { findUserByIdentifier, profileView, sessionView, signInView, type Identifiers } from './users';
+import * as repo from './repository';
+import { profileView, sessionView, signInView, type Identifiers } from './users';
 
 export interface AccountDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   otp: OtpService;
@@ -37,32 +38,31 @@ export interface ConsentInput {
 
 /** Sign-up, sign-in by OTP, consents and the profile. */
 export function createAccountService(deps: AccountDeps) {
-  const { orm, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed, messages, logger } = deps;
+  const { db, cipher, clock, otp, sessions, emailChange, assertDeviceAllowed, messages, logger } = deps;
 
   async function register(input: Identifiers & { name: string; consents: ConsentInput[] }, deviceId?: string): Promise<{ userId: string }> {
     await assertDeviceAllowed(deviceId);
     const userId = randomUUID();
-    const issued = await orm.em.fork().transactional(async (em) => {
+    const issued = await db.transaction(async (tx) => {
       // A proven identifier belongs to its account; one that nobody proved blocks nobody.
       for (const kind of KINDS) {
         const value = input[kind];
-        if (value && (await findHolder(em, cipher, kind, value))?.proven) throw new AppError(EXISTS[kind]);
+        if (value && (await findHolder(tx, cipher, kind, value))?.proven) throw new AppError(EXISTS[kind]);
       }
-      await otp.countRequest(em, [input.phone, input.email]);
+      await otp.countRequest(tx, [input.phone, input.email]);
       const now = clock();
-      em.create(User, { id: userId, name: input.name, createdAt: now, updatedAt: now });
-      await em.flush();
+      await repo.insertRegistrant(tx, { id: userId, name: input.name, now });
       // Each identifier goes on the account unproven (or as a claim, when another account holds it
       // unproven); its own code proves it (verify-otp).
       for (const kind of KINDS) {
         const value = input[kind];
         if (!value) continue;
-        await nameIdentifier(em, cipher, userId, kind, value).catch((err: unknown) => {
+        await nameIdentifier(tx, cipher, userId, kind, value).catch((err: unknown) => {
           throw err instanceof IdentifierTaken ? new AppError(EXISTS[kind]) : err;
         });
       }
-      await recordConsents(em, userId, input.consents);
-      return otp.createChallenge(em, { purpose: 'register', userId, phone: input.phone, email: input.email });
+      await recordConsents(tx, userId, input.consents);
+      return otp.createChallenge(tx, { purpose: 'register', userId, phone: input.phone, email: input.email });
     });
     await otp.send(issued);
     return { userId };
@@ -74,11 +74,11 @@ export function createAccountService(deps: AccountDeps) {
    */
   async function login(input: Identifiers, deviceId?: string): Promise<void> {
     await assertDeviceAllowed(deviceId);
-    const issued = await orm.em.fork().transactional(async (em) => {
-      await otp.countRequest(em, [input.phone, input.email]);
-      const user = await findUserByIdentifier(em, cipher, input);
+    const issued = await db.transaction(async (tx) => {
+      await otp.countRequest(tx, [input.phone, input.email]);
+      const user = await repo.findUserByHashes(tx, hashesOf(input));
       if (!user || !matchesAll(user, input)) return null;
-      return otp.createChallenge(em, { purpose: 'login', userId: user.id, phone: input.phone, email: input.email });
+      return otp.createChallenge(tx, { purpose: 'login', userId: user.id, phone: input.phone, email: input.email });
     });
     if (!issued) throw new AppError('AUTH_INVALID_OTP');
     await otp.send(issued);
@@ -91,18 +91,18 @@ export function createAccountService(deps: AccountDeps) {
    */
   async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType, deviceId?: string) {
     await assertDeviceAllowed(deviceId);
-    const proof = await otp.verify(orm.em.fork(), { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
-    const { user, notices } = await orm.em.fork().transactional(async (em) => {
-      const row = await em.findOne(User, { id: proof.userId });
+    const proof = await otp.verify(db, { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
+    const { user, notices } = await db.transaction(async (tx) => {
+      const row = await repo.findUser(tx, proof.userId);
       if (!row) throw new AppError('AUTH_INVALID_OTP');
       if (row.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
       if (!row.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
       const signedInBefore = row.verifiedAt !== null;
-      const proven = await proveIdentifier(em, cipher, proof, 'sign-in').catch((err: unknown) => {
+      const proven = await proveIdentifier(tx, cipher, proof, 'sign-in').catch((err: unknown) => {
         // Someone else proved it first: this code no longer reaches an account.
         throw err instanceof IdentifierTaken ? new AppError('AUTH_INVALID_OTP') : err;
       });
-      proven.user.verifiedAt ??= clock();
+      if (!signedInBefore) await repo.markVerified(tx, proof.userId, clock());
       const told: OutgoingMessage[] = signedInBefore && proven.newlyProven ? identifierProvenNotices(proven.user, proof.kind, cipher) : [];
       return { user: proven.user, notices: told };
     });
@@ -112,26 +112,17 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   async function recordConsentsFor(userId: string, consents: ConsentInput[]): Promise<void> {
-    await orm.em.fork().transactional((em) => recordConsents(em, userId, consents));
+    await recordConsents(db, userId, consents);
   }
 
-  async function recordConsents(em: EntityManager, userId: string, consents: ConsentInput[]): Promise<void> {
-    const now = clock();
-    for (const consent of consents) {
-      await em.execute('insert into consents (id, user_id, type, version, recorded_at) values (?, ?, ?, ?, ?)', [
-        randomUUID(),
-        userId,
-        consent.type,
-        consent.version,
-        now,
-      ]);
-    }
+  async function recordConsents(sql: Sql, userId: string, consents: ConsentInput[]): Promise<void> {
+    const rows = consents.map((c) => ({ id: randomUUID(), type: c.type, version: c.version }));
+    await repo.insertConsents(sql, userId, rows, clock());
   }
 
   /** Required consent types the user has not recorded yet. */
   async function missingConsents(userId: string): Promise<RequiredConsentType[]> {
-    const rows = await orm.em.fork().execute<{ type: string }[]>('select distinct type from consents where user_id = ?', [userId]);
-    const recorded = new Set(rows.map((r) => r.type));
+    const recorded = new Set(await repo.consentTypes(db, userId));
     return REQUIRED_CONSENT_TYPES.filter((t) => !recorded.has(t));
   }
 
@@ -148,7 +139,8 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   async function me(userId: string) {
-    const user = await orm.em.fork().findOneOrFail(User, { id: userId });
+    const user = await repo.findUser(db, userId);
+    if (!user) throw new AppError('AUTH_REQUIRED');
     return profileView(user, cipher);
   }
 
@@ -158,31 +150,32 @@ export function createAccountService(deps: AccountDeps) {
    * removes the e-mail (and any claim) unless it would leave the account without a proven identifier.
    */
   async function updateMe(userId: string, input: { name?: string; email?: string | null }) {
-    const { user, codes } = await orm.em.fork().transactional(async (em) => {
+    const { user, codes } = await db.transaction(async (tx) => {
+      const now = clock();
       let issued: IssuedCode[] = [];
       if (input.email === null) {
-        const row = await em.findOneOrFail(User, { id: userId });
-        if (!row.phoneHash || !row.phoneProven) {
+        const row = await repo.findUser(tx, userId, { lock: true });
+        if (!row?.phoneHash || !row.phoneProven) {
           throw validationError([{ path: 'email', message: 'An account needs a proven phone or e-mail' }]);
         }
-        await em.execute(
-          `update users set email_hash = null, email_encrypted = null, email_proven = true,
-                  pending_email_hash = null, pending_email_encrypted = null where id = ?`,
-          [userId],
-        );
+        await repo.removeEmail(tx, userId, now);
       } else if (input.email !== undefined) {
-        issued = await emailChange.request(em, userId, input.email);
+        issued = await emailChange.request(tx, userId, input.email);
       }
-      const row = await em.findOneOrFail(User, { id: userId }, { refresh: true });
-      if (input.name !== undefined) row.name = input.name;
-      row.updatedAt = clock();
-      return { user: row, codes: issued };
+      if (input.name !== undefined) await repo.updateName(tx, userId, input.name, now);
+      else await repo.touchUser(tx, userId, now);
+      return { user: await repo.findUser(tx, userId), codes: issued };
     });
+    if (!user) throw new AppError('AUTH_REQUIRED');
     await otp.send(codes);
     return profileView(user, cipher);
   }
 
   return { register, login, verifyOtp, recordConsents: recordConsentsFor, missingConsents, session, me, updateMe };
+
+  function hashesOf(ids: Identifiers) {
+    return { phone: ids.phone && cipher.lookupHash(ids.phone), email: ids.email && cipher.lookupHash(ids.email) };
+  }
 
   function matchesAll(user: UserRow, ids: Identifiers): boolean {
     return (

@@ -1,7 +1,8 @@
 import { createHmac, createSecretKey } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Pool } from 'pg';
+import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
+import { isDeviceBlocklisted } from './repository';
 import { z } from '../openapi/registry';
 
 /**
@@ -34,16 +35,10 @@ export function deviceHasher(hashKey: string): (deviceId: string) => string {
 }
 
 /** Refuses sign-in (register, login, verify-otp, magic-link) from a blocklisted device. */
-export function createDeviceCheck(deps: { pool: Pool; hashKey: string }) {
+export function createDeviceCheck(deps: { db: Sql; hashKey: string }) {
   const hash = deviceHasher(deps.hashKey);
   return async function assertDeviceAllowed(deviceId: string | undefined): Promise<void> {
-    if (!deviceId) return;
-    const { rowCount } = await deps.pool.query({
-      name: 'device-blocklisted',
-      text: 'select 1 from device_blocklist where device_hash = $1',
-      values: [hash(deviceId)],
-    });
-    if (rowCount) throw new AppError('AUTH_BLOCKLISTED');
+    if (deviceId && (await isDeviceBlocklisted(deps.db, hash(deviceId)))) throw new AppError('AUTH_BLOCKLISTED');
   };
 }
 

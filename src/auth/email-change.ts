@@ -1,12 +1,13 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Db, Sql } from '../db/sql';
 import { validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { findHolder, IdentifierTaken, nameIdentifier, proveIdentifier } from './identifiers';
 import type { IssuedCode, OtpService } from './otp';
+import { touchUser } from './repository';
 import { profileView } from './users';
 
 export interface EmailChangeDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   otp: OtpService;
@@ -21,26 +22,26 @@ const TAKEN = 'This e-mail is already registered';
  * purpose, the caller and the address, so sign-in codes cannot complete it and its codes sign nobody in.
  */
 export function createEmailChangeService(deps: EmailChangeDeps) {
-  const { orm, cipher, clock, otp } = deps;
+  const { db, cipher, clock, otp } = deps;
 
   /** Inside PUT /auth/me's transaction; send the codes after commit. */
-  async function request(em: EntityManager, userId: string, newEmail: string): Promise<IssuedCode[]> {
-    const holder = await findHolder(em, cipher, 'email', newEmail);
+  async function request(tx: Sql, userId: string, newEmail: string): Promise<IssuedCode[]> {
+    const holder = await findHolder(tx, cipher, 'email', newEmail);
     if (holder?.proven && holder.id !== userId) throw validationError([{ path: 'email', message: TAKEN }]);
     if (holder?.proven) return [];
-    await otp.countRequest(em, [newEmail]);
-    await nameIdentifier(em, cipher, userId, 'email', newEmail).catch((err: unknown) => {
+    await otp.countRequest(tx, [newEmail]);
+    await nameIdentifier(tx, cipher, userId, 'email', newEmail).catch((err: unknown) => {
       throw err instanceof IdentifierTaken ? validationError([{ path: 'email', message: TAKEN }]) : err;
     });
-    return otp.createChallenge(em, { purpose: 'change_email', userId, email: newEmail });
+    return otp.createChallenge(tx, { purpose: 'change_email', userId, email: newEmail });
   }
 
   async function verify(userId: string, newEmail: string, code: string) {
-    const proof = await otp.verify(orm.em.fork(), { purposes: ['change_email'], email: newEmail, userId }, code);
+    const proof = await otp.verify(db, { purposes: ['change_email'], email: newEmail, userId }, code);
     try {
-      const user = await orm.em.fork().transactional(async (em) => {
-        const { user: row } = await proveIdentifier(em, cipher, proof, 'change');
-        row.updatedAt = clock();
+      const user = await db.transaction(async (tx) => {
+        const { user: row } = await proveIdentifier(tx, cipher, proof, 'change');
+        await touchUser(tx, userId, clock());
         return row;
       });
       return profileView(user, cipher);

@@ -1,8 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { User, type UserRow } from '../entities';
+import type { Sql } from '../db/sql';
+import type { UserRow } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { VerifiedCode } from './otp';
+import * as repo from './repository';
+import type { Contender, IdentifierKind } from './repository';
 
 /**
  * An account's phone and e-mail, each with its own proof state (src/entities/user.ts).
@@ -20,7 +22,7 @@ import type { VerifiedCode } from './otp';
  * request counter takes), so a registration and a proof of one identifier never interleave.
  */
 
-export type IdentifierKind = VerifiedCode['kind'];
+export type { IdentifierKind };
 
 /**
  * Why the identifier is being proven. `sign-in`: a register or login code, which may only prove
@@ -37,42 +39,14 @@ export class IdentifierTaken extends Error {
   }
 }
 
-/** Serializes every change of who holds one identifier, for the rest of the transaction. */
-export async function lockIdentifier(em: EntityManager, hash: string): Promise<void> {
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [hash]);
-}
-
-interface Contender {
-  id: string;
-  holds: boolean;
-  proven: boolean;
-  claims: boolean;
-  used: boolean;
-}
-
-/** Locks the account and every account holding or claiming the identifier, in id order, and reads them. */
-async function lockContenders(em: EntityManager, kind: IdentifierKind, hash: string, userId: string): Promise<Contender[]> {
-  return em.execute<Contender[]>(
-    `select id, ${kind}_hash is not distinct from ? as holds, ${kind}_proven as proven,
-            pending_${kind}_hash is not distinct from ? as claims, verified_at is not null as used
-       from users where id = ? or ${kind}_hash = ? or pending_${kind}_hash = ?
-      order by id for update`,
-    [hash, hash, userId, hash, hash],
-  );
-}
-
 /** The holder of an identifier, proven or not: the account a sign-in through it reaches. */
 export async function findHolder(
-  em: EntityManager,
+  sql: Sql,
   cipher: PersonalDataCipher,
   kind: IdentifierKind,
   value: string,
 ): Promise<{ id: string; proven: boolean } | undefined> {
-  const [row] = await em.execute<{ id: string; proven: boolean }[]>(
-    `select id, ${kind}_proven as proven from users where ${kind}_hash = ?`,
-    [cipher.lookupHash(value)],
-  );
-  return row;
+  return repo.findHolder(sql, kind, cipher.lookupHash(value));
 }
 
 /**
@@ -82,33 +56,24 @@ export async function findHolder(
  * account proved it.
  */
 export async function nameIdentifier(
-  em: EntityManager,
+  tx: Sql,
   cipher: PersonalDataCipher,
   userId: string,
   kind: IdentifierKind,
   value: string,
 ): Promise<'held' | 'claimed'> {
   const hash = cipher.lookupHash(value);
-  await lockIdentifier(em, hash);
-  const contenders = await lockContenders(em, kind, hash, userId);
+  await repo.lockIdentifier(tx, hash);
+  const contenders = await repo.lockContenders(tx, kind, hash, userId);
   const holder = contenders.find((c) => c.holds);
   if (holder?.id === userId) return 'held';
   if (holder?.proven) throw new IdentifierTaken(kind);
   const encrypted = cipher.encrypt(value);
   if (holder) {
-    await em.execute(`update users set pending_${kind}_hash = ?, pending_${kind}_encrypted = ?, updated_at = now() where id = ?`, [
-      hash,
-      encrypted,
-      userId,
-    ]);
+    await repo.claimIdentifier(tx, userId, kind, { hash, encrypted });
     return 'claimed';
   }
-  await em.execute(
-    `update users set ${kind}_hash = ?, ${kind}_encrypted = ?, ${kind}_proven = false,
-            pending_${kind}_hash = null, pending_${kind}_encrypted = null, updated_at = now()
-      where id = ?`,
-    [hash, encrypted, userId],
-  );
+  await repo.holdIdentifier(tx, userId, kind, { hash, encrypted, proven: false });
   return 'held';
 }
 
@@ -123,50 +88,34 @@ export interface Proof {
  * for an identifier the account neither holds nor claims (any more) is AUTH_INVALID_OTP; an identifier
  * another account proved first throws IdentifierTaken.
  */
-export async function proveIdentifier(em: EntityManager, cipher: PersonalDataCipher, proof: VerifiedCode, mode: ProofMode): Promise<Proof> {
+export async function proveIdentifier(tx: Sql, cipher: PersonalDataCipher, proof: VerifiedCode, mode: ProofMode): Promise<Proof> {
   const { kind, userId } = proof;
   const hash = cipher.lookupHash(proof.value);
-  await lockIdentifier(em, hash);
-  const contenders = await lockContenders(em, kind, hash, userId);
+  await repo.lockIdentifier(tx, hash);
+  const contenders = await repo.lockContenders(tx, kind, hash, userId);
   const self = contenders.find((c) => c.id === userId);
   if (!self) throw new AppError('AUTH_INVALID_OTP');
   if (self.holds) {
-    if (!self.proven) await em.execute(`update users set ${kind}_proven = true, updated_at = now() where id = ?`, [userId]);
-    return { user: await reload(em, userId), newlyProven: !self.proven };
+    if (!self.proven) await repo.markProven(tx, userId, kind);
+    return { user: await reload(tx, userId), newlyProven: !self.proven };
   }
   if (mode === 'sign-in' && !self.claims) throw new AppError('AUTH_INVALID_OTP');
   const holder = contenders.find((c) => c.holds);
   if (holder?.proven) throw new IdentifierTaken(kind);
-  if (holder) await release(em, kind, holder);
-  await em.execute(
-    `update users set ${kind}_hash = ?, ${kind}_encrypted = ?, ${kind}_proven = true,
-            pending_${kind}_hash = null, pending_${kind}_encrypted = null, updated_at = now()
-      where id = ?`,
-    [hash, cipher.encrypt(proof.value), userId],
-  );
-  for (const claimant of contenders.filter((c) => c.claims && c.id !== userId)) await release(em, kind, claimant);
-  await takeFreedClaim(em, kind === 'phone' ? 'email' : 'phone', userId);
-  return { user: await reload(em, userId), newlyProven: true };
+  if (holder) await release(tx, kind, holder);
+  await repo.holdIdentifier(tx, userId, kind, { hash, encrypted: cipher.encrypt(proof.value), proven: true });
+  for (const claimant of contenders.filter((c) => c.claims && c.id !== userId)) await release(tx, kind, claimant);
+  await takeFreedClaim(tx, kind === 'phone' ? 'email' : 'phone', userId);
+  return { user: await reload(tx, userId), newlyProven: true };
 }
 
 /**
  * An account loses the identifier (held unproven, or claimed) to its prover. One that never signed in
  * is an abandoned registration and goes whole (nothing of it was ever used); any other keeps the rest.
  */
-async function release(em: EntityManager, kind: IdentifierKind, account: Contender): Promise<void> {
-  if (!account.used) {
-    const deleted = await em.execute<{ id: string }[]>(
-      'delete from users u where u.id = ? and not exists (select 1 from orders o where o.user_id = u.id) returning id',
-      [account.id],
-    );
-    if (deleted.length > 0) return;
-  }
-  const column = account.holds ? kind : `pending_${kind}`;
-  await em.execute(
-    `update users set ${column}_hash = null, ${column}_encrypted = null${account.holds ? `, ${kind}_proven = true` : ''}, updated_at = now()
-      where id = ?`,
-    [account.id],
-  );
+async function release(tx: Sql, kind: IdentifierKind, account: Contender): Promise<void> {
+  if (!account.used && (await repo.deleteAbandoned(tx, account.id))) return;
+  await repo.dropIdentifier(tx, account.id, kind, account.holds ? 'held' : 'claim');
 }
 
 /**
@@ -174,20 +123,14 @@ async function release(em: EntityManager, kind: IdentifierKind, account: Contend
  * when that identifier's lock is free at once: waiting for it while holding this one could deadlock
  * with a registration of both, and a claim left as it is stays a claim (its own code still moves it).
  */
-async function takeFreedClaim(em: EntityManager, kind: IdentifierKind, userId: string): Promise<void> {
-  const [claim] = await em.execute<{ hash: string }[]>(`select pending_${kind}_hash as hash from users where id = ?`, [userId]);
-  if (!claim?.hash) return;
-  const [lock] = await em.execute<{ taken: boolean }[]>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as taken', [claim.hash]);
-  if (!lock?.taken) return;
-  await em.execute(
-    `update users u set ${kind}_hash = u.pending_${kind}_hash, ${kind}_encrypted = u.pending_${kind}_encrypted, ${kind}_proven = false,
-            pending_${kind}_hash = null, pending_${kind}_encrypted = null
-      where u.id = ? and u.pending_${kind}_hash is not null and u.${kind}_hash is null
-        and not exists (select 1 from users o where o.${kind}_hash = u.pending_${kind}_hash)`,
-    [userId],
-  );
+async function takeFreedClaim(tx: Sql, kind: IdentifierKind, userId: string): Promise<void> {
+  const hash = await repo.claimedHash(tx, userId, kind);
+  if (!hash || !(await repo.tryLockIdentifier(tx, hash))) return;
+  await repo.takeFreedClaim(tx, userId, kind);
 }
 
-async function reload(em: EntityManager, userId: string): Promise<UserRow> {
-  return em.findOneOrFail(User, { id: userId }, { refresh: true });
+async function reload(tx: Sql, userId: string): Promise<UserRow> {
+  const user = await repo.findUser(tx, userId);
+  if (!user) throw new AppError('AUTH_INVALID_OTP');
+  return user;
 }

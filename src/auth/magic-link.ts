@@ -1,16 +1,10 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import {
-  ACTIVE_LINK_SQL,
-  ACTIVE_LINK_STATUSES,
-  InvitationLink,
-  User,
-  type ClientType,
-  type LinkStatus,
-  type RequiredConsentType,
-} from '../entities';
+import type { Db } from '../db/sql';
+import { ACTIVE_LINK_STATUSES, type ClientType, type LinkStatus, type RequiredConsentType } from '../entities';
+import { claimLink, findLinkById, findLinkByTokenHash } from '../links/repository';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { DeviceCheck } from './devices';
+import { findUser, markVerified } from './repository';
 import type { SessionService } from './sessions';
 import { signInView } from './users';
 
@@ -35,7 +29,7 @@ export interface MagicLinkLookups {
 }
 
 export interface MagicLinkDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   sessions: SessionService;
@@ -75,17 +69,17 @@ const isLive = (a: LatestActivation | null): a is LatestActivation => !!a && a.s
  * check runs before the link is claimed, so a refused redemption leaves the link as it was.
  */
 export function createMagicLinkService(deps: MagicLinkDeps) {
-  const { orm, cipher, clock, sessions, lookups } = deps;
+  const { db, cipher, clock, sessions, lookups } = deps;
 
   async function redeem(token: string, clientType: ClientType, deviceId?: string) {
     await deps.assertDeviceAllowed(deviceId);
-    const em = orm.em.fork();
-    const link = await em.findOne(InvitationLink, { tokenHash: sha256Hex(token) });
+    const link = await findLinkByTokenHash(db, sha256Hex(token));
     if (!link) throw new AppError('MAGIC_LINK_INVALID');
     const refusal = refusalOf(link, clock());
     if (refusal) throw new AppError(refusal);
     if (link.companyId && (await lookups.companyStatus(link.companyId)) !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
-    const user = await em.findOneOrFail(User, { id: link.user });
+    const user = await findUser(db, link.userId);
+    if (!user) throw new AppError('MAGIC_LINK_INVALID');
     if (user.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
     if (!user.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
     const activation = await lookups.latestActivation(user.id);
@@ -94,16 +88,8 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     // The conditional update is the single point of truth under parallel redemptions (and a
     // concurrent revoke or re-mint): the row is claimed only while it is still redeemable.
     const now = clock();
-    const claimed = await em.execute<{ id: string }[]>(
-      `update invitation_links set status = 'used', used_at = ?, updated_at = ?
-        where id = ? and used_at is null and status in (${ACTIVE_LINK_SQL}) and expires_at > ? returning id`,
-      [now, now, link.id, now],
-    );
-    if (claimed.length === 0) throw new AppError(await lostClaim(link.id, now));
-    if (!user.verifiedAt) {
-      user.verifiedAt = now;
-      await em.flush();
-    }
+    if (!(await claimLink(db, link.id, now))) throw new AppError(await lostClaim(link.id, now));
+    if (!user.verifiedAt) await markVerified(db, user.id, now);
     const session = await sessions.issue(user.id, clientType, deviceId);
     const live = isLive(activation) ? activation : null;
     return {
@@ -120,7 +106,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
 
   /** Why the claim found nothing: the row as it is now (another redemption, a revoke, expiry). */
   async function lostClaim(linkId: string, now: Date): Promise<LinkRefusal> {
-    const current = await orm.em.fork().findOne(InvitationLink, { id: linkId });
+    const current = await findLinkById(db, linkId);
     return (current && refusalOf(current, now)) ?? 'MAGIC_LINK_ALREADY_USED';
   }
 

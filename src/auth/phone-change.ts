@@ -1,12 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { findHolder, IdentifierTaken, proveIdentifier } from './identifiers';
 import type { OtpService } from './otp';
+import { touchUser } from './repository';
 import { profileView } from './users';
 
 export interface PhoneChangeDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   otp: OtpService;
@@ -18,28 +19,28 @@ export interface PhoneChangeDeps {
  * and its codes cannot sign anyone in.
  */
 export function createPhoneChangeService(deps: PhoneChangeDeps) {
-  const { orm, cipher, clock, otp } = deps;
+  const { db, cipher, clock, otp } = deps;
 
   async function request(userId: string, newPhone: string): Promise<void> {
-    const issued = await orm.em.fork().transactional(async (em) => {
+    const issued = await db.transaction(async (tx) => {
       // Only a proven number has an owner; one that an account merely named can be proven here.
-      const holder = await findHolder(em, cipher, 'phone', newPhone);
+      const holder = await findHolder(tx, cipher, 'phone', newPhone);
       if (holder?.proven && holder.id === userId)
         throw validationError([{ path: 'newPhone', message: 'This is already your phone number' }]);
       if (holder?.proven) throw new AppError('AUTH_PHONE_EXISTS');
-      await otp.countRequest(em, [newPhone]);
-      return otp.createChallenge(em, { purpose: 'change_phone', userId, phone: newPhone });
+      await otp.countRequest(tx, [newPhone]);
+      return otp.createChallenge(tx, { purpose: 'change_phone', userId, phone: newPhone });
     });
     await otp.send(issued);
   }
 
   /** The code proves the new number; it replaces the old one (taking it from an account that only named it). */
   async function verify(userId: string, newPhone: string, code: string) {
-    const proof = await otp.verify(orm.em.fork(), { purposes: ['change_phone'], phone: newPhone, userId }, code);
+    const proof = await otp.verify(db, { purposes: ['change_phone'], phone: newPhone, userId }, code);
     try {
-      const user = await orm.em.fork().transactional(async (em) => {
-        const { user: row } = await proveIdentifier(em, cipher, proof, 'change');
-        row.updatedAt = clock();
+      const user = await db.transaction(async (tx) => {
+        const { user: row } = await proveIdentifier(tx, cipher, proof, 'change');
+        await touchUser(tx, userId, clock());
         return row;
       });
       return profileView(user, cipher);

@@ -1,12 +1,13 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { Db } from '../db/sql';
 import type { Config } from '../config';
-import type { ClientType, UserRow } from '../entities';
+import type { ClientType } from '../entities';
 import { AppError } from '../http/errors';
 import { sha256Hex } from '../lib/crypto';
 import { deviceHasher } from './devices';
+import * as repo from './repository';
+import type { SessionCheck } from './repository';
 import type { SessionCache } from './session-cache';
 
 export type SessionConfig = Pick<
@@ -15,8 +16,7 @@ export type SessionConfig = Pick<
 >;
 
 export interface SessionDeps {
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   clock: () => Date;
   config: SessionConfig;
   /** Verified sessions kept briefly, evicted on any change (see session-cache.ts). */
@@ -31,10 +31,7 @@ export interface IssuedSession {
 }
 
 /** The caller's user row as the session check reads it: its identifiers, never its claims or their proof state. */
-export type PrincipalUser = Omit<
-  UserRow,
-  'pendingPhoneEncrypted' | 'pendingPhoneHash' | 'pendingEmailEncrypted' | 'pendingEmailHash' | 'phoneProven' | 'emailProven'
->;
+export type PrincipalUser = SessionCheck['user'];
 
 /** What an authenticated request knows about its caller. */
 export interface Principal {
@@ -46,30 +43,6 @@ export interface Principal {
 }
 
 const ALGORITHM = 'HS256';
-
-/** One row of the authenticate-session query: the session's state and its user's columns. */
-interface AuthenticateRow {
-  client_type: ClientType;
-  expires_at: Date;
-  revoked_at: Date | null;
-  blocked: boolean;
-  device_blocked: boolean;
-  id: string;
-  phone_encrypted: string | null;
-  phone_hash: string | null;
-  email_encrypted: string | null;
-  email_hash: string | null;
-  name: string;
-  app_role: UserRow['appRole'];
-  identity_type: UserRow['identityType'];
-  is_active: boolean;
-  blocklisted_at: Date | null;
-  verified_at: Date | null;
-  managed_areas: string[] | null;
-  managed_areas_write: string[] | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 /**
  * Sessions are JWTs (HS256 pinned; iss, aud and exp checked) whose `jti` is a
@@ -87,16 +60,7 @@ export function createSessionService(deps: SessionDeps) {
     const now = clock();
     const lifetime = clientType === 'web' ? config.WEB_SESSION_SECONDS : config.MOBILE_SESSION_SECONDS;
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + lifetime * 1000);
-    await deps.orm.em
-      .fork()
-      .execute('insert into sessions (id, user_id, client_type, expires_at, device_hash, created_at) values (?, ?, ?, ?, ?, ?)', [
-        id,
-        userId,
-        clientType,
-        expiresAt,
-        deviceId ? deviceHash(deviceId) : null,
-        now,
-      ]);
+    await repo.insertSession(deps.db, { id, userId, clientType, expiresAt, deviceHash: deviceId ? deviceHash(deviceId) : null, now });
     const token = await new SignJWT({ ctype: clientType })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
@@ -146,84 +110,34 @@ export function createSessionService(deps: SessionDeps) {
     } catch (err) {
       throw new AppError(err instanceof joseErrors.JWTExpired ? 'AUTH_SESSION_EXPIRED' : 'AUTH_REQUIRED');
     }
-    const { rows } = await deps.pool.query<AuthenticateRow>({
-      name: 'authenticate-session',
-      text: `select s.client_type, s.expires_at, s.revoked_at,
-                    exists (select 1 from token_blocklist b where b.token_hash = $2) as blocked,
-                    exists (select 1 from device_blocklist d where d.device_hash in (s.device_hash, $4)) as device_blocked,
-                    u.id, u.phone_encrypted, u.phone_hash, u.email_encrypted, u.email_hash, u.name, u.app_role,
-                    u.identity_type, u.is_active, u.blocklisted_at, u.verified_at, u.managed_areas, u.managed_areas_write,
-                    u.created_at, u.updated_at
-               from sessions s join users u on u.id = s.user_id
-              where s.id = $1 and s.user_id = $3`,
-      values: [claims.jti, tokenHash, claims.sub, device],
-    });
-    const row = rows[0];
-    if (!row) throw new AppError('AUTH_REQUIRED');
+    const found = await repo.sessionCheck(deps.db, { sessionId: claims.jti!, tokenHash, userId: claims.sub!, deviceHash: device });
+    if (!found) throw new AppError('AUTH_REQUIRED');
+    const { session, user } = found;
     // Blocklisting and deactivation also revoke the sessions; they are named first so the holder learns why.
-    if (row.blocklisted_at || row.device_blocked) throw new AppError('AUTH_BLOCKLISTED');
-    if (!row.is_active) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
-    if (row.revoked_at || row.blocked) throw new AppError('AUTH_REQUIRED');
-    if (new Date(row.expires_at).getTime() <= clock().getTime()) throw new AppError('AUTH_SESSION_EXPIRED');
-    return {
-      sessionId: claims.jti!,
-      clientType: row.client_type,
-      expiresAt: new Date(row.expires_at),
-      token,
-      user: {
-        id: row.id,
-        phoneEncrypted: row.phone_encrypted,
-        phoneHash: row.phone_hash,
-        emailEncrypted: row.email_encrypted,
-        emailHash: row.email_hash,
-        name: row.name,
-        appRole: row.app_role,
-        identityType: row.identity_type,
-        isActive: row.is_active,
-        blocklistedAt: row.blocklisted_at,
-        verifiedAt: row.verified_at,
-        managedAreas: row.managed_areas,
-        managedAreasWrite: row.managed_areas_write,
-        createdAt: new Date(row.created_at),
-        updatedAt: new Date(row.updated_at),
-      },
-    };
+    if (user.blocklistedAt || session.deviceBlocked) throw new AppError('AUTH_BLOCKLISTED');
+    if (!user.isActive) throw new AppError('AUTH_ACCOUNT_DEACTIVATED');
+    if (session.revokedAt || session.blocked) throw new AppError('AUTH_REQUIRED');
+    if (session.expiresAt.getTime() <= clock().getTime()) throw new AppError('AUTH_SESSION_EXPIRED');
+    return { sessionId: claims.jti!, clientType: session.clientType, expiresAt: session.expiresAt, token, user };
   }
 
   /** Ends one session; a mobile token is also blocklisted for its remaining lifetime. */
   async function logout(principal: Principal): Promise<void> {
     deps.cache?.evictToken(sha256Hex(principal.token));
-    await deps.orm.em.fork().transactional(async (em) => {
-      await em.execute('update sessions set revoked_at = ? where id = ? and revoked_at is null', [clock(), principal.sessionId]);
+    await deps.db.transaction(async (tx) => {
+      await repo.revokeSession(tx, principal.sessionId, clock());
       if (principal.clientType === 'mobile') {
-        await em.execute('insert into token_blocklist (token_hash, expires_at, created_at) values (?, ?, ?) on conflict do nothing', [
-          sha256Hex(principal.token),
-          principal.expiresAt,
-          clock(),
-        ]);
+        await repo.blocklistToken(tx, { hash: sha256Hex(principal.token), expiresAt: principal.expiresAt, now: clock() });
       }
     });
   }
 
   /** Every live session of a user ends now (deactivation does it by trigger). */
   async function revokeAllForUser(userId: string): Promise<number> {
-    return revokeLiveSessions(deps.orm.em.fork(), userId, clock());
+    return repo.revokeLiveSessions(deps.db, userId, clock());
   }
 
   return { issue, authenticate, logout, revokeAllForUser };
 }
 
 export type SessionService = ReturnType<typeof createSessionService>;
-
-/**
- * Ends every live session of a user now, in `em`'s transaction when it runs in one, and answers how
- * many ended; repeating it ends nothing more. The sessions trigger NOTIFYs `auth_changed`, so cached
- * sessions are dropped at once. Used by revokeAllForUser and by company suspension (activities/companies.ts).
- */
-export async function revokeLiveSessions(em: EntityManager, userId: string, now: Date): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
-    'update sessions set revoked_at = ? where user_id = ? and revoked_at is null and expires_at > ? returning id',
-    [now, userId, now],
-  );
-  return rows.length;
-}

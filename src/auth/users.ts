@@ -1,6 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { User, type UserRow } from '../entities';
 import type { PrincipalUser } from './sessions';
 
 /** The user as sign-in answers it (verify-otp, magic-link): the account's identifiers, proven or not (never its claims). */
@@ -33,19 +31,4 @@ export function sessionView(user: PrincipalUser, cipher: PersonalDataCipher) {
 export interface Identifiers {
   phone?: string;
   email?: string;
-}
-
-export function findUserByIdentifier(em: EntityManager, cipher: PersonalDataCipher, ids: Identifiers): Promise<UserRow | null> {
-  const or = [];
-  if (ids.phone) or.push({ phoneHash: cipher.lookupHash(ids.phone) });
-  if (ids.email) or.push({ emailHash: cipher.lookupHash(ids.email) });
-  if (or.length === 0) return Promise.resolve(null);
-  return em.findOne(User, { $or: or });
-}
-
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
-  const code = e?.code ?? e?.cause?.code;
-  const name = e?.constraint ?? e?.cause?.constraint;
-  return code === '23505' && (!constraint || name === constraint);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../audit/writer';
-import { isUniqueViolation } from '../auth/users';
+import { isUniqueViolation } from '../db/sql';
 import type { CompanyRole, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { types, type Pool, type PoolClient, type QueryResultRow } from 'pg';
 
 /**
  * The one way to Postgres (docs/architecture.md, "Data access"). Repositories and reads modules take
@@ -55,7 +55,9 @@ type Runner = Pick<Pool | PoolClient, 'query'>;
 function sqlOn(runner: Runner): Sql {
   const run = async <T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) => {
     const config = typeof statement === 'string' ? { text: statement } : statement;
-    return runner.query<T>({ ...config, values: values as unknown[] | undefined });
+    // pg's own parsers (timestamptz as Date, bigint and numeric as text), whatever the pool's
+    // owner set: the pool comes from MikroORM, which keeps dates as text for its hydration.
+    return runner.query<T>({ ...config, values: values as unknown[] | undefined, types });
   };
   return {
     async rows<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) {
@@ -102,4 +104,12 @@ export function createDb(pool: Pool): Db {
       }
     },
   };
+}
+
+/** Postgres refused a row for a unique index (optionally: this one). Works on pg's errors and on the ORM's wrapped ones. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  const name = e?.constraint ?? e?.cause?.constraint;
+  return code === '23505' && (!constraint || name === constraint);
 }

@@ -1,5 +1,6 @@
 import { textArray, uuidArray } from '../db/arrays';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import { ACTIVE_LINK_SQL, type LinkChannel, type LinkStatus } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
 
@@ -262,4 +263,46 @@ export async function deleteEntry(em: EntityManager, rosterId: string, userId: s
   await em.execute('delete from invitation_links where roster_entry_id = ? or user_id = ?', [rosterId, userId]);
   await em.execute('delete from roster_entries where id = ?', [rosterId]);
   await em.execute('delete from users where id = ?', [userId]);
+}
+
+// --- Redemption (POST /auth/magic-link, src/auth/magic-link.ts) ----------------------------------
+
+/** What redeeming a link reads of it. */
+export interface RedeemableLink {
+  id: string;
+  userId: string;
+  companyId: string | null;
+  packageId: string | null;
+  status: LinkStatus;
+  usedAt: Date | null;
+  expiresAt: Date;
+}
+
+const LINK_COLUMNS = `id, user_id as "userId", company_id as "companyId", package_id as "packageId", status, used_at as "usedAt",
+  expires_at as "expiresAt"`;
+
+export async function findLinkByTokenHash(sql: Sql, tokenHash: string): Promise<RedeemableLink | undefined> {
+  return sql.one<RedeemableLink>(query('links.find-by-token', `select ${LINK_COLUMNS} from invitation_links where token_hash = $1`), [
+    tokenHash,
+  ]);
+}
+
+export async function findLinkById(sql: Sql, id: string): Promise<RedeemableLink | undefined> {
+  return sql.one<RedeemableLink>(query('links.find-by-id', `select ${LINK_COLUMNS} from invitation_links where id = $1`), [id]);
+}
+
+/**
+ * Claims the link for its redemption, only while it is still redeemable (live, unexpired, unused):
+ * under parallel redemptions, a revoke or a re-mint, this one statement decides. False: another won.
+ */
+export async function claimLink(sql: Sql, id: string, now: Date): Promise<boolean> {
+  const claimed = await sql.exec(
+    query(
+      'links.claim',
+      `update invitation_links set status = 'used', used_at = $2, updated_at = $2
+        where id = $1 and used_at is null and status in (${ACTIVE_LINK_SQL}) and expires_at > $2`,
+    ),
+    [id, now],
+  );
+  return claimed > 0;
 }

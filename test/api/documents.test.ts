@@ -454,7 +454,7 @@ describe('a renderer that fails', () => {
     const logLines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
     const cache = createSessionCache({ pool: t.db.pool, ttlMs: 0 });
-    const sessions = createSessionService({ orm: t.db.orm, pool: t.db.pool, clock: t.clock, config: t.config, cache });
+    const sessions = createSessionService({ db: t.db.sql, clock: t.clock, config: t.config, cache });
     const failing = { ...documentTypes.payment, render: () => Promise.reject(new Error('font table exploded')) };
     const routes = createRouteTestApp(t, {
       logger,

@@ -34,7 +34,7 @@ const GUARDED: Record<string, Guard> = {
 beforeAll(async () => {
   t = await createTestApp();
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-  const sessions = createSessionService({ orm: t.db.orm, pool: t.db.pool, clock: t.clock, config: t.config });
+  const sessions = createSessionService({ db: t.db.sql, clock: t.clock, config: t.config });
   routes = createRouteTestApp(t, {
     logger,
     sessions,

@@ -4,6 +4,7 @@
 // of ours (a Web Fuzzing Commons auth file points at it) instead of the API's OTP sign-in:
 // the OTP request limit (3 per 15 minutes) would refuse the re-logins schemathesis makes
 // whenever a token stops working, e.g. after it fuzzed POST /auth/logout with it.
+import { createDb } from '../../src/db/sql';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -121,7 +122,7 @@ async function seedCompanyAdmin(deps: {
   cipher: ReturnType<typeof createPersonalDataCipher>;
   superAdmin: Identity;
 }): Promise<Identity> {
-  const sessions = createSessionService({ orm: deps.orm, pool: deps.pool, clock: () => new Date(), config: deps.config });
+  const sessions = createSessionService({ db: createDb(deps.pool), clock: () => new Date(), config: deps.config });
   const admin = await createUser(deps.orm.em.fork(), deps.cipher, {
     role: 'b2b_admin',
     name: 'Fuzz company admin',
@@ -184,7 +185,7 @@ async function seedCompanyAdmin(deps: {
 
 /** The loopback login endpoint: each POST issues a fresh mobile session, exactly as verify-otp does. */
 export async function startLoginServer(deps: { orm: MikroORM; pool: Pool; config: Config; identities: Identity[] }): Promise<LoginServer> {
-  const sessions = createSessionService({ orm: deps.orm, pool: deps.pool, clock: () => new Date(), config: deps.config });
+  const sessions = createSessionService({ db: createDb(deps.pool), clock: () => new Date(), config: deps.config });
   const byName = new Map(deps.identities.map((identity) => [identity.name as string, identity]));
   const server: Server = createServer((req, res) => {
     const identity = byName.get((req.url ?? '').replace(/^\/sessions\//, ''));

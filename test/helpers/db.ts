@@ -3,10 +3,13 @@ import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { nativePool, openOrm } from '../../src/db/orm';
+import { createDb, type Db } from '../../src/db/sql';
 
 export interface TestDatabase {
   orm: MikroORM;
   pool: Pool;
+  /** The app's data-access interface on this database (src/db/sql.ts). */
+  sql: Db;
   name: string;
   /** Runs a SQL query against this test file's database. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -34,6 +37,7 @@ export async function createTestDatabase(poolMax = 20): Promise<TestDatabase> {
   return {
     orm,
     pool,
+    sql: createDb(pool),
     name,
     async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
       const { rows } = await pool.query<Record<string, unknown>>(sql, params);

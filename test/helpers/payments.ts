@@ -66,7 +66,7 @@ export async function createPaymentsTestApp(
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
   const cache = createSessionCache({ pool: t.db.pool, ttlMs: 0 });
-  const sessions = createSessionService({ orm: t.db.orm, pool: t.db.pool, clock: t.clock, config: t.config, cache });
+  const sessions = createSessionService({ db: t.db.sql, clock: t.clock, config: t.config, cache });
   const payments = createPaymentService({
     orm: t.db.orm,
     provider: opts.provider ?? createPaymentProvider(t.config),

@@ -1,5 +1,5 @@
+import { createDb } from '../../src/db/sql';
 import { EventEmitter } from 'node:events';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool, QueryConfig } from 'pg';
 import { createSessionCache, type SessionCache } from '../../src/auth/session-cache';
 import { createSessionService, type SessionService } from '../../src/auth/sessions';
@@ -33,31 +33,33 @@ function fakeDatabase() {
   const listener = new FakeListener();
   const state = { revokedAt: null as Date | null, reads: 0, duringRead: undefined as (() => Promise<void> | void) | undefined };
   const row = () => ({
-    client_type: 'mobile',
-    expires_at: new Date(Date.now() + 3600_000),
-    revoked_at: state.revokedAt,
+    clientType: 'mobile',
+    expiresAt: new Date(Date.now() + 3600_000),
+    revokedAt: state.revokedAt,
     blocked: false,
-    device_blocked: false,
+    deviceBlocked: false,
     id: USER_ID,
-    phone_encrypted: null,
-    phone_hash: null,
-    email_encrypted: null,
-    email_hash: null,
+    phoneEncrypted: null,
+    phoneHash: null,
+    emailEncrypted: null,
+    emailHash: null,
     name: 'Sara',
-    app_role: 'end_user',
-    identity_type: 'citizen',
-    is_active: true,
-    blocklisted_at: null,
-    verified_at: new Date(),
-    managed_areas: null,
-    managed_areas_write: null,
-    created_at: new Date(),
-    updated_at: new Date(),
+    appRole: 'end_user',
+    identityType: 'citizen',
+    isActive: true,
+    blocklistedAt: null,
+    verifiedAt: new Date(),
+    managedAreas: null,
+    managedAreasWrite: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
   });
   const pool = {
     connect: () => Promise.resolve(listener),
     query: async (config: QueryConfig) => {
-      if (config.name !== 'authenticate-session') throw new Error(`unexpected query ${config.text}`);
+      // Issuing a session writes its row; the session check is the read under test.
+      if (config.name === 'auth.insert-session') return { rows: [], rowCount: 1 };
+      if (config.name !== 'auth.session-check') throw new Error(`unexpected query ${config.text}`);
       state.reads += 1;
       const read = row(); // the snapshot this request sees
       const hook = state.duringRead;
@@ -69,7 +71,6 @@ function fakeDatabase() {
   return { pool: pool as unknown as Pool, listener, state };
 }
 
-const orm = { em: { fork: () => ({ execute: () => Promise.resolve([]) }) } } as unknown as MikroORM;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 let db: ReturnType<typeof fakeDatabase>;
@@ -78,7 +79,7 @@ let sessions: SessionService;
 beforeEach(async () => {
   db = fakeDatabase();
   cache = createSessionCache({ pool: db.pool, ttlMs: 60_000 });
-  sessions = createSessionService({ orm, pool: db.pool, clock: () => new Date(), config: CONFIG, cache });
+  sessions = createSessionService({ db: createDb(db.pool), clock: () => new Date(), config: CONFIG, cache });
   await tick(); // the listener connects and LISTENs
 });
 afterEach(() => cache.stop());
