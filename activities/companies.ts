@@ -70,7 +70,7 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
           [input.to, now, approve, input.actorUserId, approve, now, input.companyId, input.from],
         );
         if (changed.length === 0) return alreadyWritten(tx, input);
-        await writeAudit(tx, {
+        await writeAudit(sqlOf(tx), {
           action: 'company.status_changed',
           actorUserId: input.actorUserId,
           companyId: input.companyId,
@@ -102,7 +102,7 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
 
     /** The four gates, from the database (src/companies/readiness.ts). */
     async companyReadiness(input: { companyId: string }): Promise<Readiness> {
-      return readinessOf(em(), input.companyId);
+      return readinessOf(sqlOf(em()), input.companyId);
     },
 
     /** Who gets a notice: each active portal admin of the company, by e-mail and by SMS where they have one. */

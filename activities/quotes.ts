@@ -3,7 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
 import { isUniqueViolation } from '../src/db/sql';
-import { hasActiveContract } from '../src/companies/contract-lock';
+import { hasActiveContract } from '../src/companies/repository';
 import { findCompany } from '../src/companies/repository';
 import { catalogPrices, insertItems } from '../src/quotes/repository';
 import { readQuoteTip } from '../src/temporal/quote-tip';
@@ -17,6 +17,7 @@ import type {
   QuoteTip,
 } from '../workflows/quote-contract';
 import type { QuoteRefusalCode } from '../workflows/quote-rules';
+import { sqlOf } from '../src/db/transition';
 
 export interface QuoteActivityDeps {
   orm: MikroORM;
@@ -121,7 +122,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
 
   const auditNote =
     (action: 'company.quote_decline' | 'company.quote_reject', request: NoteRequest) => (tx: EntityManager, row: VersionRow, now: Date) =>
-      writeAudit(tx, {
+      writeAudit(sqlOf(tx), {
         ...actorOf(request.actor),
         action,
         companyId: row.company_id,
@@ -282,7 +283,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
     );
     // The lines as the admin sent them: insertItems hands out ascending ids, and lines are read in id order.
     await insertItems(tx, id, request.items);
-    await writeAudit(tx, {
+    await writeAudit(sqlOf(tx), {
       ...actorOf(request.actor),
       action: 'company.quote_counter',
       companyId: row.company_id,
@@ -309,7 +310,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
     const [owner] = await tx.execute<{ company_id: string }[]>('select company_id from quote_versions where id = ?', [request.versionId]);
     if (!owner) throw quoteRefusal('QUOTE_NOT_FOUND', 'Quote not found');
     // The company row's lock orders confirms of one company (and the payment mode switch) one after another.
-    const company = await findCompany(tx, owner.company_id, { lock: true });
+    const company = await findCompany(sqlOf(tx), owner.company_id, { lock: true });
     const [row] = await tx.execute<(VersionRow & { has_child: boolean; needs_funding_halalas: string | null })[]>(
       `select v.id, v.version, v.status, v.parent_id, v.company_id, v.chain_root_id, v.needs_funding_halalas, not ${IS_TIP} as has_child
          from quote_versions v where v.id = ? for update`,
@@ -325,7 +326,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
       (row.status === 'accepted' || (row.parent_id === null && (row.status === 'submitted' || row.status === 'under_review')));
     if (!eligible)
       throw quoteRefusal('QUOTE_INVALID_STATE', `cannot confirm a contract from a ${row.has_child ? 'superseded' : row.status} version`);
-    if (await hasActiveContract(tx, row.company_id))
+    if (await hasActiveContract(sqlOf(tx), row.company_id))
       throw quoteRefusal('CONTRACT_ALREADY_EXISTS', 'the company already has an active contract');
     const mode = company?.payment_mode;
     if (!mode) throw quoteRefusal('QUOTE_INVALID_STATE', 'the company has not chosen a payment mode');
@@ -350,7 +351,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
         lines.flatMap((line) => [randomUUID(), contractId, line.packageId, line.qty, line.unitPriceHalalas]),
       );
     }
-    await writeAudit(tx, {
+    await writeAudit(sqlOf(tx), {
       ...actorOf(request.actor),
       action: 'company.contract_confirm',
       companyId: row.company_id,
@@ -384,7 +385,7 @@ async function pricedLines(tx: EntityManager, versionId: string): Promise<Priced
   );
   if (rows.length === 0) throw quoteRefusal('QUOTE_INVALID_STATE', 'a prepaid contract needs quote items');
   const prices = await catalogPrices(
-    tx,
+    sqlOf(tx),
     rows.map((r) => r.package_id),
   );
   const missing = rows.find((r) => !prices.has(r.package_id));

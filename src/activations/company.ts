@@ -7,6 +7,7 @@ import { paidHalalas } from '../contracts/payments-repository';
 import { AppError } from '../http/errors';
 import { REDEEMED_LINK } from '../links/repository';
 import { receiptNumber } from '../payments/settle';
+import { sqlOf } from '../db/transition';
 
 /**
  * The company branch of POST /activations (spec consumer-service, "Company branch").
@@ -154,7 +155,7 @@ export async function checkSeatFree(em: EntityManager, userId: string): Promise<
  * advisory and not counted here, as the spec's gate says).
  */
 export async function lockAndGate(em: EntityManager, userId: string, seat: Seat, terms: SeatTerms): Promise<void> {
-  const company = await findCompany(em, seat.companyId, { lock: true });
+  const company = await findCompany(sqlOf(em), seat.companyId, { lock: true });
   if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
   await checkSeatFree(em, userId);
   if (terms.mode !== 'flexible') return;

@@ -1,6 +1,7 @@
 import { findCompany } from '../companies/repository';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { LatestActivation, MagicLinkLookups } from '../auth/magic-link';
+import { sqlOf } from '../db/transition';
 
 /**
  * What magic-link redemption reads outside the link row: the company's status (only an approved
@@ -10,7 +11,7 @@ import type { LatestActivation, MagicLinkLookups } from '../auth/magic-link';
 export function createMagicLinkLookups(orm: MikroORM): MagicLinkLookups {
   return {
     async companyStatus(companyId) {
-      return (await findCompany(orm.em.fork(), companyId))?.status ?? null;
+      return (await findCompany(sqlOf(orm.em.fork()), companyId))?.status ?? null;
     },
     async latestActivation(userId) {
       const [row] = await orm.em.fork().execute<

@@ -3,6 +3,7 @@ import { writeAudit } from '../audit/writer';
 import { deviceHasher } from '../auth/devices';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
+import { sqlOf } from '../db/transition';
 
 export interface BlocklistDeps {
   orm: MikroORM;
@@ -49,7 +50,7 @@ export function createBlocklistService(deps: BlocklistDeps) {
         'update sessions set revoked_at = ? where user_id = ? and revoked_at is null returning id',
         [now, userId],
       );
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'user.blocklisted',
         actorUserId: actor.userId,
         entityType: 'user',
@@ -69,7 +70,7 @@ export function createBlocklistService(deps: BlocklistDeps) {
       if (user.blocklisted_at) {
         const now = clock();
         await em.execute('update users set blocklisted_at = null, updated_at = ? where id = ?', [now, userId]);
-        await writeAudit(em, {
+        await writeAudit(sqlOf(em), {
           action: 'user.unblocklisted',
           actorUserId: actor.userId,
           entityType: 'user',
@@ -98,7 +99,7 @@ export function createBlocklistService(deps: BlocklistDeps) {
         'update sessions set revoked_at = ? where device_hash = ? and revoked_at is null returning id',
         [now, hash],
       );
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'device.blocklisted',
         actorUserId: actor.userId,
         entityType: 'device',
@@ -121,7 +122,7 @@ export function createBlocklistService(deps: BlocklistDeps) {
         [hash],
       );
       if (removed.length > 0) {
-        await writeAudit(em, {
+        await writeAudit(sqlOf(em), {
           action: 'device.unblocklisted',
           actorUserId: actor.userId,
           entityType: 'device',

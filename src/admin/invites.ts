@@ -7,6 +7,7 @@ import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { Actor } from './blocklist';
 import { provisionAccount } from './provision';
+import { sqlOf } from '../db/transition';
 
 export interface InviteInput {
   name: string;
@@ -58,7 +59,7 @@ export function createCompanyInvites(deps: {
             now,
           ]);
         }
-        await writeAudit(em, {
+        await writeAudit(sqlOf(em), {
           action: 'company.user_invited',
           actorUserId: actor.userId,
           companyId,

@@ -10,6 +10,7 @@ import type { PersonalDataCipher } from '../lib/crypto';
 import type { Actor } from './blocklist';
 import { textArray } from '../db/arrays';
 import { provisionAccount } from './provision';
+import { sqlOf } from '../db/transition';
 
 /** Roles a super_admin gives through /admin/users (company staff are invited, end users register). */
 export const STAFF_ROLES = ['admin', 'support', 'activation_officer', 'super_admin'] as const satisfies readonly AppRole[];
@@ -131,7 +132,7 @@ export function createAdminUsers(deps: AdminUsersDeps) {
       { name: input.name, appRole: input.appRole, phone: input.phone, email: input.email, ...areas },
       now,
       (em, userId) =>
-        writeAudit(em, {
+        writeAudit(sqlOf(em), {
           action: 'admin_user.created',
           actorUserId: actor.userId,
           entityType: 'user',
@@ -203,7 +204,7 @@ export function createAdminUsers(deps: AdminUsersDeps) {
         ],
       );
       const audit = (action: `admin_user.${string}`, details: Record<string, unknown>) =>
-        writeAudit(em, {
+        writeAudit(sqlOf(em), {
           action,
           actorUserId: actor.userId,
           entityType: 'user',
@@ -244,7 +245,7 @@ export function createAdminUsers(deps: AdminUsersDeps) {
         now,
         row.id,
       ]);
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'admin_user.deactivated',
         actorUserId: actor.userId,
         entityType: 'user',
@@ -272,7 +273,7 @@ export function createAdminUsers(deps: AdminUsersDeps) {
       await orm.em.fork().transactional(async (em) => {
         const row = await lockStaff(em, id);
         const now = clock();
-        await writeAudit(em, {
+        await writeAudit(sqlOf(em), {
           action: 'admin_user.deleted',
           actorUserId: actor.userId,
           entityType: 'user',

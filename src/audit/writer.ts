@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
-import { AuditEvent } from '../entities';
+import type { Sql } from '../db/sql';
+import { insertAuditEvent } from './repository';
 
 /**
  * Audit rows are written by the use case, through the EntityManager of its own transaction, so a
@@ -36,11 +36,11 @@ export interface CompanyActor {
 
 /** A company export (people.csv, charges.csv): one row with the count of rows sent, never the rows. */
 export function writeExportAudit(
-  em: EntityManager,
+  sql: Sql,
   actor: CompanyActor,
   what: { action: AuditEntry['action']; entityType: string; count: number; at: Date },
 ): Promise<string> {
-  return writeAudit(em, {
+  return writeAudit(sql, {
     action: what.action,
     actorUserId: actor.userId,
     companyId: actor.companyId,
@@ -67,15 +67,15 @@ const FORBIDDEN_DETAIL_KEYS = new Set([
   'authorization',
 ]);
 
-/** Inserts one audit row inside `em`'s transaction and returns its id. */
-export async function writeAudit(em: EntityManager, entry: AuditEntry): Promise<string> {
+/** Inserts one audit row in the caller's transaction (or on its own) and returns its id. */
+export async function writeAudit(sql: Sql, entry: AuditEntry): Promise<string> {
   const details = entry.details ?? {};
   assertNoSecrets(details, 'details');
   const id = randomUUID();
-  await em.insert(AuditEvent, {
+  await insertAuditEvent(sql, {
     id,
     action: entry.action,
-    actorUser: entry.actorUserId,
+    actorUserId: entry.actorUserId,
     companyId: entry.companyId ?? null,
     entityType: entry.entityType,
     entityId: entry.entityId ?? null,

@@ -20,6 +20,7 @@ import {
 import type { z } from '../openapi/registry';
 import { SerializedJson } from '../http/route';
 import type { BillingBody, BillingResponse } from './schemas';
+import { sqlOf } from '../db/transition';
 
 export interface BillingServiceDeps {
   orm: MikroORM;
@@ -105,7 +106,12 @@ export function createBillingService(deps: BillingServiceDeps) {
     const rows = await deps.orm.em.fork().transactional(async (em) => {
       const contract = await findContract(em, { companyId: actor.companyId });
       const found = contract ? await chargeRows(em, actor.companyId) : [];
-      await writeExportAudit(em, actor, { action: 'company.billing_export', entityType: 'billing', count: found.length, at: clock() });
+      await writeExportAudit(sqlOf(em), actor, {
+        action: 'company.billing_export',
+        entityType: 'billing',
+        count: found.length,
+        at: clock(),
+      });
       return found;
     });
     return { filename: 'charges.csv', columns: CHARGES_CSV_COLUMNS, rows: rows.map(csvRow) };

@@ -7,6 +7,7 @@ import type { CompanyAction } from '../../workflows/company-contract';
 import { companyView, findCompany, listCompanies, type CompanyView } from './repository';
 import type { CompanyRuns } from './runs';
 import type { Actor } from './service';
+import { sqlOf } from '../db/transition';
 
 export interface CompanyAdminDeps {
   orm: MikroORM;
@@ -44,7 +45,7 @@ export function createCompanyAdmin(deps: CompanyAdminDeps) {
   }
 
   async function get(id: string): Promise<CompanyView> {
-    const row = await findCompany(orm.em.fork(), id);
+    const row = await findCompany(sqlOf(orm.em.fork()), id);
     if (!row) throw new AppError('COMPANY_NOT_FOUND');
     return companyView(row, cipher);
   }

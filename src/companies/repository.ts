@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import { likeSubstring } from '../db/like';
 import type { CompanyRole, CompanyStatus, PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
@@ -60,24 +61,68 @@ export function companyView(row: CompanyDbRow, cipher: PersonalDataCipher): Comp
   };
 }
 
+const FIND = query('companies.find', `select ${COLUMNS} from companies where id = $1`);
+const LOCK = query('companies.lock', `select ${COLUMNS} from companies where id = $1 for update`);
+
 /** One company by id; any id that is not a UUID is simply not found. `lock` takes the row for update. */
-export async function findCompany(em: EntityManager, id: string, opts: { lock?: boolean } = {}): Promise<CompanyDbRow | null> {
+export async function findCompany(sql: Sql, id: string, opts: { lock?: boolean } = {}): Promise<CompanyDbRow | null> {
   if (!isUuid(id)) return null;
-  const [row] = await em.execute<CompanyDbRow[]>(`select ${COLUMNS} from companies where id = ?${opts.lock ? ' for update' : ''}`, [id]);
-  return row ?? null;
+  return (await sql.one<CompanyDbRow>(opts.lock ? LOCK : FIND, [id])) ?? null;
 }
 
 /** The caller's company and role (a user belongs to at most one), or null. */
-export async function findCompanyOfUser(em: EntityManager, userId: string): Promise<{ row: CompanyDbRow; role: CompanyRole } | null> {
-  const [row] = await em.execute<(CompanyDbRow & { company_role: CompanyRole })[]>(
-    `select ${COLUMNS.split(', ')
-      .map((c) => `c.${c}`)
-      .join(', ')}, cu.role as company_role
-       from company_users cu join companies c on c.id = cu.company_id
-      where cu.user_id = ?`,
+export async function findCompanyOfUser(sql: Sql, userId: string): Promise<{ row: CompanyDbRow; role: CompanyRole } | null> {
+  const row = await sql.one<CompanyDbRow & { company_role: CompanyRole }>(
+    query(
+      'companies.of-user',
+      `select ${COLUMNS.split(', ')
+        .map((c) => `c.${c}`)
+        .join(', ')}, cu.role as company_role
+         from company_users cu join companies c on c.id = cu.company_id
+        where cu.user_id = $1`,
+    ),
     [userId],
   );
   return row ? { row, role: row.company_role } : null;
+}
+
+/**
+ * Whether the company has an active contract, which locks its payment mode (CONTRACT_ALREADY_EXISTS).
+ * Read inside the caller's transaction where the company row is locked: a contract confirmation that
+ * takes the same company row lock cannot slip between this read and the mode write.
+ */
+export async function hasActiveContract(sql: Sql, companyId: string): Promise<boolean> {
+  const row = await sql.one<{ found: boolean }>(
+    query('companies.has-active-contract', `select exists (select 1 from contracts where company_id = $1 and status = 'active') as found`),
+    [companyId],
+  );
+  return row?.found === true;
+}
+
+/**
+ * The contract gates of readiness: contractConfirmed, an active contract exists; paymentSatisfied, the
+ * payments recorded on it sum to at least its total (the same rule in both modes). One query, in halalas.
+ */
+export async function contractGates(sql: Sql, companyId: string): Promise<{ contractConfirmed: boolean; paymentSatisfied: boolean }> {
+  const row = await sql.one<{ paid_enough: boolean }>(
+    query(
+      'companies.contract-gates',
+      `select coalesce((select sum(p.amount_halalas) from contract_payments p where p.contract_id = c.id), 0) >= c.total_halalas as paid_enough
+         from contracts c
+        where c.company_id = $1 and c.status = 'active'`,
+    ),
+    [companyId],
+  );
+  return { contractConfirmed: row !== undefined, paymentSatisfied: row?.paid_enough === true };
+}
+
+/** rosterStaged: at least one roster row exists. */
+export async function hasRoster(sql: Sql, companyId: string): Promise<boolean> {
+  const row = await sql.one<{ staged: boolean }>(
+    query('companies.has-roster', 'select exists (select 1 from roster_entries where company_id = $1) as staged'),
+    [companyId],
+  );
+  return row?.staged === true;
 }
 
 export interface NewCompany {

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../db/sql';
 import type { CompanyRole, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { hasActiveContract } from './contract-lock';
+import { hasActiveContract } from './repository';
 import { findMembership } from './membership';
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
@@ -20,6 +20,7 @@ import {
   type CompanyView,
 } from './repository';
 import type { RegisterCompanyInput } from './schemas';
+import { sqlOf } from '../db/transition';
 
 export interface CompanyServiceDeps {
   orm: MikroORM;
@@ -44,7 +45,7 @@ export function createCompanyService(deps: CompanyServiceDeps) {
   const { orm, cipher, clock } = deps;
 
   async function mine(userId: string): Promise<{ company: CompanyView | null; role: CompanyRole | null }> {
-    const found = await findCompanyOfUser(orm.em.fork(), userId);
+    const found = await findCompanyOfUser(sqlOf(orm.em.fork()), userId);
     return found ? { company: companyView(found.row, cipher), role: found.role } : { company: null, role: null };
   }
 
@@ -96,13 +97,13 @@ export function createCompanyService(deps: CompanyServiceDeps) {
    */
   async function setPaymentMode(actor: Actor, companyId: string, mode: PaymentMode): Promise<{ company: CompanyView }> {
     return orm.em.fork().transactional(async (em) => {
-      const current = await findCompany(em, companyId, { lock: true });
+      const current = await findCompany(sqlOf(em), companyId, { lock: true });
       if (!current) throw new AppError('COMPANY_NOT_FOUND');
-      if (await hasActiveContract(em, companyId)) throw new AppError('CONTRACT_ALREADY_EXISTS');
+      if (await hasActiveContract(sqlOf(em), companyId)) throw new AppError('CONTRACT_ALREADY_EXISTS');
       if (current.payment_mode === mode) return { company: companyView(current, cipher) };
       const now = clock();
       const updated = await updatePaymentMode(em, companyId, mode, now);
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'company.payment_mode_changed',
         actorUserId: actor.userId,
         companyId,

@@ -9,6 +9,7 @@ import { proofDocument } from './document';
 import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from './payments-repository';
 import { findContract, type ContractDbRow } from './repository';
 import type { ContractPaymentBody, RecordPaymentInput } from './schemas';
+import { sqlOf } from '../db/transition';
 
 export interface ContractPaymentDeps {
   orm: MikroORM;
@@ -77,7 +78,7 @@ export function createContractPayments(deps: ContractPaymentDeps) {
   }
 
   async function audit(em: EntityManager, actor: Actor, contract: ContractDbRow, row: PaymentDbRow, size: number, at: Date) {
-    await writeAudit(em, {
+    await writeAudit(sqlOf(em), {
       action: 'company.contract_payment_recorded',
       actorUserId: actor.userId,
       companyId: contract.company_id,

@@ -5,6 +5,7 @@ import type { FileReply } from '../http/route';
 import { balanceOf } from './balance';
 import { documentOf, listPayments, paymentView } from './payments-repository';
 import { readContract } from './repository';
+import { sqlOf } from '../db/transition';
 
 export interface ContractReadDeps {
   orm: MikroORM;
@@ -22,7 +23,7 @@ export function createContractReads(deps: ContractReadDeps) {
 
   return {
     activeContract: (companyId: string) => readContract(em(), { companyId }, clock()),
-    readiness: (companyId: string) => readinessOf(em(), companyId),
+    readiness: (companyId: string) => readinessOf(sqlOf(em()), companyId),
     balance: (companyId: string) => balanceOf(em(), companyId, clock()),
     payments: async (contractId: string) => (await listPayments(em(), contractId)).map(paymentView),
     async paymentDocument(contractId: string, paymentId: string): Promise<FileReply> {

@@ -17,6 +17,7 @@ import { catalogPrices } from '../quotes/repository';
 import { readRosterEntry } from '../roster/repository';
 import { rosterEntryView } from '../roster/service';
 import * as repo from './repository';
+import { sqlOf } from '../db/transition';
 
 /** Link lifetime (spec "Limits"). */
 export const LINK_LIFETIME_MS = 24 * 3_600_000;
@@ -88,8 +89,8 @@ export function createLinks(deps: LinksDeps) {
     const now = clock();
     const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
     return deps.orm.em.fork().transactional(async (em) => {
-      await findCompany(em, actor.companyId, { lock: true });
-      if (!(await readinessOf(em, actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
+      await findCompany(sqlOf(em), actor.companyId, { lock: true });
+      if (!(await readinessOf(sqlOf(em), actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
       const contract = await findContract(em, { companyId: actor.companyId });
       if (!contract) throw new AppError('COMPANY_NOT_READY');
       const ids = [...new Set(req.rosterIds.map((id) => id.toLowerCase()))].sort();
@@ -129,7 +130,7 @@ export function createLinks(deps: LinksDeps) {
         };
       });
       await repo.writeLinks(em, { companyId: actor.companyId, createdBy: actor.userId, status: mode.status, now, expiresAt }, links);
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'company.links_minted',
         actorUserId: actor.userId,
         companyId: actor.companyId,
@@ -183,7 +184,7 @@ export function createLinks(deps: LinksDeps) {
         [companyId],
       )
     ).map((r) => r.package_id);
-    const prices = await catalogPrices(em, wanted ? [wanted, ...ownPackages] : ownPackages);
+    const prices = await catalogPrices(sqlOf(em), wanted ? [wanted, ...ownPackages] : ownPackages);
     if (wanted !== undefined && !prices.has(wanted)) throw new AppError('PACKAGE_NOT_FOUND');
     return (c: repo.MintCandidate): Decision => {
       const packageId = c.holds_seat ? c.package_id : (wanted ?? c.package_id);
@@ -292,7 +293,7 @@ export function createLinks(deps: LinksDeps) {
         revoked.map((r) => r.rosterId),
         now,
       );
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'company.links_revoke',
         actorUserId: actor.userId,
         companyId: actor.companyId,
@@ -320,14 +321,14 @@ export function createLinks(deps: LinksDeps) {
   async function assign(actor: LinksActor, rosterId: string, body: { packageId?: string | null; contractItemId?: string | null }) {
     const now = clock();
     return deps.orm.em.fork().transactional(async (em) => {
-      const mode: PaymentMode = (await findCompany(em, actor.companyId, { lock: true }))?.payment_mode ?? 'prepaid';
+      const mode: PaymentMode = (await findCompany(sqlOf(em), actor.companyId, { lock: true }))?.payment_mode ?? 'prepaid';
       const field = body.packageId !== undefined ? 'packageId' : 'contractItemId';
       const value = body[field]?.toLowerCase() ?? null;
       if ((mode === 'flexible') !== (field === 'packageId')) throw new AppError('VALIDATION_INVALID_INPUT', { details: { field, mode } });
       await guarded(em, actor.companyId, rosterId, now);
       const id = rosterId.toLowerCase();
       if (field === 'packageId') {
-        if (value && !(await catalogPrices(em, [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
+        if (value && !(await catalogPrices(sqlOf(em), [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
         await repo.writeAssignment(em, id, { packageId: value, contractItemId: null }, now);
       } else {
         const itemId = value;
@@ -351,7 +352,7 @@ export function createLinks(deps: LinksDeps) {
   async function remove(actor: LinksActor, rosterId: string) {
     const now = clock();
     await deps.orm.em.fork().transactional(async (em) => {
-      await findCompany(em, actor.companyId, { lock: true });
+      await findCompany(sqlOf(em), actor.companyId, { lock: true });
       const entry = await guarded(em, actor.companyId, rosterId, now);
       if (!(await repo.isBareStagedUser(em, actor.companyId, entry.user_id))) throw new AppError('ROSTER_SEAT_CONSUMED');
       await repo.deleteEntry(em, entry.id, entry.user_id);
@@ -372,7 +373,7 @@ function auditEntry(
   details: Record<string, string | null>,
   at: Date,
 ) {
-  return writeAudit(em, {
+  return writeAudit(sqlOf(em), {
     action,
     actorUserId: actor.userId,
     companyId: actor.companyId,

@@ -1,6 +1,7 @@
 import { uuidArray } from '../db/arrays';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
 import type { QuoteLine } from '../../workflows/quote-contract';
 
@@ -33,17 +34,18 @@ export interface CatalogDbRow {
 const IN_B2B_CATALOG = `p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`;
 
 /** The B2B price (halalas) of each of `ids` still in the B2B catalog (a link mint's, an assignment's, a contract's). */
-export async function catalogPrices(em: EntityManager, ids: readonly string[]): Promise<Map<string, number>> {
+export async function catalogPrices(sql: Sql, ids: readonly string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await em.execute<{ id: string; price: string | number }[]>(
-    `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
-      where p.id = any(?::uuid[]) and ${IN_B2B_CATALOG}`,
-    [uuidArray(ids)],
+  const rows = await sql.rows<{ id: string; price: string }>(
+    query(
+      'quotes.catalog-prices',
+      `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
+        where p.id = any($1::uuid[]) and ${IN_B2B_CATALOG}`,
+    ),
+    [ids],
   );
   return new Map(rows.map((r) => [r.id, Number(r.price)]));
 }
-
-/** A bound uuid[] parameter: a Postgres array literal (the ids are checked UUIDs, so nothing needs quoting). */
 
 /** Cheapest first, then by id (a stable order for equal prices). */
 export async function catalogRows(em: EntityManager): Promise<CatalogDbRow[]> {

@@ -4,6 +4,7 @@ import type { ReconciliationCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
+import { sqlOf } from '../db/transition';
 
 export interface ReconciliationServiceDeps {
   orm: MikroORM;
@@ -115,7 +116,7 @@ export function createReconciliationService(deps: ReconciliationServiceDeps) {
         `update reconciliation_records set resolved_at = ?, resolved_by_id = ?, resolution_note = ? where id = ? returning ${COLUMNS}`,
         [now, actor.userId, note, row.id],
       );
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'reconciliation.resolved',
         actorUserId: actor.userId,
         entityType: 'reconciliation_record',

@@ -20,6 +20,7 @@ import {
   type RosterRow,
 } from './repository';
 import { checkRow, contactsOf, dropBatchDuplicates, rowRejection, type RowRejection, type StagedRow } from './rows';
+import { sqlOf } from '../db/transition';
 
 export interface RosterServiceDeps {
   orm: MikroORM;
@@ -139,7 +140,7 @@ export function createRosterService(deps: RosterServiceDeps) {
   async function exportCsv(actor: RosterActor) {
     const rows = await deps.orm.em.fork().transactional(async (em) => {
       const found = await exportRows(em, actor.companyId, clock());
-      await writeExportAudit(em, actor, { action: 'company.roster_export', entityType: 'roster', count: found.length, at: clock() });
+      await writeExportAudit(sqlOf(em), actor, { action: 'company.roster_export', entityType: 'roster', count: found.length, at: clock() });
       return found;
     });
     return { filename: 'people.csv', columns: PEOPLE_CSV_COLUMNS, rows: rows.map(csvRow) };

@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { z } from 'zod';
 import { writeAudit } from '../audit/writer';
 import { DEFAULT_VAT_RATE_PERCENT, type OrganizationSettingsBody } from './schemas';
+import { sqlOf } from '../db/transition';
 
 export const ORGANIZATION_KEY = 'organization';
 
@@ -82,7 +83,7 @@ export function createOrganizationSettings(deps: { orm: MikroORM; clock: () => D
         ORGANIZATION_KEY,
       ]);
       const after = organizationView(value);
-      await writeAudit(em, {
+      await writeAudit(sqlOf(em), {
         action: 'org.settings_updated',
         actorUserId: actor.userId,
         entityType: 'organization_settings',

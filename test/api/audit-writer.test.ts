@@ -4,6 +4,7 @@ import request from 'supertest';
 import { auditRequestContext, writeAudit } from '../../src/audit/writer';
 import { insertUser as insertUserRow } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { sqlOf } from '../../src/db/transition';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -37,7 +38,7 @@ describe('writeAudit', () => {
   it('writes nothing when the caller’s transaction rolls back', async () => {
     const actor = await insertUser('Rollback admin');
     const attempt = db.orm.em.fork().transactional(async (em) => {
-      await writeAudit(em, { action: 'org.settings_updated', actorUserId: actor, entityType: 'organization_settings' });
+      await writeAudit(sqlOf(em), { action: 'org.settings_updated', actorUserId: actor, entityType: 'organization_settings' });
       await em.execute('update users set name = ? where id = ?', ['Renamed', actor]);
       throw new Error('the use case failed after the audit row');
     });
@@ -51,7 +52,7 @@ describe('writeAudit', () => {
     const companyId = randomUUID();
     const at = new Date('2026-05-05T05:05:05.505Z');
     const id = await db.orm.em.fork().transactional((em) =>
-      writeAudit(em, {
+      writeAudit(sqlOf(em), {
         action: 'company.status_changed',
         actorUserId: actor,
         companyId,
@@ -83,7 +84,7 @@ describe('writeAudit', () => {
     const before = Date.now();
     await db.orm.em
       .fork()
-      .transactional((em) => writeAudit(em, { action: 'company.system_check', actorUserId: null, entityType: 'company' }));
+      .transactional((em) => writeAudit(sqlOf(em), { action: 'company.system_check', actorUserId: null, entityType: 'company' }));
     const [system] = await rowsOf('company.system_check');
     expect(system).toMatchObject({ actor_user_id: null, company_id: null, entity_id: null, details: {}, ip: null, user_agent: null });
     expect(system.created_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
@@ -92,7 +93,7 @@ describe('writeAudit', () => {
     await db.orm.em
       .fork()
       .transactional((em) =>
-        writeAudit(em, { action: 'company.roster_export', actorUserId: actor, entityType: 'roster', details: { rows: 12 } }),
+        writeAudit(sqlOf(em), { action: 'company.roster_export', actorUserId: actor, entityType: 'roster', details: { rows: 12 } }),
       );
     await db.query('delete from users where id = $1', [actor]);
     expect(await rowsOf('company.roster_export')).toEqual([expect.objectContaining({ actor_user_id: null, details: { rows: 12 } })]);
@@ -103,7 +104,7 @@ describe('writeAudit', () => {
     async (details) => {
       const attempt = db.orm.em
         .fork()
-        .transactional((em) => writeAudit(em, { action: 'company.links_export', actorUserId: null, entityType: 'roster', details }));
+        .transactional((em) => writeAudit(sqlOf(em), { action: 'company.links_export', actorUserId: null, entityType: 'roster', details }));
       await expect(attempt).rejects.toThrow(/never audited/);
       expect(await rowsOf('company.links_export')).toEqual([]);
     },
