@@ -234,7 +234,7 @@ export function createApp(deps: AppDeps): Express {
     users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
   companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
-  settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
+  settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, starts, clock }) });

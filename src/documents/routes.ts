@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { membershipFromPool } from '../companies/membership';
+import { createDb } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid, PathId } from '../http/fields';
 import { guard, staffAccessFromPool } from '../http/guards';
@@ -55,7 +56,7 @@ export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
       if (!isUuid(params.entityId)) throw new AppError('DOCUMENT_NOT_FOUND');
       const data = await type.load(deps.orm.em.fork(), params.entityId, principal, access);
       if (data === null) throw new AppError('DOCUMENT_NOT_FOUND');
-      const settings = await readOrganizationSettings(deps.pool);
+      const settings = await readOrganizationSettings(createDb(deps.pool));
       let bytes: Buffer;
       try {
         bytes = await type.render(data, settings);

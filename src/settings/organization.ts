@@ -1,9 +1,8 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
 import type { z } from 'zod';
 import { writeAudit } from '../audit/writer';
+import type { Db, Sql } from '../db/sql';
+import { createSettingIfMissing, settingValue, writeSetting } from './repository';
 import { DEFAULT_VAT_RATE_PERCENT, type OrganizationSettingsBody } from './schemas';
-import { sqlOf } from '../db/transition';
 
 export const ORGANIZATION_KEY = 'organization';
 
@@ -40,18 +39,13 @@ function storedValue(body: z.output<typeof OrganizationSettingsBody>): Record<st
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== null));
 }
 
-const SELECT = `select value from settings where key = '${ORGANIZATION_KEY}'`;
-
 /**
  * The organization settings, or null when never saved. Document rendering reads them on every
- * render: with a pool (one named prepared statement) or inside a transaction (an EntityManager).
+ * render (one named statement), on the pool or inside a transaction.
  */
-export async function readOrganizationSettings(db: Pool | PoolClient | EntityManager): Promise<OrganizationSettings | null> {
-  const rows =
-    'execute' in db
-      ? await db.execute<{ value: Record<string, unknown> }[]>(SELECT)
-      : (await db.query<{ value: Record<string, unknown> }>({ name: 'organization-settings', text: SELECT })).rows;
-  return rows[0] ? organizationView(rows[0].value) : null;
+export async function readOrganizationSettings(sql: Sql): Promise<OrganizationSettings | null> {
+  const value = await settingValue(sql, ORGANIZATION_KEY);
+  return value ? organizationView(value) : null;
 }
 
 export interface Actor {
@@ -65,25 +59,17 @@ export interface Actor {
  * transaction. The row is created first if missing (`on conflict do nothing`) and then locked,
  * so two first saves never both see "nothing before": the second waits and audits the first's value.
  */
-export function createOrganizationSettings(deps: { orm: MikroORM; clock: () => Date }) {
+export function createOrganizationSettings(deps: { db: Db; clock: () => Date }) {
   async function save(actor: Actor, body: z.output<typeof OrganizationSettingsBody>): Promise<OrganizationSettings> {
     const value = storedValue(body);
-    return deps.orm.em.fork().transactional(async (em) => {
+    return deps.db.transaction(async (tx) => {
       const now = deps.clock();
-      const created = await em.execute<{ key: string }[]>(
-        `insert into settings (key, value, updated_at, updated_by) values (?, '{}'::jsonb, ?, ?) on conflict (key) do nothing returning key`,
-        [ORGANIZATION_KEY, now, actor.userId],
-      );
-      const [current] = await em.execute<{ value: Record<string, unknown> }[]>(`${SELECT} for update`);
-      const before = created.length > 0 ? null : organizationView(current.value);
-      await em.execute('update settings set value = ?::jsonb, updated_at = ?, updated_by = ? where key = ?', [
-        JSON.stringify(value),
-        now,
-        actor.userId,
-        ORGANIZATION_KEY,
-      ]);
+      const created = await createSettingIfMissing(tx, ORGANIZATION_KEY, now, actor.userId);
+      const current = await settingValue(tx, ORGANIZATION_KEY, { lock: true });
+      const before = created ? null : organizationView(current!);
+      await writeSetting(tx, ORGANIZATION_KEY, value, now, actor.userId);
       const after = organizationView(value);
-      await writeAudit(sqlOf(em), {
+      await writeAudit(tx, {
         action: 'org.settings_updated',
         actorUserId: actor.userId,
         entityType: 'organization_settings',

@@ -1,6 +1,6 @@
-import type { Pool } from 'pg';
 import { auditRequestContext } from '../audit/writer';
 import type { Config } from '../config';
+import type { Db } from '../db/sql';
 import { guard } from '../http/guards';
 import { AppError } from '../http/errors';
 import { json, type Api } from '../http/route';
@@ -8,7 +8,7 @@ import { readOrganizationSettings, type OrganizationSettingsService } from './or
 import * as s from './schemas';
 
 export interface SettingsRouteDeps {
-  pool: Pool;
+  db: Db;
   organization: OrganizationSettingsService;
   config: Pick<Config, 'FEATURE_ESIM_STORE'>;
 }
@@ -28,7 +28,7 @@ export function settingsRoutes(api: Api, deps: SettingsRouteDeps): void {
       response: json(s.OrganizationSettingsOrNull),
       errors: [],
     },
-    async () => ({ data: await readOrganizationSettings(deps.pool) }),
+    async () => ({ data: await readOrganizationSettings(deps.db) }),
   );
 
   api.define(

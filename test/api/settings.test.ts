@@ -54,7 +54,7 @@ describe('organization settings', () => {
   // One flow: the order matters (null before the first save, then before/after in the trail).
   it('reads null until saved; saves the whole object with defaults; omitted fields are cleared; each save is audited', async () => {
     expect((await read()).body).toEqual({ data: null });
-    expect(await readOrganizationSettings(t.db.pool)).toBeNull();
+    expect(await readOrganizationSettings(t.db.sql)).toBeNull();
 
     const first = await save(FULL);
     expect(first.status).toBe(200);
@@ -78,8 +78,8 @@ describe('organization settings', () => {
     expect(second.body).toEqual({ data: cleared });
     expect((await read()).body).toEqual({ data: cleared });
     // The PDF issue reads them with a pool or inside a transaction.
-    expect(await readOrganizationSettings(t.db.pool)).toEqual(cleared);
-    expect(await t.db.orm.em.fork().transactional((em) => readOrganizationSettings(em))).toEqual(cleared);
+    expect(await readOrganizationSettings(t.db.sql)).toEqual(cleared);
+    expect(await t.db.sql.transaction((tx) => readOrganizationSettings(tx))).toEqual(cleared);
     const [row] = await t.db.query<{ value: unknown; updated_by: string }>(
       `select value, updated_by from settings where key = 'organization'`,
     );
