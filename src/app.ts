@@ -244,8 +244,8 @@ export function createApp(deps: AppDeps): Express {
     links: createLinks({ orm, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
   });
   const contracts = {
-    reads: createContractReads({ orm, clock }),
-    payments: createContractPayments({ orm, companyRuns, clock, logger: deps.logger }),
+    reads: createContractReads({ db, clock }),
+    payments: createContractPayments({ db, companyRuns, clock, logger: deps.logger }),
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);

@@ -2,8 +2,8 @@ import { findCompany } from '../companies/repository';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CompanyStatus, PaymentMode } from '../entities';
-import { drawnHalalas } from '../contracts/balance';
 import { paidHalalas } from '../contracts/payments-repository';
+import { drawnHalalas } from '../contracts/repository';
 import { AppError } from '../http/errors';
 import { REDEEMED_LINK } from '../links/repository';
 import { receiptNumber } from '../payments/settle';
@@ -18,7 +18,7 @@ import { sqlOf } from '../db/transition';
  * user without an entry. Company admins and members (company_users) are not seats: consumer branch.
  *
  * One seat, one SIM: the person may hold no pending, in-progress or activated activation; a failed or
- * cancelled one may be retried (its order is no longer a live charge, balance.ts LIVE_CHARGE). The
+ * cancelled one may be retried (its order is no longer a live charge, contracts LIVE_CHARGE). The
  * consumer SIM limit at create (sim-limit.ts gate 1) does not apply: the seat rule already allows one
  * live SIM, at most any identity type's limit; the workflow's gates at verification and handoff still do.
  */
@@ -159,7 +159,7 @@ export async function lockAndGate(em: EntityManager, userId: string, seat: Seat,
   if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
   await checkSeatFree(em, userId);
   if (terms.mode !== 'flexible') return;
-  const available = (await paidHalalas(em, terms.contractId)) - (await drawnHalalas(em, seat.companyId));
+  const available = (await paidHalalas(sqlOf(em), terms.contractId)) - (await drawnHalalas(sqlOf(em), seat.companyId));
   if (terms.priceHalalas > available) throw new AppError('COMPANY_BALANCE_EXCEEDED');
 }
 

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import type { ContractPaymentMethod } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
@@ -41,21 +41,21 @@ export function paymentView(row: PaymentDbRow): ContractPaymentBody {
   };
 }
 
-export async function findPaymentByKey(em: EntityManager, contractId: string, key: string): Promise<PaymentDbRow | null> {
-  const [row] = await em.execute<PaymentDbRow[]>(
-    `select ${COLUMNS} from contract_payments p where p.contract_id = ? and p.idempotency_key = ?`,
+export async function findPaymentByKey(sql: Sql, contractId: string, key: string): Promise<PaymentDbRow | null> {
+  const row = await sql.one<PaymentDbRow>(
+    query('contract-payments.by-key', `select ${COLUMNS} from contract_payments p where p.contract_id = $1 and p.idempotency_key = $2`),
     [contractId, key],
   );
   return row ?? null;
 }
 
 /** Σ payments recorded on a contract, in halalas. */
-export async function paidHalalas(em: EntityManager, contractId: string): Promise<number> {
-  const [row] = await em.execute<{ paid: string | number }[]>(
-    'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = ?',
+export async function paidHalalas(sql: Sql, contractId: string): Promise<number> {
+  const row = await sql.one<{ paid: string }>(
+    query('contract-payments.paid', 'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = $1'),
     [contractId],
   );
-  return Number(row.paid);
+  return Number(row!.paid);
 }
 
 export interface NewPayment {
@@ -75,51 +75,50 @@ export interface NewPayment {
  * null then, and the caller reads the row that holds the key. A concurrent insert of the same key waits
  * for the other transaction and then does nothing, so the constraint alone decides a race.
  */
-export async function insertPayment(em: EntityManager, p: NewPayment): Promise<PaymentDbRow | null> {
-  const [row] = await em.execute<PaymentDbRow[]>(
-    `insert into contract_payments as p (id, contract_id, method, amount_halalas, document_name, document_mime, document_bytes,
-                                         idempotency_key, confirmed_by, confirmed_at, created_at)
-     values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (contract_id, idempotency_key) do nothing
-     returning ${COLUMNS}`,
-    [
-      p.contractId,
-      p.method,
-      p.amountHalalas,
-      p.documentName,
-      p.documentMime,
-      p.documentBytes,
-      p.idempotencyKey,
-      p.confirmedBy,
-      p.now,
-      p.now,
-    ],
+export async function insertPayment(sql: Sql, p: NewPayment): Promise<PaymentDbRow | null> {
+  const row = await sql.one<PaymentDbRow>(
+    query(
+      'contract-payments.insert',
+      `insert into contract_payments as p (id, contract_id, method, amount_halalas, document_name, document_mime, document_bytes,
+                                           idempotency_key, confirmed_by, confirmed_at, created_at)
+       values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+       on conflict (contract_id, idempotency_key) do nothing
+       returning ${COLUMNS}`,
+    ),
+    [p.contractId, p.method, p.amountHalalas, p.documentName, p.documentMime, p.documentBytes, p.idempotencyKey, p.confirmedBy, p.now],
   );
   return row ?? null;
 }
 
 /** A contract's payments, newest first, with the recording administrator's name; [] for an unknown id. */
-export async function listPayments(em: EntityManager, contractId: string): Promise<PaymentDbRow[]> {
+export async function listPayments(sql: Sql, contractId: string): Promise<PaymentDbRow[]> {
   if (!isUuid(contractId)) return [];
-  return em.execute<PaymentDbRow[]>(
-    `select ${COLUMNS}, u.name as confirmed_by_name
-       from contract_payments p left join users u on u.id = p.confirmed_by
-      where p.contract_id = ?
-      order by p.created_at desc, p.id desc`,
+  return sql.rows<PaymentDbRow>(
+    query(
+      'contract-payments.list',
+      `select ${COLUMNS}, u.name as confirmed_by_name
+         from contract_payments p left join users u on u.id = p.confirmed_by
+        where p.contract_id = $1
+        order by p.created_at desc, p.id desc`,
+    ),
     [contractId],
   );
 }
 
 /** The stored proof of one payment of one contract; null when either id is unknown or they do not belong together. */
 export async function documentOf(
-  em: EntityManager,
+  sql: Sql,
   contractId: string,
   paymentId: string,
 ): Promise<{ name: string; mime: DocumentMime; bytes: Buffer } | null> {
   if (!isUuid(contractId) || !isUuid(paymentId)) return null;
-  const [row] = await em.execute<{ document_name: string; document_mime: DocumentMime; document_bytes: Buffer }[]>(
-    'select document_name, document_mime, document_bytes from contract_payments where id = ? and contract_id = ?',
+  const row = await sql.one<{ name: string; mime: DocumentMime; bytes: Buffer }>(
+    query(
+      'contract-payments.document',
+      `select document_name as name, document_mime as mime, document_bytes as bytes
+         from contract_payments where id = $1 and contract_id = $2`,
+    ),
     [paymentId, contractId],
   );
-  return row ? { name: row.document_name, mime: row.document_mime, bytes: row.document_bytes } : null;
+  return row ?? null;
 }

@@ -1,18 +1,17 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
 import type { CompanyRuns } from '../companies/runs';
 import type { Actor } from '../companies/service';
+import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { sarOf } from '../lib/halalas';
 import { proofDocument } from './document';
 import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from './payments-repository';
 import { findContract, type ContractDbRow } from './repository';
 import type { ContractPaymentBody, RecordPaymentInput } from './schemas';
-import { sqlOf } from '../db/transition';
 
 export interface ContractPaymentDeps {
-  orm: MikroORM;
+  db: Db;
   companyRuns: Pick<CompanyRuns, 'readinessChanged'>;
   clock: () => Date;
   logger: Pick<Logger, 'warn'>;
@@ -24,18 +23,18 @@ export interface ContractPaymentDeps {
  * recomputes readiness from the database).
  */
 export function createContractPayments(deps: ContractPaymentDeps) {
-  const { orm, companyRuns, clock } = deps;
+  const { db, companyRuns, clock } = deps;
 
   async function record(actor: Actor, contractId: string, input: RecordPaymentInput): Promise<ContractPaymentBody> {
     const document = proofDocument(input.document);
-    const outcome = await orm.em.fork().transactional(async (em) => {
-      const contract = await findContract(em, { contractId });
+    const outcome = await db.transaction(async (tx) => {
+      const contract = await findContract(tx, { contractId });
       if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
-      const replay = await findPaymentByKey(em, contract.id, input.idempotencyKey);
+      const replay = await findPaymentByKey(tx, contract.id, input.idempotencyKey);
       if (replay) return { row: sameRequest(replay, input), fresh: false, companyId: contract.company_id };
       checkAmount(contract, input.amountSar);
       const now = clock();
-      const row = await insertPayment(em, {
+      const row = await insertPayment(tx, {
         contractId: contract.id,
         method: input.method,
         amountHalalas: input.amountSar,
@@ -49,11 +48,11 @@ export function createContractPayments(deps: ContractPaymentDeps) {
       // Two requests with one key: the key's unique constraint decides, and the loser answers with the winner's row.
       if (!row)
         return {
-          row: sameRequest(await keyHolder(em, contract.id, input.idempotencyKey), input),
+          row: sameRequest(await keyHolder(tx, contract.id, input.idempotencyKey), input),
           fresh: false,
           companyId: contract.company_id,
         };
-      await audit(em, actor, contract, row, document.bytes.length, now);
+      await audit(tx, actor, contract, row, document.bytes.length, now);
       return { row, fresh: true, companyId: contract.company_id };
     });
     if (outcome.fresh) await signal(outcome.companyId);
@@ -71,14 +70,14 @@ export function createContractPayments(deps: ContractPaymentDeps) {
     if (amountHalalas < total) throw new AppError('CONTRACT_PAYMENT_BELOW_TOTAL', { details: { totalSar: sarOf(total) } });
   }
 
-  async function keyHolder(em: EntityManager, contractId: string, key: string): Promise<PaymentDbRow> {
-    const row = await findPaymentByKey(em, contractId, key);
+  async function keyHolder(sql: Sql, contractId: string, key: string): Promise<PaymentDbRow> {
+    const row = await findPaymentByKey(sql, contractId, key);
     if (!row) throw new Error('contract payment key conflict without a row holding the key');
     return row;
   }
 
-  async function audit(em: EntityManager, actor: Actor, contract: ContractDbRow, row: PaymentDbRow, size: number, at: Date) {
-    await writeAudit(sqlOf(em), {
+  async function audit(sql: Sql, actor: Actor, contract: ContractDbRow, row: PaymentDbRow, size: number, at: Date) {
+    await writeAudit(sql, {
       action: 'company.contract_payment_recorded',
       actorUserId: actor.userId,
       companyId: contract.company_id,

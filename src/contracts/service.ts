@@ -1,14 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { readinessOf } from '../companies/readiness';
+import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import type { FileReply } from '../http/route';
 import { balanceOf } from './balance';
 import { documentOf, listPayments, paymentView } from './payments-repository';
 import { readContract } from './repository';
-import { sqlOf } from '../db/transition';
 
 export interface ContractReadDeps {
-  orm: MikroORM;
+  db: Db;
   clock: () => Date;
 }
 
@@ -18,16 +17,15 @@ export interface ContractReadDeps {
  * proof download, which has its own not-found code.
  */
 export function createContractReads(deps: ContractReadDeps) {
-  const { orm, clock } = deps;
-  const em = () => orm.em.fork();
+  const { db, clock } = deps;
 
   return {
-    activeContract: (companyId: string) => readContract(em(), { companyId }, clock()),
-    readiness: (companyId: string) => readinessOf(sqlOf(em()), companyId),
-    balance: (companyId: string) => balanceOf(em(), companyId, clock()),
-    payments: async (contractId: string) => (await listPayments(em(), contractId)).map(paymentView),
+    activeContract: (companyId: string) => readContract(db, { companyId }, clock()),
+    readiness: (companyId: string) => readinessOf(db, companyId),
+    balance: (companyId: string) => balanceOf(db, companyId, clock()),
+    payments: async (contractId: string) => (await listPayments(db, contractId)).map(paymentView),
     async paymentDocument(contractId: string, paymentId: string): Promise<FileReply> {
-      const doc = await documentOf(em(), contractId, paymentId);
+      const doc = await documentOf(db, contractId, paymentId);
       if (!doc) throw new AppError('CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND');
       return { bytes: doc.bytes, contentType: doc.mime, filename: doc.name };
     },

@@ -3,9 +3,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { writeAudit, type CompanyActor } from '../audit/writer';
 import { readinessOf } from '../companies/readiness';
-import { committedHalalas, drawnHalalas } from '../contracts/balance';
 import { paidHalalas } from '../contracts/payments-repository';
-import { findContract } from '../contracts/repository';
+import { committedHalalas, drawnHalalas, findContract } from '../contracts/repository';
 import type { LinkChannel, LinkStatus, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
@@ -91,7 +90,7 @@ export function createLinks(deps: LinksDeps) {
     return deps.orm.em.fork().transactional(async (em) => {
       await findCompany(sqlOf(em), actor.companyId, { lock: true });
       if (!(await readinessOf(sqlOf(em), actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
-      const contract = await findContract(em, { companyId: actor.companyId });
+      const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
       if (!contract) throw new AppError('COMPANY_NOT_READY');
       const ids = [...new Set(req.rosterIds.map((id) => id.toLowerCase()))].sort();
       const decide =
@@ -176,7 +175,9 @@ export function createLinks(deps: LinksDeps) {
   async function flexibleDecider(em: EntityManager, contractId: string, companyId: string, defaultPackage: string | undefined, now: Date) {
     // The balance's own figures (balance.ts), in halalas: funded − drawn − committed.
     let available =
-      (await paidHalalas(em, contractId)) - (await drawnHalalas(em, companyId)) - (await committedHalalas(em, companyId, now));
+      (await paidHalalas(sqlOf(em), contractId)) -
+      (await drawnHalalas(sqlOf(em), companyId)) -
+      (await committedHalalas(sqlOf(em), companyId, now));
     const wanted = defaultPackage?.toLowerCase();
     const ownPackages = (
       await em.execute<{ package_id: string }[]>(
@@ -334,7 +335,7 @@ export function createLinks(deps: LinksDeps) {
         const itemId = value;
         let packageId: string | null = null;
         if (itemId) {
-          const contract = await findContract(em, { companyId: actor.companyId });
+          const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
           const line = contract ? (await repo.contractLines(em, contract.id, now)).find((l) => l.id === itemId) : undefined;
           if (!line) throw new AppError('CONTRACT_ITEM_NOT_FOUND');
           packageId = line.package_id;

@@ -8,6 +8,7 @@ import { queueTips } from './repository';
 import type { QuoteRuns } from './runs';
 import { assertInCatalog, readDetail, resolve } from './service';
 import { chainViews, type QuoteDetailView } from './views';
+import { sqlOf } from '../db/transition';
 
 export interface QuoteAdminDeps {
   orm: MikroORM;
@@ -71,7 +72,7 @@ export function createQuoteAdmin(deps: QuoteAdminDeps) {
   async function confirmContract(actor: QuoteActor, id: string): Promise<ContractBody> {
     const row = await resolve(orm.em.fork(), id, STAFF);
     const result = await runs.confirmContract(row.chain_root_id, { versionId: row.id, actor });
-    const contract = await readContract(orm.em.fork(), { contractId: result.contractId }, deps.clock());
+    const contract = await readContract(sqlOf(orm.em.fork()), { contractId: result.contractId }, deps.clock());
     if (!contract) throw new Error(`confirmed contract ${result.contractId} not found`);
     return contract;
   }

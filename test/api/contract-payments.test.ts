@@ -306,7 +306,7 @@ describe('POST /admin/contracts/:id/payments: idempotency', () => {
       ).rows;
       const pending = post(c.contractId, body({ amountSar, idempotencyKey: key }));
       // The request is now waiting on the key's unique index (it cannot see the uncommitted row).
-      await untilWaitingOnLock(t.db, '%insert into contract_payments%', `%${c.contractId}%`);
+      await untilWaitingOnLock(t.db, '%insert into contract_payments as p%');
       await client.query('commit');
       const res = await pending;
       expect(res.status).toBe(status);

@@ -11,16 +11,15 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-const em = () => db.orm.em.fork();
 const HOUR = 3_600_000;
 
 describe('readContract', () => {
   it('is null for no active contract, an unknown id and a non-UUID', async () => {
     const companyId = await insertCompany(db, 'approved');
-    expect(await readContract(em(), { companyId })).toBeNull();
-    expect(await readContract(em(), { contractId: '00000000-0000-4000-8000-000000000000' })).toBeNull();
-    expect(await readContract(em(), { contractId: 'nope' })).toBeNull();
-    expect(await readContract(em(), { companyId: 'nope' })).toBeNull();
+    expect(await readContract(db.sql, { companyId })).toBeNull();
+    expect(await readContract(db.sql, { contractId: '00000000-0000-4000-8000-000000000000' })).toBeNull();
+    expect(await readContract(db.sql, { contractId: 'nope' })).toBeNull();
+    expect(await readContract(db.sql, { companyId: 'nope' })).toBeNull();
   });
 
   it('reads a prepaid contract: totals in SAR, seats consumed by used and live links only, roster drift', async () => {
@@ -45,7 +44,7 @@ describe('readContract', () => {
     await link('revoked', HOUR, 3);
     await link('failed', HOUR, 4);
     await link('issued', HOUR, 5); // live
-    const view = await readContract(em(), { companyId });
+    const view = await readContract(db.sql, { companyId });
     expect(view).toMatchObject({
       id: c.contractId,
       ref: c.ref,
@@ -62,7 +61,7 @@ describe('readContract', () => {
     const byPackage = Object.fromEntries(view!.items.map((i) => [i.packageId, i]));
     expect(byPackage[a]).toEqual({ id: itemA, packageId: a, qty: 3, unitPriceSar: 49.5, consumedQty: 3, remainingQty: 0 });
     expect(byPackage[b]).toEqual({ id: c.itemIds[1], packageId: b, qty: 1, unitPriceSar: 0.01, consumedQty: 0, remainingQty: 1 });
-    expect(await readContract(em(), { contractId: c.contractId })).toEqual(view);
+    expect(await readContract(db.sql, { contractId: c.contractId })).toEqual(view);
   });
 
   it('never reports remainingQty below zero', async () => {
@@ -72,7 +71,7 @@ describe('readContract', () => {
       const { userId } = await insertRosterEntry(db, companyId);
       await insertSeatLink(db, { companyId, userId, contractItemId: c.itemIds[0], status: 'used', expiresAt: new Date() });
     }
-    const view = await readContract(em(), { contractId: c.contractId });
+    const view = await readContract(db.sql, { contractId: c.contractId });
     expect(view!.items[0]).toMatchObject({ qty: 1, consumedQty: 2, remainingQty: 0 });
     expect(view).toMatchObject({ totalQty: 1, rosterCount: 2, driftExcess: 1 });
   });
@@ -85,7 +84,7 @@ describe('readContract', () => {
       insertSeatLink(db, { companyId, userId, contractItemId: c.itemIds[0], status, expiresAt: new Date(Date.now() + HOUR) });
     await seat('used');
     await seat('sent');
-    const view = await readContract(em(), { contractId: c.contractId });
+    const view = await readContract(db.sql, { contractId: c.contractId });
     expect(view!.items[0]).toMatchObject({ qty: 2, consumedQty: 1, remainingQty: 1 });
   });
 
@@ -93,7 +92,7 @@ describe('readContract', () => {
     const companyId = await insertCompany(db, 'approved');
     for (let i = 0; i < 3; i++) await insertRosterEntry(db, companyId);
     const c = await insertContract(db, { companyId, mode: 'flexible', totalHalalas: 999_999_999 });
-    expect(await readContract(em(), { companyId })).toMatchObject({
+    expect(await readContract(db.sql, { companyId })).toMatchObject({
       id: c.contractId,
       paymentMode: 'flexible',
       totalSar: 9_999_999.99,
