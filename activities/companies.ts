@@ -1,9 +1,9 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../src/audit/writer';
 import { revokeLiveSessions } from '../src/auth/repository';
-import { sqlOf } from '../src/db/transition';
+import type { Db, Sql } from '../src/db/sql';
 import { readinessOf } from '../src/companies/readiness';
+import { companyStatus, memberIds, noticeContact, noticeRecipients, writeCompanyStatus } from '../src/companies/repository';
 import type { PersonalDataCipher } from '../src/lib/crypto';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import { noticeMessage, type CompanyNoticeContent } from '../src/providers/templates';
@@ -18,7 +18,7 @@ import {
 } from '../workflows/company-contract';
 
 export interface CompanyActivityDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   messages: MessageSender;
   clock?: () => Date;
@@ -47,9 +47,8 @@ function noticeContent(notice: CompanyNotice, companyName: string): CompanyNotic
  * repeat: a retry after a crash changes nothing twice.
  */
 export function createCompanyActivities(deps: CompanyActivityDeps) {
-  const { orm, cipher } = deps;
+  const { db, cipher } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const em = () => orm.em.fork();
 
   return {
     /**
@@ -59,18 +58,12 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
      * already and writes nothing more.
      */
     async writeCompanyStatus(input: WriteCompanyStatus): Promise<void> {
-      await em().transactional(async (tx) => {
+      await db.transaction(async (tx) => {
         const now = clock();
-        const approve = input.action === 'approve';
-        const changed = await tx.execute<{ id: string }[]>(
-          `update companies set status = ?, updated_at = ?,
-                  approved_by = case when ? then ? else approved_by end,
-                  approved_at = case when ? then ? else approved_at end
-            where id = ? and status = ? returning id`,
-          [input.to, now, approve, input.actorUserId, approve, now, input.companyId, input.from],
-        );
-        if (changed.length === 0) return alreadyWritten(tx, input);
-        await writeAudit(sqlOf(tx), {
+        const { companyId, from, to, actorUserId } = input;
+        const changed = await writeCompanyStatus(tx, { companyId, from, to, approve: input.action === 'approve', actorUserId, now });
+        if (!changed) return alreadyWritten(tx, input);
+        await writeAudit(tx, {
           action: 'company.status_changed',
           actorUserId: input.actorUserId,
           companyId: input.companyId,
@@ -89,34 +82,26 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
      * revocation, src/auth/sessions.ts). Repeating it ends nothing more.
      */
     async revokeCompanySessions(input: { companyId: string }): Promise<{ revoked: number }> {
-      return em().transactional(async (tx) => {
-        const members = await tx.execute<{ user_id: string }[]>('select user_id from company_users where company_id = ? order by user_id', [
-          input.companyId,
-        ]);
+      return db.transaction(async (tx) => {
+        const members = await memberIds(tx, input.companyId);
         const now = clock();
         let revoked = 0;
-        for (const member of members) revoked += await revokeLiveSessions(sqlOf(tx), member.user_id, now);
+        for (const userId of members) revoked += await revokeLiveSessions(tx, userId, now);
         return { revoked };
       });
     },
 
     /** The four gates, from the database (src/companies/readiness.ts). */
     async companyReadiness(input: { companyId: string }): Promise<Readiness> {
-      return readinessOf(sqlOf(em()), input.companyId);
+      return readinessOf(db, input.companyId);
     },
 
     /** Who gets a notice: each active portal admin of the company, by e-mail and by SMS where they have one. */
     async companyNoticeDeliveries(input: { companyId: string }): Promise<NoticeDelivery[]> {
-      const rows = await em().execute<{ user_id: string; has_email: boolean; has_phone: boolean }[]>(
-        `select u.id as user_id, u.email_encrypted is not null as has_email, u.phone_encrypted is not null as has_phone
-           from company_users cu join users u on u.id = cu.user_id
-          where cu.company_id = ? and cu.role = 'admin' and u.is_active and u.blocklisted_at is null
-          order by u.id`,
-        [input.companyId],
-      );
-      return rows.flatMap((row) => [
-        ...(row.has_email ? [{ userId: row.user_id, channel: 'email' as const }] : []),
-        ...(row.has_phone ? [{ userId: row.user_id, channel: 'sms' as const }] : []),
+      const recipients = await noticeRecipients(db, input.companyId);
+      return recipients.flatMap((r) => [
+        ...(r.hasEmail ? [{ userId: r.userId, channel: 'email' as const }] : []),
+        ...(r.hasPhone ? [{ userId: r.userId, channel: 'sms' as const }] : []),
       ]);
     },
 
@@ -125,13 +110,8 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
      * a transient failure is thrown and retried a few times by the workflow, which then gives up.
      */
     async sendCompanyNotice(input: { companyId: string; notice: CompanyNotice } & NoticeDelivery): Promise<void> {
-      const [row] = await em().execute<{ name: string; email_encrypted: string | null; phone_encrypted: string | null }[]>(
-        `select c.name, u.email_encrypted, u.phone_encrypted
-           from companies c join company_users cu on cu.company_id = c.id join users u on u.id = cu.user_id
-          where c.id = ? and u.id = ?`,
-        [input.companyId, input.userId],
-      );
-      const contact = input.channel === 'email' ? row?.email_encrypted : row?.phone_encrypted;
+      const row = await noticeContact(db, input.companyId, input.userId);
+      const contact = input.channel === 'email' ? row?.emailEncrypted : row?.phoneEncrypted;
       if (!row || !contact) return; // no longer a member, or the contact was removed: nothing to send
       try {
         await deps.messages.send(
@@ -151,15 +131,15 @@ export function createCompanyActivities(deps: CompanyActivityDeps) {
   };
 
   /** The guarded update changed nothing: our own earlier attempt committed, or the row is not where the workflow thinks. */
-  async function alreadyWritten(tx: EntityManager, input: WriteCompanyStatus): Promise<void> {
-    const [row] = await tx.execute<{ status: CompanyStatusValue }[]>('select status from companies where id = ?', [input.companyId]);
-    if (!row) throw ApplicationFailure.create({ message: 'Company not found', type: COMPANY_NOT_FOUND, nonRetryable: true });
-    if (row.status === input.to) return;
+  async function alreadyWritten(tx: Sql, input: WriteCompanyStatus): Promise<void> {
+    const status = await companyStatus(tx, input.companyId);
+    if (!status) throw ApplicationFailure.create({ message: 'Company not found', type: COMPANY_NOT_FOUND, nonRetryable: true });
+    if (status === input.to) return;
     throw ApplicationFailure.create({
-      message: `company is ${row.status}, not ${input.from}`,
+      message: `company is ${status}, not ${input.from}`,
       type: COMPANY_INVALID_TRANSITION,
       nonRetryable: true,
-      details: [{ from: row.status, action: input.action }],
+      details: [{ from: status, action: input.action }],
     });
   }
 }

@@ -40,7 +40,7 @@ import { createErrorHandler } from './http/error-middleware';
 import { AppError } from './http/errors';
 import { companyAdminRoutes } from './companies/admin-routes';
 import { createCompanyAdmin } from './companies/admin-service';
-import { membershipFromPool } from './companies/membership';
+import { membershipOf } from './companies/membership';
 import { companyRoutes } from './companies/routes';
 import type { CompanyRuns } from './companies/runs';
 import { createCompanyService } from './companies/service';
@@ -216,7 +216,7 @@ export function createApp(deps: AppDeps): Express {
   const guards = createGuards({
     sessions,
     staffAccess: staffAccessFromPool(pool),
-    membership: membershipFromPool(pool),
+    membership: membershipOf(db),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
@@ -237,8 +237,8 @@ export function createApp(deps: AppDeps): Express {
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
-  companyRoutes(api, { companies: createCompanyService({ orm, cipher, starts, clock }) });
-  companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
+  companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });
+  companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }) });
   rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
   linkRoutes(api, {
     links: createLinks({ orm, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Db } from '../db/sql';
 import type { CompanyStatus } from '../entities';
 import { AppError } from '../http/errors';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -7,10 +7,9 @@ import type { CompanyAction } from '../../workflows/company-contract';
 import { companyView, findCompany, listCompanies, type CompanyView } from './repository';
 import type { CompanyRuns } from './runs';
 import type { Actor } from './service';
-import { sqlOf } from '../db/transition';
 
 export interface CompanyAdminDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   runs: CompanyRuns;
 }
@@ -26,11 +25,11 @@ export interface CompanyListRequest extends OffsetPaging {
  * the answer is the company as the database then holds it.
  */
 export function createCompanyAdmin(deps: CompanyAdminDeps) {
-  const { orm, cipher, runs } = deps;
+  const { db, cipher, runs } = deps;
 
   async function list(request: CompanyListRequest) {
     const search = request.search?.trim();
-    const { rows, total } = await listCompanies(orm.em.fork(), {
+    const { rows, total } = await listCompanies(db, {
       status: request.status,
       search: search ? search : undefined,
       limit: request.limit,
@@ -45,7 +44,7 @@ export function createCompanyAdmin(deps: CompanyAdminDeps) {
   }
 
   async function get(id: string): Promise<CompanyView> {
-    const row = await findCompany(sqlOf(orm.em.fork()), id);
+    const row = await findCompany(db, id);
     if (!row) throw new AppError('COMPANY_NOT_FOUND');
     return companyView(row, cipher);
   }

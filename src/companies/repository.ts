@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { query, type Sql } from '../db/sql';
 import { likeSubstring } from '../db/like';
 import type { CompanyRole, CompanyStatus, PaymentMode } from '../entities';
@@ -138,11 +137,14 @@ export interface NewCompany {
 }
 
 /** A new `pending` company; the unique CR number index refuses a second one (companies_cr_number_unique). */
-export async function insertCompany(em: EntityManager, c: NewCompany): Promise<CompanyDbRow> {
-  const [row] = await em.execute<CompanyDbRow[]>(
-    `insert into companies (id, cr_number, name, contact_name, contact_email_encrypted, contact_email_hash,
-                            contact_phone_encrypted, contact_phone_hash, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) returning ${COLUMNS}`,
+export async function insertCompany(sql: Sql, c: NewCompany): Promise<CompanyDbRow> {
+  const row = await sql.one<CompanyDbRow>(
+    query(
+      'companies.insert',
+      `insert into companies (id, cr_number, name, contact_name, contact_email_encrypted, contact_email_hash,
+                              contact_phone_encrypted, contact_phone_hash, status, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9) returning ${COLUMNS}`,
+    ),
     [
       c.id,
       c.crNumber,
@@ -153,28 +155,52 @@ export async function insertCompany(em: EntityManager, c: NewCompany): Promise<C
       c.contactPhoneEncrypted,
       c.contactPhoneHash,
       c.now,
-      c.now,
     ],
   );
-  return row;
+  return row!;
 }
 
 /** The unique user index refuses a second membership (company_users_user_id_unique). */
-export async function insertMembership(em: EntityManager, companyId: string, userId: string, role: CompanyRole, now: Date): Promise<void> {
-  await em.execute(`insert into company_users (id, company_id, user_id, role, created_at) values (gen_random_uuid(), ?, ?, ?, ?)`, [
-    companyId,
-    userId,
-    role,
-    now,
-  ]);
+export async function insertMembership(sql: Sql, companyId: string, userId: string, role: CompanyRole, now: Date): Promise<void> {
+  await sql.exec(
+    query(
+      'companies.insert-membership',
+      'insert into company_users (id, company_id, user_id, role, created_at) values (gen_random_uuid(), $1, $2, $3, $4)',
+    ),
+    [companyId, userId, role, now],
+  );
 }
 
-export async function updatePaymentMode(em: EntityManager, id: string, mode: PaymentMode, now: Date): Promise<CompanyDbRow> {
-  const [row] = await em.execute<CompanyDbRow[]>(
-    `update companies set payment_mode = ?, updated_at = ? where id = ? returning ${COLUMNS}`,
+export async function updatePaymentMode(sql: Sql, id: string, mode: PaymentMode, now: Date): Promise<CompanyDbRow> {
+  const row = await sql.one<CompanyDbRow>(
+    query('companies.update-payment-mode', `update companies set payment_mode = $1, updated_at = $2 where id = $3 returning ${COLUMNS}`),
     [mode, now, id],
   );
-  return row;
+  return row!;
+}
+
+export interface Membership {
+  companyId: string;
+  companyRole: CompanyRole;
+  companyStatus: CompanyStatus;
+}
+
+/**
+ * The caller's company, their role in it and the company's status, in one indexed query (the route
+ * guard runs it on every company request). A user belongs to at most one company (unique user_id).
+ */
+export async function findMembership(sql: Sql, userId: string): Promise<Membership | null> {
+  const row = await sql.one<Membership>(
+    query(
+      'companies.membership',
+      `select cu.company_id as "companyId", cu.role as "companyRole", c.status as "companyStatus"
+         from company_users cu
+         join companies c on c.id = cu.company_id
+        where cu.user_id = $1`,
+    ),
+    [userId],
+  );
+  return row ?? null;
 }
 
 export interface CompanyListFilter {
@@ -186,24 +212,98 @@ export interface CompanyListFilter {
 }
 
 /** Newest first (created_at, then id), one page and the total matching the filters. */
-export async function listCompanies(em: EntityManager, filter: CompanyListFilter): Promise<{ rows: CompanyDbRow[]; total: number }> {
+export async function listCompanies(sql: Sql, filter: CompanyListFilter): Promise<{ rows: CompanyDbRow[]; total: number }> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.status) {
-    where.push('status = ?');
     params.push(filter.status);
+    where.push(`status = $${params.length}`);
   }
   if (filter.search) {
-    const pattern = likeSubstring(filter.search);
     // Backslash is ILIKE's default escape character.
-    where.push('(name ilike ? or cr_number ilike ?)');
-    params.push(pattern, pattern);
+    params.push(likeSubstring(filter.search));
+    where.push(`(name ilike $${params.length} or cr_number ilike $${params.length})`);
   }
   const clause = where.length ? `where ${where.join(' and ')}` : '';
-  const rows = await em.execute<CompanyDbRow[]>(
-    `select ${COLUMNS} from companies ${clause} order by created_at desc, id desc limit ? offset ?`,
+  const n = params.length;
+  const rows = await sql.rows<CompanyDbRow>(
+    `select ${COLUMNS} from companies ${clause} order by created_at desc, id desc limit $${n + 1} offset $${n + 2}`,
     [...params, filter.limit, filter.offset],
   );
-  const [count] = await em.execute<{ total: string | number }[]>(`select count(*) as total from companies ${clause}`, params);
-  return { rows, total: Number(count.total) };
+  const count = await sql.one<{ total: string }>(`select count(*) as total from companies ${clause}`, params);
+  return { rows, total: Number(count!.total) };
+}
+
+// --- The onboarding run's writes and reads (activities/companies.ts) --------------------------------
+
+export interface StatusWrite {
+  companyId: string;
+  from: CompanyStatus;
+  to: CompanyStatus;
+  /** approve stamps approvedBy and approvedAt (reactivate leaves them). */
+  approve: boolean;
+  actorUserId: string;
+  now: Date;
+}
+
+/** The status move, guarded by `status = from` so a write never skips a state; false when the guard matched nothing. */
+export async function writeCompanyStatus(sql: Sql, w: StatusWrite): Promise<boolean> {
+  const changed = await sql.exec(
+    query(
+      'companies.write-status',
+      `update companies set status = $1, updated_at = $2,
+              approved_by = case when $3 then $4 else approved_by end,
+              approved_at = case when $3 then $2 else approved_at end
+        where id = $5 and status = $6`,
+    ),
+    [w.to, w.now, w.approve, w.actorUserId, w.companyId, w.from],
+  );
+  return changed > 0;
+}
+
+export async function companyStatus(sql: Sql, companyId: string): Promise<CompanyStatus | undefined> {
+  const row = await sql.one<{ status: CompanyStatus }>(query('companies.status', 'select status from companies where id = $1'), [
+    companyId,
+  ]);
+  return row?.status;
+}
+
+/** Every member's user id, in id order. */
+export async function memberIds(sql: Sql, companyId: string): Promise<string[]> {
+  const rows = await sql.rows<{ userId: string }>(
+    query('companies.member-ids', 'select user_id as "userId" from company_users where company_id = $1 order by user_id'),
+    [companyId],
+  );
+  return rows.map((r) => r.userId);
+}
+
+/** The company's active portal admins (not blocklisted), in id order, and which contacts each has. */
+export async function noticeRecipients(sql: Sql, companyId: string): Promise<{ userId: string; hasEmail: boolean; hasPhone: boolean }[]> {
+  return sql.rows(
+    query(
+      'companies.notice-recipients',
+      `select u.id as "userId", u.email_encrypted is not null as "hasEmail", u.phone_encrypted is not null as "hasPhone"
+         from company_users cu join users u on u.id = cu.user_id
+        where cu.company_id = $1 and cu.role = 'admin' and u.is_active and u.blocklisted_at is null
+        order by u.id`,
+    ),
+    [companyId],
+  );
+}
+
+/** The company's name and a member's encrypted contacts; undefined when the user is not (or no longer) a member. */
+export async function noticeContact(
+  sql: Sql,
+  companyId: string,
+  userId: string,
+): Promise<{ name: string; emailEncrypted: string | null; phoneEncrypted: string | null } | undefined> {
+  return sql.one(
+    query(
+      'companies.notice-contact',
+      `select c.name, u.email_encrypted as "emailEncrypted", u.phone_encrypted as "phoneEncrypted"
+         from companies c join company_users cu on cu.company_id = c.id join users u on u.id = cu.user_id
+        where c.id = $1 and u.id = $2`,
+    ),
+    [companyId, userId],
+  );
 }

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../audit/writer';
-import { isUniqueViolation } from '../db/sql';
+import { findUser } from '../auth/repository';
+import { isUniqueViolation, type Db, type Sql } from '../db/sql';
 import type { CompanyRole, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { hasActiveContract } from './repository';
-import { findMembership } from './membership';
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
 import { enqueueStart } from '../workflow-starts/repository';
@@ -14,16 +12,17 @@ import {
   companyView,
   findCompany,
   findCompanyOfUser,
+  findMembership,
+  hasActiveContract,
   insertCompany,
   insertMembership,
   updatePaymentMode,
   type CompanyView,
 } from './repository';
 import type { RegisterCompanyInput } from './schemas';
-import { sqlOf } from '../db/transition';
 
 export interface CompanyServiceDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   /** Makes the onboarding run's start at once after the commit (or leaves it to the start relay). */
   starts: StartLauncher;
@@ -42,10 +41,10 @@ export interface Actor {
  * start), pick the payment mode. Each use case owns its transaction; the run is started after the commit.
  */
 export function createCompanyService(deps: CompanyServiceDeps) {
-  const { orm, cipher, clock } = deps;
+  const { db, cipher, clock } = deps;
 
   async function mine(userId: string): Promise<{ company: CompanyView | null; role: CompanyRole | null }> {
-    const found = await findCompanyOfUser(sqlOf(orm.em.fork()), userId);
+    const found = await findCompanyOfUser(db, userId);
     return found ? { company: companyView(found.row, cipher), role: found.role } : { company: null, role: null };
   }
 
@@ -57,23 +56,23 @@ export function createCompanyService(deps: CompanyServiceDeps) {
    */
   async function register(userId: string, input: RegisterCompanyInput): Promise<{ company: CompanyView; role: 'admin' }> {
     const id = randomUUID();
-    const row = await orm.em.fork().transactional(async (em) => {
+    const row = await db.transaction(async (tx) => {
       // The user row lock serializes one person's registrations: the second sees the first's membership.
-      await em.execute('select id from users where id = ? for update', [userId]);
-      if (await findMembership(em, userId)) throw new AppError('COMPANY_ALREADY_REGISTERED');
+      await findUser(tx, userId, { lock: true });
+      if (await findMembership(tx, userId)) throw new AppError('COMPANY_ALREADY_REGISTERED');
       const now = clock();
-      const inserted = await insertNewCompany(em, id, input, now);
-      await insertMembership(em, id, userId, 'admin', now);
-      await enqueueStart(em, pendingStart.company(id));
+      const inserted = await insertNewCompany(tx, id, input, now);
+      await insertMembership(tx, id, userId, 'admin', now);
+      await enqueueStart(tx, pendingStart.company(id));
       return inserted;
     });
     await deps.starts.launch(pendingStart.company(id));
     return { company: companyView(row, cipher), role: 'admin' };
   }
 
-  async function insertNewCompany(em: EntityManager, id: string, input: RegisterCompanyInput, now: Date) {
+  async function insertNewCompany(sql: Sql, id: string, input: RegisterCompanyInput, now: Date) {
     try {
-      return await insertCompany(em, {
+      return await insertCompany(sql, {
         id,
         crNumber: input.crNumber,
         name: input.name,
@@ -96,14 +95,14 @@ export function createCompanyService(deps: CompanyServiceDeps) {
    * mode again changes nothing and writes no audit row.
    */
   async function setPaymentMode(actor: Actor, companyId: string, mode: PaymentMode): Promise<{ company: CompanyView }> {
-    return orm.em.fork().transactional(async (em) => {
-      const current = await findCompany(sqlOf(em), companyId, { lock: true });
+    return db.transaction(async (tx) => {
+      const current = await findCompany(tx, companyId, { lock: true });
       if (!current) throw new AppError('COMPANY_NOT_FOUND');
-      if (await hasActiveContract(sqlOf(em), companyId)) throw new AppError('CONTRACT_ALREADY_EXISTS');
+      if (await hasActiveContract(tx, companyId)) throw new AppError('CONTRACT_ALREADY_EXISTS');
       if (current.payment_mode === mode) return { company: companyView(current, cipher) };
       const now = clock();
-      const updated = await updatePaymentMode(em, companyId, mode, now);
-      await writeAudit(sqlOf(em), {
+      const updated = await updatePaymentMode(tx, companyId, mode, now);
+      await writeAudit(tx, {
         action: 'company.payment_mode_changed',
         actorUserId: actor.userId,
         companyId,

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
-import { membershipFromPool } from '../companies/membership';
+import { membershipOf } from '../companies/membership';
 import { createDb } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid, PathId } from '../http/fields';
@@ -24,7 +24,7 @@ export const PDF = 'application/pdf';
 /** GET /documents/:type/:entityId.pdf: generated documents (consumer spec "PDF documents", b2b spec "Admin: settings"). */
 export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
   const types = deps.types ?? documentTypes;
-  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.pool), membership: membershipFromPool(deps.pool) };
+  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.pool), membership: membershipOf(createDb(deps.pool)) };
 
   api.define(
     {

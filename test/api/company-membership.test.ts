@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { findMembership, membershipFromPool } from '../../src/companies/membership';
+import { membershipOf } from '../../src/companies/membership';
+import { findMembership } from '../../src/companies/repository';
 import { insertCompany as insertCompanyRow, insertUser as insertUserRow, joinCompany } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
@@ -24,16 +25,16 @@ describe('findMembership', () => {
     const userId = await insertUser(`${role} of ${status}`);
     await join(companyId, userId, role);
     const expected = { companyId, companyRole: role, companyStatus: status };
-    expect(await findMembership(db.pool, userId)).toEqual(expected);
-    expect(await db.orm.em.fork().transactional((em) => findMembership(em, userId))).toEqual(expected);
-    expect(await membershipFromPool(db.pool)(userId)).toEqual({ companyId, role, status });
+    expect(await findMembership(db.sql, userId)).toEqual(expected);
+    expect(await db.sql.transaction((tx) => findMembership(tx, userId))).toEqual(expected);
+    expect(await membershipOf(db.sql)(userId)).toEqual({ companyId, role, status });
   });
 
   it('answers null for a user without a company, and for an unknown user', async () => {
     const invited = await insertUser('Invited, not registered');
-    expect(await findMembership(db.pool, invited)).toBeNull();
-    expect(await findMembership(db.pool, randomUUID())).toBeNull();
-    expect(await membershipFromPool(db.pool)(invited)).toBeNull();
+    expect(await findMembership(db.sql, invited)).toBeNull();
+    expect(await findMembership(db.sql, randomUUID())).toBeNull();
+    expect(await membershipOf(db.sql)(invited)).toBeNull();
   });
 
   it('sees a status change at once (nothing is cached)', async () => {
@@ -41,7 +42,7 @@ describe('findMembership', () => {
     const userId = await insertUser('Watcher');
     await join(companyId, userId, 'member');
     await db.query(`update companies set status = 'suspended' where id = $1`, [companyId]);
-    expect(await findMembership(db.pool, userId)).toMatchObject({ companyStatus: 'suspended' });
+    expect(await findMembership(db.sql, userId)).toMatchObject({ companyStatus: 'suspended' });
   });
 });
 
@@ -77,7 +78,7 @@ describe('company tables', () => {
     const userId = await insertUser('Leaver');
     await join(id, userId, 'admin');
     await db.query('delete from users where id = $1', [userId]);
-    expect(await findMembership(db.pool, userId)).toBeNull();
+    expect(await findMembership(db.sql, userId)).toBeNull();
     expect(await db.query('select count(*)::int as n from company_users where company_id = $1', [id])).toEqual([{ n: 0 }]);
   });
 });

@@ -4,7 +4,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { SessionService } from '../../src/auth/sessions';
-import { membershipFromPool } from '../../src/companies/membership';
+import { membershipOf } from '../../src/companies/membership';
 import { createResponseContract, type ContractViolation } from '../../src/http/contract';
 import { createErrorHandler } from '../../src/http/error-middleware';
 import { createGuards, staffAccessFromPool } from '../../src/http/guards';
@@ -38,7 +38,7 @@ export function createRouteTestApp(
   const guards = createGuards({
     sessions: opts.sessions,
     staffAccess: staffAccessFromPool(t.db.pool),
-    membership: membershipFromPool(t.db.pool),
+    membership: membershipOf(t.db.sql),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
   opts.register(api);

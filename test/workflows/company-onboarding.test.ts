@@ -64,7 +64,7 @@ beforeAll(async () => {
   ]);
   taskQueue = uniqueTaskQueue('company');
   const real = createCompanyActivities({
-    orm: db.orm,
+    db: db.sql,
     cipher,
     messages: {
       send(message) {
@@ -266,7 +266,7 @@ describe('status changes', () => {
     expect(await companyRow(f.companyId)).toMatchObject({ status: 'suspended' });
 
     // Safe to repeat (a retried activity): nothing more is revoked.
-    const activities = createCompanyActivities({ orm: db.orm, cipher, messages: { send: () => Promise.resolve() } });
+    const activities = createCompanyActivities({ db: db.sql, cipher, messages: { send: () => Promise.resolve() } });
     expect(await activities.revokeCompanySessions({ companyId: f.companyId })).toEqual({ revoked: 0 });
   });
 
@@ -424,7 +424,7 @@ describe('readiness', () => {
   });
 
   it('reads rosterStaged from roster_entries (the real query); contract and payment stay false until contracts exist', async () => {
-    const activities = createCompanyActivities({ orm: db.orm, cipher, messages: { send: () => Promise.resolve() } });
+    const activities = createCompanyActivities({ db: db.sql, cipher, messages: { send: () => Promise.resolve() } });
     const companyId = await insertCompany(db, 'approved');
     expect(await activities.companyReadiness({ companyId })).toEqual(NOT_READY);
     const userId = await insertUser(db, 'Staged person');
