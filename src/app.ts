@@ -251,9 +251,9 @@ export function createApp(deps: AppDeps): Express {
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
   billingRoutes(api, { billing: createBillingService({ orm, clock }) });
-  const quotes = createQuoteService({ orm, runs: quoteRuns, starts, clock });
+  const quotes = createQuoteService({ db, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });
-  quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ orm, runs: quoteRuns, clock }) });
+  quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ db, runs: quoteRuns, clock }) });
 
   const app = express();
   app.disable('x-powered-by');

@@ -1,5 +1,5 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { readContract } from '../contracts/repository';
+import type { Db } from '../db/sql';
 import type { ContractBody } from '../contracts/schemas';
 import type { QuoteStatus } from '../entities';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -8,10 +8,9 @@ import { queueTips } from './repository';
 import type { QuoteRuns } from './runs';
 import { assertInCatalog, readDetail, resolve } from './service';
 import { chainViews, type QuoteDetailView } from './views';
-import { sqlOf } from '../db/transition';
 
 export interface QuoteAdminDeps {
-  orm: MikroORM;
+  db: Db;
   runs: QuoteRuns;
   clock: () => Date;
 }
@@ -24,17 +23,16 @@ const STAFF = { hideDrafts: true } as const;
  * an update of the chain's negotiation run on the version the administrator names.
  */
 export function createQuoteAdmin(deps: QuoteAdminDeps) {
-  const { orm, runs } = deps;
+  const { db, runs } = deps;
 
   async function list(query: OffsetPaging & { status?: QuoteStatus; companyId?: string }) {
-    const em = orm.em.fork();
-    const { rows, total } = await queueTips(em, {
+    const { rows, total } = await queueTips(db, {
       status: query.status,
       companyId: query.companyId,
       limit: query.limit,
       offset: offsetOf(query),
     });
-    const chains = (await chainViews(em, rows)).map(({ ref, live, history, tip }) => ({
+    const chains = (await chainViews(db, rows)).map(({ ref, live, history, tip }) => ({
       ref,
       live,
       history,
@@ -44,35 +42,34 @@ export function createQuoteAdmin(deps: QuoteAdminDeps) {
   }
 
   function get(id: string): Promise<QuoteDetailView> {
-    return readDetail(orm.em.fork(), id, STAFF);
+    return readDetail(db, id, STAFF);
   }
 
   async function startReview(actor: QuoteActor, id: string): Promise<QuoteDetailView> {
-    const row = await resolve(orm.em.fork(), id, STAFF);
+    const row = await resolve(db, id, STAFF);
     const result = await runs.startReview(row.chain_root_id, { versionId: row.id, actor });
-    return readDetail(orm.em.fork(), result.versionId, {});
+    return readDetail(db, result.versionId, {});
   }
 
   /** The lines are checked against the catalog before the run is asked; the answer is the new version. */
   async function counter(actor: QuoteActor, id: string, items: QuoteLine[], note: string | undefined): Promise<QuoteDetailView> {
-    const em = orm.em.fork();
-    const row = await resolve(em, id, STAFF);
-    await assertInCatalog(em, items);
+    const row = await resolve(db, id, STAFF);
+    await assertInCatalog(db, items);
     const result = await runs.counter(row.chain_root_id, { versionId: row.id, actor, items, note: note ?? null });
-    return readDetail(orm.em.fork(), result.versionId, {});
+    return readDetail(db, result.versionId, {});
   }
 
   async function reject(actor: QuoteActor, id: string, note: string | undefined): Promise<QuoteDetailView> {
-    const row = await resolve(orm.em.fork(), id, STAFF);
+    const row = await resolve(db, id, STAFF);
     const result = await runs.reject(row.chain_root_id, { versionId: row.id, actor, ...(note !== undefined && { note }) });
-    return readDetail(orm.em.fork(), result.versionId, {});
+    return readDetail(db, result.versionId, {});
   }
 
   /** The contract the confirm created, read as every contract route answers it. */
   async function confirmContract(actor: QuoteActor, id: string): Promise<ContractBody> {
-    const row = await resolve(orm.em.fork(), id, STAFF);
+    const row = await resolve(db, id, STAFF);
     const result = await runs.confirmContract(row.chain_root_id, { versionId: row.id, actor });
-    const contract = await readContract(sqlOf(orm.em.fork()), { contractId: result.contractId }, deps.clock());
+    const contract = await readContract(db, { contractId: result.contractId }, deps.clock());
     if (!contract) throw new Error(`confirmed contract ${result.contractId} not found`);
     return contract;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Db, Sql } from '../db/sql';
 import { AppError, type Language } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -23,10 +23,9 @@ import { catalogEntryView, chainViews, detailView, type CatalogEntryView, type Q
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
 import { enqueueStart } from '../workflow-starts/repository';
-import { sqlOf } from '../db/transition';
 
 export interface QuoteServiceDeps {
-  orm: MikroORM;
+  db: Db;
   runs: QuoteRuns;
   /** Makes the chain run's start at once after the commit (or leaves it to the start relay). */
   starts: StartLauncher;
@@ -42,21 +41,20 @@ export type PortalAction = 'submit' | 'accept' | 'decline';
  * negotiation run (QuoteRuns), which checks it against the tip and writes it.
  */
 export function createQuoteService(deps: QuoteServiceDeps) {
-  const { orm, runs, clock } = deps;
+  const { db, runs, clock } = deps;
 
   async function catalog(lang: Language): Promise<CatalogEntryView[]> {
-    return (await catalogRows(orm.em.fork())).map((row) => catalogEntryView(row, lang));
+    return (await catalogRows(db)).map((row) => catalogEntryView(row, lang));
   }
 
   async function list(companyId: string, query: OffsetPaging & { status?: QuoteStatus }) {
-    const em = orm.em.fork();
-    const { rows, total } = await companyTips(em, { companyId, status: query.status, limit: query.limit, offset: offsetOf(query) });
-    const chains = (await chainViews(em, rows)).map(({ ref, live, history }) => ({ ref, live, history }));
+    const { rows, total } = await companyTips(db, { companyId, status: query.status, limit: query.limit, offset: offsetOf(query) });
+    const chains = (await chainViews(db, rows)).map(({ ref, live, history }) => ({ ref, live, history }));
     return offsetPageBody('chains', chains, total, query);
   }
 
   async function get(companyId: string, id: string): Promise<QuoteDetailView> {
-    return readDetail(orm.em.fork(), id, { companyId });
+    return readDetail(db, id, { companyId });
   }
 
   /**
@@ -66,21 +64,20 @@ export function createQuoteService(deps: QuoteServiceDeps) {
    * draft needs no run.
    */
   async function create(actor: QuoteActor, companyId: string, input: QuoteInput): Promise<QuoteDetailView> {
-    const em = orm.em.fork();
-    await assertInCatalog(em, input.items);
+    await assertInCatalog(db, input.items);
     const id = randomUUID();
     const start = pendingStart.quote({
       chainRootId: id,
       companyId,
       tip: { versionId: id, version: 1, status: 'draft', companyAuthored: true },
     });
-    await em.transactional(async (tx) => {
+    await db.transaction(async (tx) => {
       await insertDraft(tx, { id, companyId, createdBy: actor.userId, needs: needsColumns(input.needs), now: clock() });
       await insertItems(tx, id, input.items);
-      await enqueueStart(sqlOf(tx), start);
+      await enqueueStart(tx, start);
     });
     await deps.starts.launch(start);
-    return readDetail(orm.em.fork(), id, {});
+    return readDetail(db, id, {});
   }
 
   /**
@@ -88,22 +85,21 @@ export function createQuoteService(deps: QuoteServiceDeps) {
    * activity, which also checks `draft` under the lock) sees either the old draft or the new one.
    */
   async function patch(companyId: string, id: string, input: QuoteInput): Promise<QuoteDetailView> {
-    return orm.em.fork().transactional(async (em) => {
-      const row = await findVersion(em, id, { companyId, lock: true });
+    return db.transaction(async (tx) => {
+      const row = await findVersion(tx, id, { companyId, lock: true });
       if (!row) throw new AppError('QUOTE_NOT_FOUND');
       if (row.status !== 'draft') throw new AppError('QUOTE_INVALID_STATE');
-      await assertInCatalog(em, input.items);
-      await updateDraftNeeds(em, id, needsColumns(input.needs), clock());
-      await deleteItems(em, id);
-      await insertItems(em, id, input.items);
-      return readDetail(em, id, {});
+      await assertInCatalog(tx, input.items);
+      await updateDraftNeeds(tx, id, needsColumns(input.needs), clock());
+      await deleteItems(tx, id);
+      await insertItems(tx, id, input.items);
+      return readDetail(tx, id, {});
     });
   }
 
   /** submit, accept or decline (company reject) of the version the caller names, within their company. */
   async function act(action: PortalAction, actor: QuoteActor, companyId: string, id: string, note?: string): Promise<QuoteDetailView> {
-    const em = orm.em.fork();
-    const row = await resolve(em, id, { companyId });
+    const row = await resolve(db, id, { companyId });
     const request = { versionId: row.id, actor };
     const result =
       action === 'submit'
@@ -111,7 +107,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
         : action === 'accept'
           ? await runs.accept(row.chain_root_id, request)
           : await runs.decline(row.chain_root_id, { ...request, ...(note !== undefined && { note }) });
-    return readDetail(orm.em.fork(), result.versionId, {});
+    return readDetail(db, result.versionId, {});
   }
 
   return { catalog, list, get, create, patch, act };
@@ -120,20 +116,20 @@ export function createQuoteService(deps: QuoteServiceDeps) {
 export type QuoteService = ReturnType<typeof createQuoteService>;
 
 /** A version the caller may see, or QUOTE_NOT_FOUND (a malformed id too: it names nothing). */
-export async function resolve(em: EntityManager, id: string, scope: VersionScope) {
-  const row = isUuid(id) ? await findVersion(em, id, scope) : null;
+export async function resolve(sql: Sql, id: string, scope: VersionScope) {
+  const row = isUuid(id) ? await findVersion(sql, id, scope) : null;
   if (!row) throw new AppError('QUOTE_NOT_FOUND');
   return row;
 }
 
-export async function readDetail(em: EntityManager, id: string, scope: VersionScope): Promise<QuoteDetailView> {
-  return detailView(em, await resolve(em, id, scope));
+export async function readDetail(sql: Sql, id: string, scope: VersionScope): Promise<QuoteDetailView> {
+  return detailView(sql, await resolve(sql, id, scope));
 }
 
 /** QUOTE_PACKAGE_NOT_FOUND with every line's package that is not in the B2B catalog. */
-export async function assertInCatalog(em: EntityManager, lines: readonly QuoteLine[]): Promise<void> {
+export async function assertInCatalog(sql: Sql, lines: readonly QuoteLine[]): Promise<void> {
   const packageIds = await packagesOutsideCatalog(
-    em,
+    sql,
     lines.map((l) => l.packageId),
   );
   if (packageIds.length > 0) throw new AppError('QUOTE_PACKAGE_NOT_FOUND', { details: { packageIds } });

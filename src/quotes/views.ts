@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
 import type { Language } from '../http/errors';
 import { halalasOfDecimal, sarOf } from '../lib/halalas';
@@ -101,8 +101,8 @@ export function versionView(row: VersionDbRow): QuoteVersionView {
 }
 
 /** A version with its lines and the list of its chain's versions. */
-export async function detailView(em: EntityManager, row: VersionDbRow): Promise<QuoteDetailView> {
-  const [items, chain] = [await versionItems(em, row.id), await chainVersions(em, [row.chain_root_id])];
+export async function detailView(sql: Sql, row: VersionDbRow): Promise<QuoteDetailView> {
+  const [items, chain] = [await versionItems(sql, row.id), await chainVersions(sql, [row.chain_root_id])];
   return {
     ...versionView(row),
     items: items.map((i) => ({ id: i.id, packageId: i.package_id, qty: i.qty })),
@@ -111,9 +111,9 @@ export async function detailView(em: EntityManager, row: VersionDbRow): Promise<
 }
 
 /** Chains of a page of tips: `live` is the tip, `history` every version before it, oldest first (one query for the page). */
-export async function chainViews<R extends VersionDbRow>(em: EntityManager, tips: readonly R[]): Promise<(QuoteChainView & { tip: R })[]> {
+export async function chainViews<R extends VersionDbRow>(sql: Sql, tips: readonly R[]): Promise<(QuoteChainView & { tip: R })[]> {
   const all = await chainVersions(
-    em,
+    sql,
     tips.map((t) => t.chain_root_id),
   );
   const byChain = new Map<string, VersionDbRow[]>();

@@ -1,17 +1,21 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { QuoteStatusValue, QuoteTip } from '../../workflows/quote-contract';
+import type { Sql } from '../db/sql';
+import { chainTip, type TipRow } from '../quotes/repository';
+import type { QuoteTip } from '../../workflows/quote-contract';
+
+/** A version as the negotiation run's tip: a version without a parent is the company's own (version 1). */
+export const tipOf = (row: TipRow): QuoteTip => ({
+  versionId: row.id,
+  version: row.version,
+  status: row.status,
+  companyAuthored: row.parentId === null,
+});
 
 /**
  * The chain's tip (its version without a child) as stored, or null for an unknown chain. The
  * negotiation workflow refreshes its state with it after a failed write, and the API reads it to
  * answer an action on a chain whose run has completed.
  */
-export async function readQuoteTip(em: EntityManager, chainRootId: string): Promise<QuoteTip | null> {
-  const [row] = await em.execute<{ id: string; version: number; status: QuoteStatusValue; parent_id: string | null }[]>(
-    `select v.id, v.version, v.status, v.parent_id from quote_versions v
-      where v.chain_root_id = ? and not exists (select 1 from quote_versions c where c.parent_id = v.id)
-      order by v.version desc limit 1`,
-    [chainRootId],
-  );
-  return row ? { versionId: row.id, version: row.version, status: row.status, companyAuthored: row.parent_id === null } : null;
+export async function readQuoteTip(sql: Sql, chainRootId: string): Promise<QuoteTip | null> {
+  const row = await chainTip(sql, chainRootId);
+  return row ? tipOf(row) : null;
 }

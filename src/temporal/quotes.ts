@@ -21,6 +21,7 @@ import {
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
 import { readQuoteTip } from './quote-tip';
+import { sqlOf } from '../db/transition';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
@@ -72,7 +73,7 @@ export function createQuoteRuns(
    * SERVICE_UNAVAILABLE, and the client repeats it once the start relay made it.
    */
   async function answerFinished(action: QuoteAction, chainRootId: string, request: QuoteActionRequest): Promise<never> {
-    const tip = await readQuoteTip(opts.orm.em.fork(), chainRootId);
+    const tip = await readQuoteTip(sqlOf(opts.orm.em.fork()), chainRootId);
     if (!tip) throw new AppError('QUOTE_NOT_FOUND');
     const refused = tipRefusal(action, tip, request.versionId);
     if (refused) throw new AppError(refused.type, { message: refused.message });

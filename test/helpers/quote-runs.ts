@@ -2,17 +2,17 @@
 // check before anything is written, one action at a time per chain) against the database, through
 // the same action functions the workflow's activities run, so API tests exercise the real SQL.
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { ApplicationFailure } from '@temporalio/common';
 import { createQuoteActions, type QuoteActions } from '../../activities/quotes';
 import type { CompanyRuns } from '../../src/companies/runs';
+import type { Db as SqlDb } from '../../src/db/sql';
 import { AppError, isErrorCode } from '../../src/http/errors';
 import type { QuoteRuns } from '../../src/quotes/runs';
 import type { QuoteAction, QuoteActionRequest, QuoteLine, QuoteTip, QuoteWorkflowInput } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
 
 interface Db {
-  orm: MikroORM;
+  sql: SqlDb;
 }
 
 export interface FakeQuoteRuns extends QuoteRuns {
@@ -32,10 +32,10 @@ export interface FakeQuoteRuns extends QuoteRuns {
  * signals the company run. Refusals are the AppErrors src/temporal/update.ts would produce.
  */
 export function fakeQuoteRuns(db: Db | (() => Db), opts: { clock?: () => Date; companyRuns?: Pick<CompanyRuns, 'readinessChanged'> } = {}) {
-  const orm = () => (typeof db === 'function' ? db() : db).orm;
-  let cached: { orm: MikroORM; actions: QuoteActions } | undefined;
+  const sql = () => (typeof db === 'function' ? db() : db).sql;
+  let cached: { sql: SqlDb; actions: QuoteActions } | undefined;
   const actions = (): QuoteActions => {
-    if (cached?.orm !== orm()) cached = { orm: orm(), actions: createQuoteActions({ orm: orm(), clock: opts.clock }) };
+    if (cached?.sql !== sql()) cached = { sql: sql(), actions: createQuoteActions({ db: sql(), clock: opts.clock }) };
     return cached.actions;
   };
   // One promise chain per quote chain: actions on a chain run one after another, as in its run.
@@ -95,10 +95,8 @@ export function fakeQuoteRuns(db: Db | (() => Db), opts: { clock?: () => Date; c
       serialised('confirmContract', chainRootId, request, async () => {
         const outcome = await actions().confirmContract(request);
         if (opts.companyRuns) {
-          const [row] = await orm()
-            .em.fork()
-            .execute<{ company_id: string }[]>('select company_id from contracts where id = ?', [outcome.contractId]);
-          await opts.companyRuns.readinessChanged(row.company_id, 'contractConfirmed');
+          const row = await sql().one<{ company_id: string }>('select company_id from contracts where id = $1', [outcome.contractId]);
+          await opts.companyRuns.readinessChanged(row!.company_id, 'contractConfirmed');
         }
         return { ...answer(outcome), contractId: outcome.contractId };
       }),

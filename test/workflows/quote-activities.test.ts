@@ -17,7 +17,7 @@ let pkg: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  actions = createQuoteActions({ orm: db.orm });
+  actions = createQuoteActions({ db: db.sql });
   adminId = await insertUser(db, 'Reviewer', 'admin');
   pkg = await insertPackage(db, { priceSarB2b: '49.50' });
 });

@@ -50,7 +50,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: bundle,
     activities: {
-      ...createQuoteActivities({ orm: db.orm }),
+      ...createQuoteActivities({ db: db.sql }),
       // The company run's readiness: only the contract gate, straight from the table.
       async companyReadiness({ companyId }: { companyId: string }): Promise<Readiness> {
         const [row] = await db.query<{ active: boolean }>(
