@@ -68,6 +68,7 @@ import { createQuoteService } from './quotes/service';
 import { linkRoutes } from './links/routes';
 import { createLinks } from './links/service';
 import { rosterRoutes } from './roster/routes';
+import { createRosterAssignment } from './roster/assignment';
 import { createRosterService } from './roster/service';
 import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
@@ -239,9 +240,12 @@ export function createApp(deps: AppDeps): Express {
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ orm, cipher, starts, clock }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ orm, cipher, runs: companyRuns }) });
-  rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
+  rosterRoutes(api, {
+    roster: createRosterService({ db, cipher, clock, logger: deps.logger, companyRuns }),
+    assignment: createRosterAssignment({ db, cipher, clock }),
+  });
   linkRoutes(api, {
-    links: createLinks({ orm, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
+    links: createLinks({ db, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
   });
   const contracts = {
     reads: createContractReads({ orm, clock }),

@@ -2,7 +2,7 @@ import { findCompany } from '../companies/repository';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CompanyStatus, PaymentMode } from '../entities';
-import { drawnHalalas } from '../contracts/balance';
+import { drawnHalalas } from '../contracts/repository';
 import { paidHalalas } from '../contracts/payments-repository';
 import { AppError } from '../http/errors';
 import { REDEEMED_LINK } from '../links/repository';
@@ -159,7 +159,7 @@ export async function lockAndGate(em: EntityManager, userId: string, seat: Seat,
   if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
   await checkSeatFree(em, userId);
   if (terms.mode !== 'flexible') return;
-  const available = (await paidHalalas(em, terms.contractId)) - (await drawnHalalas(em, seat.companyId));
+  const available = (await paidHalalas(sqlOf(em), terms.contractId)) - (await drawnHalalas(sqlOf(em), seat.companyId));
   if (terms.priceHalalas > available) throw new AppError('COMPANY_BALANCE_EXCEEDED');
 }
 

@@ -1,9 +1,8 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeExportAudit, type CompanyActor } from '../audit/writer';
-import { pickedMode } from '../contracts/balance';
 import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
-import { findContract, readContract, type ContractDbRow } from '../contracts/repository';
+import { findContract, pickedMode, readContract, type ContractDbRow } from '../contracts/repository';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf } from '../lib/halalas';
@@ -72,8 +71,8 @@ export function createBillingService(deps: BillingServiceDeps) {
   async function billing(companyId: string): Promise<SerializedJson<BillingAnswer>> {
     const now = clock();
     return snapshot(async (em) => {
-      const contract = await findContract(em, { companyId });
-      if (!contract) return serialized(zeroed(await pickedMode(em, companyId)), '[]');
+      const contract = await findContract(sqlOf(em), { companyId });
+      if (!contract) return serialized(zeroed(await pickedMode(sqlOf(em), companyId)), '[]');
       const charges = await keptCharges(em, contract.company_id, now, contract.payment_mode === 'flexible');
       return serialized(await billingOf(em, contract, now, charges), charges.chargesJson);
     });
@@ -104,7 +103,7 @@ export function createBillingService(deps: BillingServiceDeps) {
   /** charges.csv: the rows of `charges`, in their order; audited with the row count in the same transaction. */
   async function exportCsv(actor: BillingActor) {
     const rows = await deps.orm.em.fork().transactional(async (em) => {
-      const contract = await findContract(em, { companyId: actor.companyId });
+      const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
       const found = contract ? await chargeRows(em, actor.companyId) : [];
       await writeExportAudit(sqlOf(em), actor, {
         action: 'company.billing_export',

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
-import { findContract, SEAT_CONSUMED } from './repository';
+import { sqlOf } from '../db/transition';
+import { committedHalalas, drawnHalalas, findContract, pickedMode } from './repository';
 import { paidHalalas } from './payments-repository';
 import type { Balance } from './schemas';
 import type { z } from '../openapi/registry';
@@ -23,12 +24,13 @@ type BalanceBody = z.input<typeof Balance>;
  */
 export async function balanceOf(em: EntityManager, companyId: string, now: Date): Promise<BalanceBody> {
   if (!isUuid(companyId)) return zeros('prepaid');
-  const contract = await findContract(em, { companyId });
-  if (!contract) return zeros(await pickedMode(em, companyId));
+  const sql = sqlOf(em);
+  const contract = await findContract(sql, { companyId });
+  if (!contract) return zeros(await pickedMode(sql, companyId));
   if (contract.payment_mode !== 'flexible') return zeros(contract.payment_mode);
-  const funded = await paidHalalas(em, contract.id);
-  const drawn = await drawnHalalas(em, companyId);
-  const committed = await committedHalalas(em, companyId, now);
+  const funded = await paidHalalas(sql, contract.id);
+  const drawn = await drawnHalalas(sql, companyId);
+  const committed = await committedHalalas(sql, companyId, now);
   return {
     paymentMode: 'flexible',
     fundedSar: sarOf(funded),
@@ -41,39 +43,6 @@ export async function balanceOf(em: EntityManager, companyId: string, now: Date)
 
 function zeros(paymentMode: PaymentMode): BalanceBody {
   return { paymentMode, fundedSar: 0, drawnSar: 0, committedSar: 0, availableSar: 0, activeLines: [] };
-}
-
-/** The company's picked mode, prepaid if unpicked or the company is unknown. */
-export async function pickedMode(em: EntityManager, companyId: string): Promise<PaymentMode> {
-  const [row] = await em.execute<{ payment_mode: PaymentMode | null }[]>('select payment_mode from companies where id = ?', [companyId]);
-  return row?.payment_mode ?? 'prepaid';
-}
-
-/** A paid order of the company with an activation that is still alive: a live charge. */
-export const LIVE_CHARGE = (order: string) =>
-  `${order}.status in ('paid', 'completed')
-   and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
-
-/** Σ order totals of the live charges: numeric SAR summed exactly, then whole halalas (also the company activation gate). */
-export async function drawnHalalas(em: EntityManager, companyId: string): Promise<number> {
-  const [row] = await em.execute<{ drawn: string | number }[]>(
-    `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = ? and ${LIVE_CHARGE('o')}`,
-    [companyId],
-  );
-  return Number(row.drawn);
-}
-
-/** One roster person counts once, however many links they hold; the price is the mint-time snapshot. */
-export async function committedHalalas(em: EntityManager, companyId: string, now: Date): Promise<number> {
-  const [row] = await em.execute<{ committed: string | number }[]>(
-    `select (coalesce(sum(r.unit_price_sar), 0) * 100)::bigint as committed
-       from roster_entries r
-      where r.company_id = ?
-        and exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${SEAT_CONSUMED('l', '?::timestamptz')})
-        and not exists (select 1 from orders o where o.company_id = r.company_id and o.user_id = r.user_id and ${LIVE_CHARGE('o')})`,
-    [companyId, now],
-  );
-  return Number(row.committed);
 }
 
 export async function activeLines(em: EntityManager, companyId: string): Promise<BalanceBody['activeLines']> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import type { ContractPaymentMethod } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
@@ -49,13 +50,12 @@ export async function findPaymentByKey(em: EntityManager, contractId: string, ke
   return row ?? null;
 }
 
+const PAID = query('contracts.paid', 'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = $1');
+
 /** Σ payments recorded on a contract, in halalas. */
-export async function paidHalalas(em: EntityManager, contractId: string): Promise<number> {
-  const [row] = await em.execute<{ paid: string | number }[]>(
-    'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = ?',
-    [contractId],
-  );
-  return Number(row.paid);
+export async function paidHalalas(sql: Sql, contractId: string): Promise<number> {
+  const row = await sql.one<{ paid: string }>(PAID, [contractId]);
+  return Number(row?.paid ?? 0);
 }
 
 export interface NewPayment {

@@ -29,7 +29,7 @@ export function createContractPayments(deps: ContractPaymentDeps) {
   async function record(actor: Actor, contractId: string, input: RecordPaymentInput): Promise<ContractPaymentBody> {
     const document = proofDocument(input.document);
     const outcome = await orm.em.fork().transactional(async (em) => {
-      const contract = await findContract(em, { contractId });
+      const contract = await findContract(sqlOf(em), { contractId });
       if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
       const replay = await findPaymentByKey(em, contract.id, input.idempotencyKey);
       if (replay) return { row: sameRequest(replay, input), fresh: false, companyId: contract.company_id };

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
+import { sqlOf } from '../db/transition';
 import { ACTIVE_LINK_SQL, type PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
@@ -52,17 +54,27 @@ export const CONSUMED_SEATS = (item: string, now: string) =>
 
 export type ContractKey = { contractId: string } | { companyId: string };
 
+const FIND_CONTRACT = {
+  byId: {
+    read: query('contracts.find-by-id', `select ${COLUMNS} from contracts where id = $1`),
+    lock: query('contracts.lock-by-id', `select ${COLUMNS} from contracts where id = $1 for update`),
+  },
+  active: {
+    read: query('contracts.find-active', `select ${COLUMNS} from contracts where company_id = $1 and status = 'active'`),
+    lock: query('contracts.lock-active', `select ${COLUMNS} from contracts where company_id = $1 and status = 'active' for update`),
+  },
+};
+
 /** The contract by id, or the company's active one; null when there is none (or the id is not a UUID). */
-export async function findContract(em: EntityManager, key: ContractKey, opts: { lock?: boolean } = {}): Promise<ContractDbRow | null> {
-  const [where, id] = 'contractId' in key ? ['id = ?', key.contractId] : [`company_id = ? and status = 'active'`, key.companyId];
+export async function findContract(sql: Sql, key: ContractKey, opts: { lock?: boolean } = {}): Promise<ContractDbRow | null> {
+  const [statements, id] = 'contractId' in key ? [FIND_CONTRACT.byId, key.contractId] : [FIND_CONTRACT.active, key.companyId];
   if (!isUuid(id)) return null;
-  const [row] = await em.execute<ContractDbRow[]>(`select ${COLUMNS} from contracts where ${where}${opts.lock ? ' for update' : ''}`, [id]);
-  return row ?? null;
+  return (await sql.one<ContractDbRow>(opts.lock ? statements.lock : statements.read, [id])) ?? null;
 }
 
 /** The contract view every route answers (GET /b2b/contract, the admin routes, confirm-contract), or null. */
 export async function readContract(em: EntityManager, key: ContractKey, now: Date = new Date()): Promise<ContractBody | null> {
-  const row = await findContract(em, key);
+  const row = await findContract(sqlOf(em), key);
   if (!row) return null;
   const flexible = row.payment_mode === 'flexible';
   const items = flexible ? [] : await contractItems(em, row.id, now);
@@ -116,3 +128,41 @@ async function countRoster(em: EntityManager, companyId: string): Promise<number
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
+
+const PICKED_MODE = query('contracts.picked-mode', 'select payment_mode as mode from companies where id = $1');
+
+/** The company's picked mode, prepaid if unpicked or the company is unknown. */
+export async function pickedMode(sql: Sql, companyId: string): Promise<PaymentMode> {
+  return (await sql.one<{ mode: PaymentMode | null }>(PICKED_MODE, [companyId]))?.mode ?? 'prepaid';
+}
+
+/** A paid order of the company with an activation that is still alive: a live charge. */
+export const LIVE_CHARGE = (order: string) =>
+  `${order}.status in ('paid', 'completed')
+   and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
+
+const DRAWN = query(
+  'contracts.drawn',
+  `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = $1 and ${LIVE_CHARGE('o')}`,
+);
+
+/** Σ order totals of the live charges: numeric SAR summed exactly, then whole halalas (also the company activation gate). */
+export async function drawnHalalas(sql: Sql, companyId: string): Promise<number> {
+  const row = await sql.one<{ drawn: string }>(DRAWN, [companyId]);
+  return Number(row?.drawn ?? 0);
+}
+
+const COMMITTED = query(
+  'contracts.committed',
+  `select (coalesce(sum(r.unit_price_sar), 0) * 100)::bigint as committed
+     from roster_entries r
+    where r.company_id = $1
+      and exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${SEAT_CONSUMED('l', '$2::timestamptz')})
+      and not exists (select 1 from orders o where o.company_id = r.company_id and o.user_id = r.user_id and ${LIVE_CHARGE('o')})`,
+);
+
+/** One roster person counts once, however many links they hold; the price is the mint-time snapshot. */
+export async function committedHalalas(sql: Sql, companyId: string, now: Date): Promise<number> {
+  const row = await sql.one<{ committed: string }>(COMMITTED, [companyId, now]);
+  return Number(row?.committed ?? 0);
+}
