@@ -254,7 +254,7 @@ export function createApp(deps: AppDeps): Express {
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
-  billingRoutes(api, { billing: createBillingService({ orm, clock }) });
+  billingRoutes(api, { billing: createBillingService({ db, clock }) });
   const quotes = createQuoteService({ orm, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });
   quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ orm, runs: quoteRuns, clock }) });

@@ -98,16 +98,18 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
   return row ?? null;
 }
 
+const LIST_PAYMENTS = query(
+  'contracts.list-payments',
+  `select ${COLUMNS}, u.name as confirmed_by_name
+     from contract_payments p left join users u on u.id = p.confirmed_by
+    where p.contract_id = $1
+    order by p.created_at desc, p.id desc`,
+);
+
 /** A contract's payments, newest first, with the recording administrator's name; [] for an unknown id. */
-export async function listPayments(em: EntityManager, contractId: string): Promise<PaymentDbRow[]> {
+export async function listPayments(sql: Sql, contractId: string): Promise<PaymentDbRow[]> {
   if (!isUuid(contractId)) return [];
-  return em.execute<PaymentDbRow[]>(
-    `select ${COLUMNS}, u.name as confirmed_by_name
-       from contract_payments p left join users u on u.id = p.confirmed_by
-      where p.contract_id = ?
-      order by p.created_at desc, p.id desc`,
-    [contractId],
-  );
+  return sql.rows<PaymentDbRow>(LIST_PAYMENTS, [contractId]);
 }
 
 /** The stored proof of one payment of one contract; null when either id is unknown or they do not belong together. */

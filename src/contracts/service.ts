@@ -25,7 +25,7 @@ export function createContractReads(deps: ContractReadDeps) {
     activeContract: (companyId: string) => readContract(em(), { companyId }, clock()),
     readiness: (companyId: string) => readinessOf(sqlOf(em()), companyId),
     balance: (companyId: string) => balanceOf(em(), companyId, clock()),
-    payments: async (contractId: string) => (await listPayments(em(), contractId)).map(paymentView),
+    payments: async (contractId: string) => (await listPayments(sqlOf(em()), contractId)).map(paymentView),
     async paymentDocument(contractId: string, paymentId: string): Promise<FileReply> {
       const doc = await documentOf(em(), contractId, paymentId);
       if (!doc) throw new AppError('CONTRACT_PAYMENT_DOCUMENT_NOT_FOUND');
