@@ -228,13 +228,13 @@ export function createApp(deps: AppDeps): Express {
   activationRoutes(api, { creation, identity });
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
-  adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
+  adminRoutes(api, { blocklist: createBlocklistService({ db, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
   adminUserRoutes(api, {
-    users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
+    users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
-  companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
+  companyInviteRoutes(api, { invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { pool, organization: createOrganizationSettings({ orm, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });

@@ -159,14 +159,14 @@ export async function insertCompany(em: EntityManager, c: NewCompany): Promise<C
   return row;
 }
 
+const INSERT_MEMBERSHIP = query(
+  'companies.insert-membership',
+  'insert into company_users (id, company_id, user_id, role, created_at) values (gen_random_uuid(), $1, $2, $3, $4)',
+);
+
 /** The unique user index refuses a second membership (company_users_user_id_unique). */
-export async function insertMembership(em: EntityManager, companyId: string, userId: string, role: CompanyRole, now: Date): Promise<void> {
-  await em.execute(`insert into company_users (id, company_id, user_id, role, created_at) values (gen_random_uuid(), ?, ?, ?, ?)`, [
-    companyId,
-    userId,
-    role,
-    now,
-  ]);
+export async function insertMembership(sql: Sql, companyId: string, userId: string, role: CompanyRole, now: Date): Promise<void> {
+  await sql.exec(INSERT_MEMBERSHIP, [companyId, userId, role, now]);
 }
 
 export async function updatePaymentMode(em: EntityManager, id: string, mode: PaymentMode, now: Date): Promise<CompanyDbRow> {

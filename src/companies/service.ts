@@ -63,7 +63,7 @@ export function createCompanyService(deps: CompanyServiceDeps) {
       if (await findMembership(em, userId)) throw new AppError('COMPANY_ALREADY_REGISTERED');
       const now = clock();
       const inserted = await insertNewCompany(em, id, input, now);
-      await insertMembership(em, id, userId, 'admin', now);
+      await insertMembership(sqlOf(em), id, userId, 'admin', now);
       await enqueueStart(em, pendingStart.company(id));
       return inserted;
     });
