@@ -68,6 +68,7 @@ import { createQuoteService } from './quotes/service';
 import { linkRoutes } from './links/routes';
 import { createLinks } from './links/service';
 import { rosterRoutes } from './roster/routes';
+import { createRosterAssignment } from './roster/assignment';
 import { createRosterService } from './roster/service';
 import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
@@ -227,21 +228,24 @@ export function createApp(deps: AppDeps): Express {
   activationRoutes(api, { creation, identity });
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
-  adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
+  adminRoutes(api, { blocklist: createBlocklistService({ db, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
   adminUserRoutes(api, {
-    users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
+    users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
-  companyInviteRoutes(api, { invites: createCompanyInvites({ orm, cipher, clock, logger: deps.logger }) });
+  companyInviteRoutes(api, { invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
   documentRoutes(api, { orm, pool, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }) });
-  rosterRoutes(api, { roster: createRosterService({ orm, pool, cipher, clock, logger: deps.logger, companyRuns }) });
+  rosterRoutes(api, {
+    roster: createRosterService({ db, cipher, clock, logger: deps.logger, companyRuns }),
+    assignment: createRosterAssignment({ db, cipher, clock }),
+  });
   linkRoutes(api, {
-    links: createLinks({ orm, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
+    links: createLinks({ db, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
   });
   const contracts = {
     reads: createContractReads({ db, clock }),
@@ -250,7 +254,7 @@ export function createApp(deps: AppDeps): Express {
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
   adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
-  billingRoutes(api, { billing: createBillingService({ orm, clock }) });
+  billingRoutes(api, { billing: createBillingService({ db, clock }) });
   const quotes = createQuoteService({ db, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });
   quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ db, runs: quoteRuns, clock }) });

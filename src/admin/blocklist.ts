@@ -1,12 +1,12 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeAudit } from '../audit/writer';
 import { deviceHasher } from '../auth/devices';
+import type { Db, Tx } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
-import { sqlOf } from '../db/transition';
+import * as repo from './repository';
 
 export interface BlocklistDeps {
-  orm: MikroORM;
+  db: Db;
   clock: () => Date;
   /** DATA_HASH_KEY: device ids are stored as keyed hashes only (src/auth/devices.ts). */
   hashKey: string;
@@ -19,8 +19,6 @@ export interface Actor {
   userAgent: string | null;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
 /**
  * The user and device blocklists (AUTH_BLOCKLISTED). Each change is one transaction with its
  * audit row; blocking also revokes the live sessions it concerns, so nothing is left live when
@@ -28,54 +26,49 @@ const iso = (value: Date | string | null) => (value === null ? null : new Date(v
  * nothing and writes no audit row. The session cache hears of every change by NOTIFY.
  */
 export function createBlocklistService(deps: BlocklistDeps) {
-  const { orm, clock } = deps;
+  const { db, clock } = deps;
   const deviceHash = deviceHasher(deps.hashKey);
 
-  async function lockUser(em: EntityManager, userId: string) {
-    const [user] = isUuid(userId)
-      ? await em.execute<{ blocklisted_at: Date | string | null }[]>('select blocklisted_at from users where id = ? for update', [userId])
-      : [];
+  async function lockUser(tx: Tx, userId: string) {
+    const user = isUuid(userId) ? await repo.lockBlocklistState(tx, userId) : undefined;
     if (!user) throw new AppError('ADMIN_USER_NOT_FOUND');
     return user;
   }
 
   async function blockUser(actor: Actor, userId: string, reason: string) {
     if (userId === actor.userId) throw new AppError('AUTH_FORBIDDEN', { message: 'You cannot blocklist your own account' });
-    return orm.em.fork().transactional(async (em) => {
-      const user = await lockUser(em, userId);
-      if (user.blocklisted_at) return { userId, blocklisted: true, blocklistedAt: iso(user.blocklisted_at), revokedSessions: 0 };
+    return db.transaction(async (tx) => {
+      const user = await lockUser(tx, userId);
+      if (user.blocklistedAt) return { userId, blocklisted: true, blocklistedAt: user.blocklistedAt.toISOString(), revokedSessions: 0 };
       const now = clock();
-      await em.execute('update users set blocklisted_at = ?, updated_at = ? where id = ?', [now, now, userId]);
-      const revoked = await em.execute<{ id: string }[]>(
-        'update sessions set revoked_at = ? where user_id = ? and revoked_at is null returning id',
-        [now, userId],
-      );
-      await writeAudit(sqlOf(em), {
+      await repo.setBlocklisted(tx, userId, now, now);
+      const revoked = await repo.revokeUserSessions(tx, userId, now);
+      await writeAudit(tx, {
         action: 'user.blocklisted',
         actorUserId: actor.userId,
         entityType: 'user',
         entityId: userId,
-        details: { reason, revokedSessions: revoked.length },
+        details: { reason, revokedSessions: revoked },
         ip: actor.ip,
         userAgent: actor.userAgent,
         at: now,
       });
-      return { userId, blocklisted: true, blocklistedAt: now.toISOString(), revokedSessions: revoked.length };
+      return { userId, blocklisted: true, blocklistedAt: now.toISOString(), revokedSessions: revoked };
     });
   }
 
   async function unblockUser(actor: Actor, userId: string) {
-    return orm.em.fork().transactional(async (em) => {
-      const user = await lockUser(em, userId);
-      if (user.blocklisted_at) {
+    return db.transaction(async (tx) => {
+      const user = await lockUser(tx, userId);
+      if (user.blocklistedAt) {
         const now = clock();
-        await em.execute('update users set blocklisted_at = null, updated_at = ? where id = ?', [now, userId]);
-        await writeAudit(sqlOf(em), {
+        await repo.setBlocklisted(tx, userId, null, now);
+        await writeAudit(tx, {
           action: 'user.unblocklisted',
           actorUserId: actor.userId,
           entityType: 'user',
           entityId: userId,
-          details: { blocklistedAt: iso(user.blocklisted_at) },
+          details: { blocklistedAt: user.blocklistedAt.toISOString() },
           ip: actor.ip,
           userAgent: actor.userAgent,
           at: now,
@@ -87,42 +80,30 @@ export function createBlocklistService(deps: BlocklistDeps) {
 
   async function blockDevice(actor: Actor, deviceId: string, reason: string) {
     const hash = deviceHash(deviceId);
-    return orm.em.fork().transactional(async (em) => {
+    return db.transaction(async (tx) => {
       const now = clock();
-      const added = await em.execute<{ device_hash: string }[]>(
-        `insert into device_blocklist (device_hash, created_by_id, created_at) values (?, ?, ?)
-         on conflict (device_hash) do nothing returning device_hash`,
-        [hash, actor.userId, now],
-      );
-      if (added.length === 0) return { deviceId, blocklisted: true, revokedSessions: 0 };
-      const revoked = await em.execute<{ id: string }[]>(
-        'update sessions set revoked_at = ? where device_hash = ? and revoked_at is null returning id',
-        [now, hash],
-      );
-      await writeAudit(sqlOf(em), {
+      if (!(await repo.addDeviceBlock(tx, hash, actor.userId, now))) return { deviceId, blocklisted: true, revokedSessions: 0 };
+      const revoked = await repo.revokeDeviceSessions(tx, hash, now);
+      await writeAudit(tx, {
         action: 'device.blocklisted',
         actorUserId: actor.userId,
         entityType: 'device',
         // The keyed hash names the device in the trail; the id the app sends is never stored.
         entityId: hash,
-        details: { reason, revokedSessions: revoked.length },
+        details: { reason, revokedSessions: revoked },
         ip: actor.ip,
         userAgent: actor.userAgent,
         at: now,
       });
-      return { deviceId, blocklisted: true, revokedSessions: revoked.length };
+      return { deviceId, blocklisted: true, revokedSessions: revoked };
     });
   }
 
   async function unblockDevice(actor: Actor, deviceId: string) {
     const hash = deviceHash(deviceId);
-    return orm.em.fork().transactional(async (em) => {
-      const removed = await em.execute<{ device_hash: string }[]>(
-        'delete from device_blocklist where device_hash = ? returning device_hash',
-        [hash],
-      );
-      if (removed.length > 0) {
-        await writeAudit(sqlOf(em), {
+    return db.transaction(async (tx) => {
+      if (await repo.removeDeviceBlock(tx, hash)) {
+        await writeAudit(tx, {
           action: 'device.unblocklisted',
           actorUserId: actor.userId,
           entityType: 'device',

@@ -1,13 +1,12 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
+import { findCompany, insertMembership } from '../companies/repository';
+import type { Db } from '../db/sql';
 import type { CompanyRole } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { Actor } from './blocklist';
 import { provisionAccount } from './provision';
-import { sqlOf } from '../db/transition';
 
 export interface InviteInput {
   name: string;
@@ -29,15 +28,9 @@ export interface InviteResult {
  * one and registers the company (POST /b2b/company). The identity, the membership and the audit row
  * (`company.user_invited`) are one transaction (see provisionAccount). The person signs in by OTP.
  */
-export function createCompanyInvites(deps: {
-  orm: MikroORM;
-  cipher: PersonalDataCipher;
-  clock: () => Date;
-  logger: Pick<Logger, 'error'>;
-}) {
+export function createCompanyInvites(deps: { db: Db; cipher: PersonalDataCipher; clock: () => Date; logger: Pick<Logger, 'error'> }) {
   async function assertCompany(companyId: string): Promise<void> {
-    const rows = await deps.orm.em.fork().execute('select 1 from companies where id = ?', [companyId]);
-    if (rows.length === 0) throw new AppError('COMPANY_NOT_FOUND');
+    if (!(await findCompany(deps.db, companyId))) throw new AppError('COMPANY_NOT_FOUND');
   }
 
   async function invite(actor: Actor, input: InviteInput): Promise<InviteResult> {
@@ -49,17 +42,9 @@ export function createCompanyInvites(deps: {
       deps,
       { name: input.name, appRole: 'b2b_admin', phone: input.phone, email: input.email, managedAreas: null, managedAreasWrite: null },
       now,
-      async (em, userId) => {
-        if (companyId) {
-          await em.execute('insert into company_users (id, company_id, user_id, role, created_at) values (?, ?, ?, ?, ?)', [
-            randomUUID(),
-            companyId,
-            userId,
-            input.role,
-            now,
-          ]);
-        }
-        await writeAudit(sqlOf(em), {
+      async (tx, userId) => {
+        if (companyId) await insertMembership(tx, companyId, userId, input.role, now);
+        await writeAudit(tx, {
           action: 'company.user_invited',
           actorUserId: actor.userId,
           companyId,

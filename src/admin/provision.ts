@@ -1,11 +1,10 @@
-import { textArray } from '../db/arrays';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { isUniqueViolation } from '../db/sql';
+import { isUniqueViolation, type Db, type Tx } from '../db/sql';
 import type { AppRole } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { identifiersTaken, insertAccount } from './repository';
 
 /** An account a super_admin creates: its identifiers count as proven (staff vouch for them). */
 export interface NewAccount {
@@ -18,7 +17,7 @@ export interface NewAccount {
 }
 
 export interface ProvisionDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   logger: Pick<Logger, 'error'>;
 }
@@ -37,18 +36,18 @@ export async function provisionAccount(
   deps: ProvisionDeps,
   account: NewAccount,
   now: Date,
-  profile: (em: EntityManager, userId: string) => Promise<void>,
+  profile: (tx: Tx, userId: string) => Promise<void>,
 ): Promise<string> {
   const { cipher } = deps;
   const phoneHash = account.phone ? cipher.lookupHash(account.phone) : null;
   const emailHash = account.email ? cipher.lookupHash(account.email) : null;
   try {
-    return await deps.orm.em.fork().transactional(async (em) => {
-      await assertIdentifiersFree(em, phoneHash, emailHash);
+    return await deps.db.transaction(async (tx) => {
+      await assertIdentifiersFree(tx, phoneHash, emailHash);
       const id = randomUUID();
-      await insertIdentity(deps, em, id, account, { phoneHash, emailHash }, now);
+      await insertIdentity(deps, tx, id, account, { phoneHash, emailHash }, now);
       try {
-        await profile(em, id);
+        await profile(tx, id);
       } catch (err) {
         if (err instanceof AppError) throw err;
         deps.logger.error({ err }, 'account profile not created: the identity is rolled back');
@@ -64,18 +63,15 @@ export async function provisionAccount(
   }
 }
 
-async function assertIdentifiersFree(em: EntityManager, phoneHash: string | null, emailHash: string | null): Promise<void> {
-  const taken = await em.execute<{ phone: boolean; email: boolean }[]>(
-    'select phone_hash = ? as phone, email_hash = ? as email from users where phone_hash = ? or email_hash = ?',
-    [phoneHash, emailHash, phoneHash, emailHash],
-  );
-  if (taken.some((r) => r.phone)) throw new AppError('ADMIN_USER_PHONE_EXISTS');
-  if (taken.some((r) => r.email)) throw new AppError('ADMIN_USER_EMAIL_EXISTS');
+async function assertIdentifiersFree(tx: Tx, phoneHash: string | null, emailHash: string | null): Promise<void> {
+  const taken = await identifiersTaken(tx, phoneHash, emailHash);
+  if (taken.phone) throw new AppError('ADMIN_USER_PHONE_EXISTS');
+  if (taken.email) throw new AppError('ADMIN_USER_EMAIL_EXISTS');
 }
 
 async function insertIdentity(
   deps: ProvisionDeps,
-  em: EntityManager,
+  tx: Tx,
   id: string,
   account: NewAccount,
   hashes: { phoneHash: string | null; emailHash: string | null },
@@ -83,25 +79,18 @@ async function insertIdentity(
 ): Promise<void> {
   const { cipher } = deps;
   try {
-    await em.execute(
-      `insert into users (id, name, app_role, phone_encrypted, phone_hash, email_encrypted, email_hash,
-                          managed_areas, managed_areas_write, verified_at, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?::text[], ?::text[], ?, ?, ?)`,
-      [
-        id,
-        account.name,
-        account.appRole,
-        account.phone ? cipher.encrypt(account.phone) : null,
-        hashes.phoneHash,
-        account.email ? cipher.encrypt(account.email) : null,
-        hashes.emailHash,
-        textArray(account.managedAreas),
-        textArray(account.managedAreasWrite),
-        now,
-        now,
-        now,
-      ],
-    );
+    await insertAccount(tx, {
+      id,
+      name: account.name,
+      appRole: account.appRole,
+      phoneEncrypted: account.phone ? cipher.encrypt(account.phone) : null,
+      phoneHash: hashes.phoneHash,
+      emailEncrypted: account.email ? cipher.encrypt(account.email) : null,
+      emailHash: hashes.emailHash,
+      managedAreas: account.managedAreas,
+      managedAreasWrite: account.managedAreasWrite,
+      now,
+    });
   } catch (err) {
     // Another request proved the identifier between the lookup and this insert.
     if (isUniqueViolation(err, 'users_phone_hash_unique')) throw new AppError('ADMIN_USER_PHONE_EXISTS');

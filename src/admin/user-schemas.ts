@@ -2,7 +2,7 @@ import { E164Phone, Email, PathId, PHONE_OR_EMAIL, SaudiPhone, text } from '../h
 import { STAFF_AREAS } from '../http/guards';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
-import { STAFF_ROLES } from './users';
+import { STAFF_ROLES } from './repository';
 
 const Areas = (description: string) =>
   z

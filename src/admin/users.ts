@@ -1,24 +1,18 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
-import type { AppRole } from '../entities';
+import type { Db, Sql } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { STAFF_AREAS, type StaffArea } from '../http/guards';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import type { Actor } from './blocklist';
-import { textArray } from '../db/arrays';
 import { provisionAccount } from './provision';
-import { sqlOf } from '../db/transition';
-
-/** Roles a super_admin gives through /admin/users (company staff are invited, end users register). */
-export const STAFF_ROLES = ['admin', 'support', 'activation_officer', 'super_admin'] as const satisfies readonly AppRole[];
-export type StaffRole = (typeof STAFF_ROLES)[number];
-const STAFF_ROLE_LIST = STAFF_ROLES.map((r) => `'${r}'`).join(', ');
+import * as repo from './repository';
+import type { StaffRole, StaffRow } from './repository';
 
 export interface AdminUsersDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   logger: Pick<Logger, 'error'>;
@@ -37,19 +31,6 @@ export interface AdminUserView {
   managedAreasWrite: StaffArea[] | null;
   createdAt: string;
 }
-
-interface Row {
-  id: string;
-  phone_encrypted: string | null;
-  email_encrypted: string | null;
-  name: string;
-  app_role: StaffRole;
-  is_active: boolean;
-  managed_areas: string[] | null;
-  managed_areas_write: string[] | null;
-  created_at: Date | string;
-}
-const COLUMNS = 'id, phone_encrypted, email_encrypted, name, app_role, is_active, managed_areas, managed_areas_write, created_at';
 
 export interface CreateStaffInput {
   appRole: StaffRole;
@@ -89,28 +70,26 @@ const areasOnlyForAdmin = () => validationError([{ path: 'managedAreas', message
  * caches, so GET /auth/session shows new areas on the next request.
  */
 export function createAdminUsers(deps: AdminUsersDeps) {
-  const { orm, cipher, clock } = deps;
+  const { db, cipher, clock } = deps;
 
-  const view = (row: Row): AdminUserView => {
-    const isAdmin = row.app_role === 'admin';
+  const view = (row: StaffRow): AdminUserView => {
+    const isAdmin = row.appRole === 'admin';
     return {
       id: row.id,
-      phone: row.phone_encrypted ? cipher.decrypt(row.phone_encrypted) : null,
-      email: row.email_encrypted ? cipher.decrypt(row.email_encrypted) : null,
+      phone: row.phoneEncrypted ? cipher.decrypt(row.phoneEncrypted) : null,
+      email: row.emailEncrypted ? cipher.decrypt(row.emailEncrypted) : null,
       name: row.name,
-      appRole: row.app_role,
-      isActive: row.is_active,
-      managedAreas: isAdmin ? areaList(row.managed_areas ?? []) : null,
-      managedAreasWrite: isAdmin ? areaList(row.managed_areas_write ?? []) : null,
-      createdAt: new Date(row.created_at).toISOString(),
+      appRole: row.appRole,
+      isActive: row.isActive,
+      managedAreas: isAdmin ? areaList(row.managedAreas ?? []) : null,
+      managedAreasWrite: isAdmin ? areaList(row.managedAreasWrite ?? []) : null,
+      createdAt: row.createdAt.toISOString(),
     };
   };
 
-  /** A staff user, locked for the change; anyone else (or a malformed id) is ADMIN_USER_NOT_FOUND. */
-  async function lockStaff(em: EntityManager, id: string): Promise<Row> {
-    const [row] = isUuid(id)
-      ? await em.execute<Row[]>(`select ${COLUMNS} from users where id = ? and app_role in (${STAFF_ROLE_LIST}) for update`, [id])
-      : [];
+  /** A staff user, optionally locked for the change; anyone else (or a malformed id) is ADMIN_USER_NOT_FOUND. */
+  async function staff(sql: Sql, id: string, opts: { lock?: boolean } = {}): Promise<StaffRow> {
+    const row = isUuid(id) ? await repo.findStaff(sql, id, opts) : undefined;
     if (!row) throw new AppError('ADMIN_USER_NOT_FOUND');
     return row;
   }
@@ -131,8 +110,8 @@ export function createAdminUsers(deps: AdminUsersDeps) {
       deps,
       { name: input.name, appRole: input.appRole, phone: input.phone, email: input.email, ...areas },
       now,
-      (em, userId) =>
-        writeAudit(sqlOf(em), {
+      (tx, userId) =>
+        writeAudit(tx, {
           action: 'admin_user.created',
           actorUserId: actor.userId,
           entityType: 'user',
@@ -147,64 +126,41 @@ export function createAdminUsers(deps: AdminUsersDeps) {
   }
 
   async function get(id: string): Promise<AdminUserView> {
-    const [row] = isUuid(id)
-      ? await orm.em.fork().execute<Row[]>(`select ${COLUMNS} from users where id = ? and app_role in (${STAFF_ROLE_LIST})`, [id])
-      : [];
-    if (!row) throw new AppError('ADMIN_USER_NOT_FOUND');
-    return view(row);
+    return view(await staff(db, id));
   }
 
   /** Staff newest first (users_staff_created_index); `phone` / `email` are exact, through the keyed hashes. */
   async function list(filter: StaffListFilter) {
-    const where = [`app_role in (${STAFF_ROLE_LIST})`];
-    const params: unknown[] = [];
-    if (filter.role) {
-      where.push('app_role = ?');
-      params.push(filter.role);
-    }
-    if (filter.phone) {
-      where.push('phone_hash = ?');
-      params.push(cipher.lookupHash(filter.phone));
-    }
-    if (filter.email) {
-      where.push('email_hash = ?');
-      params.push(cipher.lookupHash(filter.email));
-    }
-    const clause = `where ${where.join(' and ')}`;
-    const em = orm.em.fork();
-    const rows = await em.execute<Row[]>(`select ${COLUMNS} from users ${clause} order by created_at desc, id desc limit ? offset ?`, [
-      ...params,
-      filter.limit,
-      offsetOf(filter),
-    ]);
-    const [count] = await em.execute<{ total: string | number }[]>(`select count(*) as total from users ${clause}`, params);
-    return offsetPageBody('users', rows.map(view), Number(count.total), filter);
+    const { rows, total } = await repo.listStaff(db, {
+      role: filter.role,
+      phoneHash: filter.phone ? cipher.lookupHash(filter.phone) : undefined,
+      emailHash: filter.email ? cipher.lookupHash(filter.email) : undefined,
+      limit: filter.limit,
+      offset: offsetOf(filter),
+    });
+    return offsetPageBody('users', rows.map(view), total, filter);
   }
 
   /** Name and areas. Lists given replace the stored ones (a list left out keeps its value); write implies view. */
   async function update(actor: Actor, id: string, input: UpdateStaffInput): Promise<AdminUserView> {
-    const updated = await orm.em.fork().transactional(async (em) => {
-      const row = await lockStaff(em, id);
+    const updated = await db.transaction(async (tx) => {
+      const row = await staff(tx, id, { lock: true });
       const touchesAreas = input.managedAreas !== undefined || input.managedAreasWrite !== undefined;
-      if (touchesAreas && row.app_role !== 'admin') throw new AppError('ADMIN_USER_AREAS_NOT_ALLOWED');
+      if (touchesAreas && row.appRole !== 'admin') throw new AppError('ADMIN_USER_AREAS_NOT_ALLOWED');
       const before = view(row);
       const areas = touchesAreas
         ? grants(input.managedAreas ?? before.managedAreas ?? [], input.managedAreasWrite ?? before.managedAreasWrite ?? [])
         : null;
       const name = input.name ?? row.name;
       const now = clock();
-      const [next] = await em.execute<Row[]>(
-        `update users set name = ?, managed_areas = ?::text[], managed_areas_write = ?::text[], updated_at = ? where id = ? returning ${COLUMNS}`,
-        [
-          name,
-          textArray(areas?.managedAreas ?? row.managed_areas),
-          textArray(areas?.managedAreasWrite ?? row.managed_areas_write),
-          now,
-          row.id,
-        ],
-      );
+      const next = await repo.updateStaff(tx, row.id, {
+        name,
+        managedAreas: areas?.managedAreas ?? row.managedAreas,
+        managedAreasWrite: areas?.managedAreasWrite ?? row.managedAreasWrite,
+        now,
+      });
       const audit = (action: `admin_user.${string}`, details: Record<string, unknown>) =>
-        writeAudit(sqlOf(em), {
+        writeAudit(tx, {
           action,
           actorUserId: actor.userId,
           entityType: 'user',
@@ -233,24 +189,18 @@ export function createAdminUsers(deps: AdminUsersDeps) {
   /** is_active = false; the trigger revokes the user's live sessions in the same transaction. Repeating it changes nothing. */
   async function deactivate(actor: Actor, id: string): Promise<AdminUserView> {
     notYourself(actor, id, 'deactivate');
-    const result = await orm.em.fork().transactional(async (em) => {
-      const row = await lockStaff(em, id);
-      if (!row.is_active) return view(row);
-      const [live] = await em.execute<{ n: string | number }[]>(
-        'select count(*) as n from sessions where user_id = ? and revoked_at is null',
-        [row.id],
-      );
+    const result = await db.transaction(async (tx) => {
+      const row = await staff(tx, id, { lock: true });
+      if (!row.isActive) return view(row);
+      const live = await repo.countUnrevokedSessions(tx, row.id);
       const now = clock();
-      const [next] = await em.execute<Row[]>(`update users set is_active = false, updated_at = ? where id = ? returning ${COLUMNS}`, [
-        now,
-        row.id,
-      ]);
-      await writeAudit(sqlOf(em), {
+      const next = await repo.deactivateStaff(tx, row.id, now);
+      await writeAudit(tx, {
         action: 'admin_user.deactivated',
         actorUserId: actor.userId,
         entityType: 'user',
         entityId: row.id,
-        details: { appRole: row.app_role, revokedSessions: Number(live.n) },
+        details: { appRole: row.appRole, revokedSessions: live },
         ip: actor.ip,
         userAgent: actor.userAgent,
         at: now,
@@ -270,20 +220,20 @@ export function createAdminUsers(deps: AdminUsersDeps) {
   async function remove(actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
     notYourself(actor, id, 'delete');
     try {
-      await orm.em.fork().transactional(async (em) => {
-        const row = await lockStaff(em, id);
+      await db.transaction(async (tx) => {
+        const row = await staff(tx, id, { lock: true });
         const now = clock();
-        await writeAudit(sqlOf(em), {
+        await writeAudit(tx, {
           action: 'admin_user.deleted',
           actorUserId: actor.userId,
           entityType: 'user',
           entityId: row.id,
-          details: { appRole: row.app_role, name: row.name },
+          details: { appRole: row.appRole, name: row.name },
           ip: actor.ip,
           userAgent: actor.userAgent,
           at: now,
         });
-        await em.execute('delete from users where id = ?', [row.id]);
+        await repo.deleteUser(tx, row.id);
       });
     } catch (err) {
       if (err instanceof AppError) throw err;

@@ -1,11 +1,11 @@
-import { IsolationLevel } from '@mikro-orm/core';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { writeExportAudit, type CompanyActor } from '../audit/writer';
 import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
-import { findContract, pickedMode, readContract, type ContractDbRow } from '../contracts/repository';
+import { findContract, pickedMode, type ContractDbRow } from '../contracts/repository';
+import type { Db, Tx } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf } from '../lib/halalas';
+import { contractLines } from '../links/repository';
 import {
   activeLineRows,
   billingCharges,
@@ -19,10 +19,9 @@ import {
 import type { z } from '../openapi/registry';
 import { SerializedJson } from '../http/route';
 import type { BillingBody, BillingResponse } from './schemas';
-import { sqlOf } from '../db/transition';
 
 export interface BillingServiceDeps {
-  orm: MikroORM;
+  db: Db;
   clock: () => Date;
 }
 
@@ -50,31 +49,30 @@ const nextMonthStart = (now: Date) => Date.UTC(now.getUTCFullYear(), now.getUTCM
  * from even while activations and payments land.
  */
 export function createBillingService(deps: BillingServiceDeps) {
-  const { clock } = deps;
+  const { db, clock } = deps;
   const kept = new Map<string, KeptCharges>();
-  const snapshot = <T>(work: (em: EntityManager) => Promise<T>) =>
-    deps.orm.em.fork().transactional(work, { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+  const snapshot = <T>(work: (tx: Tx) => Promise<T>) => db.transaction(work, { isolation: 'repeatable read', readOnly: true });
 
   async function dashboard(companyId: string) {
     const now = clock();
-    return snapshot(async (em) => {
-      const counts = await dashboardCounts(em, companyId, now, new Date(now.getTime() - DASHBOARD_WINDOW_MS));
-      const activity = await recentActivity(em, companyId, now, DASHBOARD_EVENTS);
+    return snapshot(async (tx) => {
+      const counts = await dashboardCounts(tx, companyId, now, new Date(now.getTime() - DASHBOARD_WINDOW_MS));
+      const activity = await recentActivity(tx, companyId, now, DASHBOARD_EVENTS);
       return {
         hasLaunched: counts.launched,
         stats: { invitesSent30d: counts.minted30d, activated: counts.activated, pending: counts.pending, failed: counts.failed },
-        activity: activity.map((e) => ({ kind: e.kind, personName: e.person_name, at: iso(e.at) })),
+        activity: activity.map((e) => ({ kind: e.kind, personName: e.personName, at: e.at.toISOString() })),
       };
     });
   }
 
   async function billing(companyId: string): Promise<SerializedJson<BillingAnswer>> {
     const now = clock();
-    return snapshot(async (em) => {
-      const contract = await findContract(sqlOf(em), { companyId });
-      if (!contract) return serialized(zeroed(await pickedMode(sqlOf(em), companyId)), '[]');
-      const charges = await keptCharges(em, contract.company_id, now, contract.payment_mode === 'flexible');
-      return serialized(await billingOf(em, contract, now, charges), charges.chargesJson);
+    return snapshot(async (tx) => {
+      const contract = await findContract(tx, { companyId });
+      if (!contract) return serialized(zeroed(await pickedMode(tx, companyId)), '[]');
+      const charges = await keptCharges(tx, contract.company_id, now, contract.payment_mode === 'flexible');
+      return serialized(await billingOf(tx, contract, now, charges), charges.chargesJson);
     });
   }
 
@@ -85,15 +83,15 @@ export function createBillingService(deps: BillingServiceDeps) {
    * CompanyCharges), so the same version means the same rows. The entries are shared, never
    * changed, between answers.
    */
-  async function keptCharges(em: EntityManager, companyId: string, now: Date, flexible: boolean): Promise<KeptCharges> {
-    const version = await chargesVersion(em, companyId);
+  async function keptCharges(tx: Tx, companyId: string, now: Date, flexible: boolean): Promise<KeptCharges> {
+    const version = await chargesVersion(tx, companyId);
     const month = monthStart(now);
     let entry = kept.get(companyId);
     if (entry?.version !== version || entry.month !== month) {
-      const read = await billingCharges(em, companyId, new Date(month), new Date(nextMonthStart(now)));
+      const read = await billingCharges(tx, companyId, new Date(month), new Date(nextMonthStart(now)));
       entry = { ...read, version, month };
     }
-    if (flexible && !entry.activeLines) entry.activeLines = await activeLinesOf(em, companyId);
+    if (flexible && !entry.activeLines) entry.activeLines = await activeLinesOf(tx, companyId);
     kept.delete(companyId); // re-inserted last: the most recently answered
     kept.set(companyId, entry);
     if (kept.size > CHARGES_KEPT) kept.delete(kept.keys().next().value!);
@@ -102,10 +100,10 @@ export function createBillingService(deps: BillingServiceDeps) {
 
   /** charges.csv: the rows of `charges`, in their order; audited with the row count in the same transaction. */
   async function exportCsv(actor: BillingActor) {
-    const rows = await deps.orm.em.fork().transactional(async (em) => {
-      const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
-      const found = contract ? await chargeRows(em, actor.companyId) : [];
-      await writeExportAudit(sqlOf(em), actor, {
+    const rows = await db.transaction(async (tx) => {
+      const contract = await findContract(tx, { companyId: actor.companyId });
+      const found = contract ? await chargeRows(tx, actor.companyId) : [];
+      await writeExportAudit(tx, actor, {
         action: 'company.billing_export',
         entityType: 'billing',
         count: found.length,
@@ -162,9 +160,9 @@ function zeroed(mode: PaymentMode): BillingWithoutCharges {
  * its activations drew against the prepaid lines), so `charges` always sums to it exactly: both come
  * from the same rows, added in whole halalas.
  */
-async function billingOf(em: EntityManager, contract: ContractDbRow, now: Date, kept: KeptCharges): Promise<BillingWithoutCharges> {
+async function billingOf(tx: Tx, contract: ContractDbRow, now: Date, kept: KeptCharges): Promise<BillingWithoutCharges> {
   const flexible = contract.payment_mode === 'flexible';
-  const payments = (await listPayments(sqlOf(em), contract.id)).map(paymentEntry);
+  const payments = (await listPayments(tx, contract.id)).map(paymentEntry);
   const paid = payments.reduce((sum, p) => sum + p.halalas, 0);
   const { outstanding, accrued, activeLines } = kept;
   return {
@@ -177,24 +175,18 @@ async function billingOf(em: EntityManager, contract: ContractDbRow, now: Date, 
     activeLines: flexible ? (activeLines ?? []) : [],
     latestPayment: payments[0]?.view ?? null,
     payments: payments.map((p) => p.view),
-    linesDrawn: flexible ? { consumed: 0, total: 0 } : await seatsDrawn(em, contract.id, now),
+    linesDrawn: flexible ? { consumed: 0, total: 0 } : await seatsDrawn(tx, contract.id, now),
   };
 }
 
-async function activeLinesOf(em: EntityManager, companyId: string): Promise<BillingBody['activeLines']> {
-  return (await activeLineRows(em, companyId)).map((r) => ({
-    packageId: r.package_id,
-    nameEn: r.name_en,
-    nameAr: r.name_ar,
-    count: Number(r.count),
-    drawnSar: sarOf(r.drawn),
-  }));
+async function activeLinesOf(tx: Tx, companyId: string): Promise<BillingBody['activeLines']> {
+  return (await activeLineRows(tx, companyId)).map(({ drawn, ...line }) => ({ ...line, drawnSar: sarOf(drawn) }));
 }
 
-/** Seats consumed on the prepaid lines (the SEAT_CONSUMED rule, through the contract view) and Σ qty. */
-async function seatsDrawn(em: EntityManager, contractId: string, now: Date): Promise<BillingBody['linesDrawn']> {
-  const view = await readContract(sqlOf(em), { contractId }, now);
-  return { consumed: (view?.items ?? []).reduce((sum, item) => sum + item.consumedQty, 0), total: view?.totalQty ?? 0 };
+/** Seats consumed on the prepaid lines (the CONSUMED_SEATS rule the contract view and the mint count with) and Σ qty. */
+async function seatsDrawn(tx: Tx, contractId: string, now: Date): Promise<BillingBody['linesDrawn']> {
+  const lines = await contractLines(tx, contractId, now);
+  return { consumed: lines.reduce((sum, l) => sum + l.consumed, 0), total: lines.reduce((sum, l) => sum + l.qty, 0) };
 }
 
 function paymentEntry(row: PaymentDbRow) {

@@ -20,7 +20,7 @@ const PIPELINE =
   "Minting revokes the person's prior active links (a redeemed one survives) and snapshots the price on the roster row. " +
   'Audited once as `company.links_minted` with counts only.';
 
-/** Invitation links of the portal (send, export, reissue-expired, revoke) and the roster entry's assignment and removal. */
+/** Invitation links of the portal: send, export, reissue-expired, revoke. */
 export function linkRoutes(api: Api, deps: LinkRouteDeps): void {
   const tag = 'Portal: roster';
   const { links } = deps;
@@ -95,50 +95,5 @@ export function linkRoutes(api: Api, deps: LinkRouteDeps): void {
       errors: [],
     },
     async ({ body, principal, company, req }) => ({ data: await links.revoke(actor(principal, company, req), body.rosterIds) }),
-  );
-
-  api.define(
-    {
-      method: 'patch',
-      path: '/b2b/roster/:rosterId',
-      tag,
-      guard: guard.company('write'),
-      summary: 'Assign a package or contract line to a roster entry',
-      description:
-        'Exactly one of packageId (flexible) or contractItemId (prepaid; a company with no mode counts as prepaid); null clears. ' +
-        "A prepaid write copies the line's package. Every write clears the price snapshot. Refused when the person ever " +
-        'redeemed a link (ROSTER_SEAT_CONSUMED) or holds a live issued, sent or exported link (ROSTER_LINK_OPEN).',
-      params: s.RosterIdParams,
-      body: s.AssignBody,
-      response: json(s.AssignResponse),
-      errors: [
-        'VALIDATION_INVALID_INPUT',
-        'ROSTER_ENTRY_NOT_FOUND',
-        'PACKAGE_NOT_FOUND',
-        'CONTRACT_ITEM_NOT_FOUND',
-        'ROSTER_LINK_OPEN',
-        'ROSTER_SEAT_CONSUMED',
-      ],
-    },
-    async ({ params, body, principal, company, req }) => ({
-      data: await links.assign(actor(principal, company, req), params.rosterId, body),
-    }),
-  );
-
-  api.define(
-    {
-      method: 'delete',
-      path: '/b2b/roster/:rosterId',
-      tag,
-      guard: guard.company('write'),
-      summary: 'Remove a roster entry',
-      description:
-        'Hard delete of the sessions, link history, roster row and staged account, under the same guards, plus a final check ' +
-        'that the account is still a bare staged end user of this company with no activation ever (else ROSTER_SEAT_CONSUMED).',
-      params: s.RosterIdParams,
-      response: json(s.RemoveResponse),
-      errors: ['ROSTER_ENTRY_NOT_FOUND', 'ROSTER_LINK_OPEN', 'ROSTER_SEAT_CONSUMED'],
-    },
-    async ({ params, principal, company, req }) => ({ data: await links.remove(actor(principal, company, req), params.rosterId) }),
   );
 }

@@ -1,7 +1,6 @@
 import { Uuid } from '../http/fields';
 import { itemResultSchema, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES } from '../http/item-results';
 import { z } from '../openapi/registry';
-import { RosterEntry } from '../roster/schemas';
 
 export const MAX_LINK_IDS = 500;
 
@@ -76,20 +75,3 @@ export const RevokeLinksResponse = z
     }),
   })
   .openapi('RevokeLinksResponse');
-
-/** The spec lists VALIDATION_ERROR ("bad id") for PATCH and DELETE: a malformed id is one; an unknown one is ROSTER_ENTRY_NOT_FOUND. */
-export const RosterIdParams = z.strictObject({ rosterId: Uuid });
-
-export const AssignBody = z
-  .strictObject({
-    packageId: Uuid.nullable().optional().openapi({ description: 'Flexible only; null clears' }),
-    contractItemId: Uuid.nullable().optional().openapi({ description: 'Prepaid only (also a company with no mode); null clears' }),
-  })
-  .refine((b) => (b.packageId !== undefined) !== (b.contractItemId !== undefined), {
-    message: 'Exactly one of packageId or contractItemId',
-  })
-  // Closed and exactly one property: the document says "exactly one of" as the refine does.
-  .openapi('AssignRosterEntryRequest', { minProperties: 1, maxProperties: 1 });
-
-export const AssignResponse = z.object({ data: RosterEntry }).openapi('AssignRosterEntryResponse');
-export const RemoveResponse = z.object({ data: z.object({ removed: z.literal(true) }) }).openapi('RemoveRosterEntryResponse');

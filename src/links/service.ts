@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { writeAudit, type CompanyActor } from '../audit/writer';
 import { readinessOf } from '../companies/readiness';
 import { paidHalalas } from '../contracts/payments-repository';
 import { committedHalalas, drawnHalalas, findContract } from '../contracts/repository';
-import type { LinkChannel, LinkStatus, PaymentMode } from '../entities';
+import type { Db, Tx } from '../db/sql';
+import type { LinkChannel, LinkStatus } from '../entities';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
@@ -13,10 +13,7 @@ import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
 import { findCompany } from '../companies/repository';
 import { catalogPrices } from '../quotes/repository';
-import { readRosterEntry } from '../roster/repository';
-import { rosterEntryView } from '../roster/service';
 import * as repo from './repository';
-import { sqlOf } from '../db/transition';
 
 /** Link lifetime (spec "Limits"). */
 export const LINK_LIFETIME_MS = 24 * 3_600_000;
@@ -30,7 +27,7 @@ type Contacts = { phone: string | null; email: string | null };
 const channelOf = (m: Contacts): LinkChannel | null => (m.email && m.phone ? 'email_sms' : m.email ? 'email' : m.phone ? 'sms' : null);
 
 export interface LinksDeps {
-  orm: MikroORM;
+  db: Db;
   cipher: PersonalDataCipher;
   messages: MessageSender;
   clock: () => Date;
@@ -67,11 +64,11 @@ const byRosterId = (a: { rosterId: string }, b: { rosterId: string }) => (a.rost
 const skip = <C extends SendCode | RevokeCode>(rosterId: string, code: C): Skip<C> => itemResult(code, { rosterId });
 
 /**
- * The link pipeline of the portal: minting (send, export, reissue-expired), revoking, and the
- * roster assignment and removal guarded by the seats links hold.
+ * The link pipeline of the portal: minting (send, export, reissue-expired) and revoking. (An
+ * entry's assignment and removal, guarded by the seats links hold, are the roster's: src/roster.)
  */
 export function createLinks(deps: LinksDeps) {
-  const { cipher, clock } = deps;
+  const { db, cipher, clock } = deps;
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
   const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
 
@@ -87,17 +84,17 @@ export function createLinks(deps: LinksDeps) {
   ) {
     const now = clock();
     const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
-    return deps.orm.em.fork().transactional(async (em) => {
-      await findCompany(sqlOf(em), actor.companyId, { lock: true });
-      if (!(await readinessOf(sqlOf(em), actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
-      const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
+    return db.transaction(async (tx) => {
+      await findCompany(tx, actor.companyId, { lock: true });
+      if (!(await readinessOf(tx, actor.companyId)).canSendLinks) throw new AppError('COMPANY_NOT_READY');
+      const contract = await findContract(tx, { companyId: actor.companyId });
       if (!contract) throw new AppError('COMPANY_NOT_READY');
       const ids = [...new Set(req.rosterIds.map((id) => id.toLowerCase()))].sort();
       const decide =
         contract.payment_mode === 'flexible'
-          ? await flexibleDecider(em, contract.id, actor.companyId, req.packageId, now)
-          : await prepaidDecider(em, contract.id, req.contractItemId, now);
-      const found = new Map((await repo.mintCandidates(em, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
+          ? await flexibleDecider(tx, contract.id, actor.companyId, req.packageId, now)
+          : await prepaidDecider(tx, contract.id, req.contractItemId, now);
+      const found = new Map((await repo.mintCandidates(tx, actor.companyId, ids.filter(isUuid), now)).map((c) => [c.id, c]));
       const skipped: Skip[] = [];
       const accepted: { c: repo.MintCandidate; packageId: string; contractItemId: string | null; priceHalalas: number }[] = [];
       for (const id of ids) {
@@ -114,13 +111,13 @@ export function createLinks(deps: LinksDeps) {
       const links: repo.NewLink[] = accepted.map(({ c, packageId, contractItemId, priceHalalas }) => {
         const token = randomBytes(TOKEN_BYTES).toString('base64url');
         const linkId = randomUUID();
-        const phone = decrypt(c.phone_encrypted);
-        const email = decrypt(c.email_encrypted);
+        const phone = decrypt(c.phoneEncrypted);
+        const email = decrypt(c.emailEncrypted);
         minted.push({ rosterId: c.id, linkId, name: c.name, phone, email, link: `${base}/invite#token=${token}`, expiresAt });
         return {
           id: linkId,
           tokenHash: sha256Hex(token),
-          userId: c.user_id,
+          userId: c.userId,
           rosterEntryId: c.id,
           packageId,
           contractItemId,
@@ -128,8 +125,8 @@ export function createLinks(deps: LinksDeps) {
           channel: mode.channel({ phone, email }),
         };
       });
-      await repo.writeLinks(em, { companyId: actor.companyId, createdBy: actor.userId, status: mode.status, now, expiresAt }, links);
-      await writeAudit(sqlOf(em), {
+      await repo.writeLinks(tx, { companyId: actor.companyId, createdBy: actor.userId, status: mode.status, now, expiresAt }, links);
+      await writeAudit(tx, {
         action: 'company.links_minted',
         actorUserId: actor.userId,
         companyId: actor.companyId,
@@ -151,18 +148,18 @@ export function createLinks(deps: LinksDeps) {
    * else its own assignment. A person already holding a seat on the line re-mints without drawing
    * another; otherwise the line must have a seat left (counting those accepted earlier in the batch).
    */
-  async function prepaidDecider(em: EntityManager, contractId: string, defaultItem: string | undefined, now: Date) {
-    const lines = new Map((await repo.contractLines(em, contractId, now)).map((l) => [l.id, { ...l, used: Number(l.consumed) }]));
+  async function prepaidDecider(tx: Tx, contractId: string, defaultItem: string | undefined, now: Date) {
+    const lines = new Map((await repo.contractLines(tx, contractId, now)).map((l) => [l.id, { ...l, used: l.consumed }]));
     if (defaultItem !== undefined && !lines.has(defaultItem.toLowerCase())) throw new AppError('CONTRACT_ITEM_NOT_FOUND');
     return (c: repo.MintCandidate): Decision => {
-      const itemId = c.holds_seat ? (c.seat_item_id ?? c.contract_item_id) : (defaultItem?.toLowerCase() ?? c.contract_item_id);
+      const itemId = c.holdsSeat ? (c.seatItemId ?? c.contractItemId) : (defaultItem?.toLowerCase() ?? c.contractItemId);
       const line = itemId ? lines.get(itemId) : undefined;
       if (!line) return { code: 'LINK_PACKAGE_NOT_ASSIGNED' };
-      if (c.seat_item_id !== line.id) {
+      if (c.seatItemId !== line.id) {
         if (line.used >= line.qty) return { code: 'ACTIVATION_QUOTA_EXCEEDED' };
         line.used += 1;
       }
-      return { packageId: line.package_id, contractItemId: line.id, priceHalalas: Number(line.unit_price_halalas) };
+      return { packageId: line.packageId, contractItemId: line.id, priceHalalas: Number(line.unitPriceHalalas) };
     };
   }
 
@@ -172,27 +169,20 @@ export function createLinks(deps: LinksDeps) {
    * drawn − committed − accepted so far in this batch) must cover it; a person already committed
    * draws only the difference to the snapshot they hold.
    */
-  async function flexibleDecider(em: EntityManager, contractId: string, companyId: string, defaultPackage: string | undefined, now: Date) {
-    // The balance's own figures (balance.ts), in halalas: funded − drawn − committed.
+  async function flexibleDecider(tx: Tx, contractId: string, companyId: string, defaultPackage: string | undefined, now: Date) {
+    // The balance's own figures (src/contracts, as balance.ts reads them), in halalas: funded − drawn − committed.
     let available =
-      (await paidHalalas(sqlOf(em), contractId)) -
-      (await drawnHalalas(sqlOf(em), companyId)) -
-      (await committedHalalas(sqlOf(em), companyId, now));
+      (await paidHalalas(tx, contractId)) - (await drawnHalalas(tx, companyId)) - (await committedHalalas(tx, companyId, now));
     const wanted = defaultPackage?.toLowerCase();
-    const ownPackages = (
-      await em.execute<{ package_id: string }[]>(
-        'select distinct package_id from roster_entries where company_id = ? and package_id is not null',
-        [companyId],
-      )
-    ).map((r) => r.package_id);
-    const prices = await catalogPrices(sqlOf(em), wanted ? [wanted, ...ownPackages] : ownPackages);
+    const ownPackages = await repo.assignedPackages(tx, companyId);
+    const prices = await catalogPrices(tx, wanted ? [wanted, ...ownPackages] : ownPackages);
     if (wanted !== undefined && !prices.has(wanted)) throw new AppError('PACKAGE_NOT_FOUND');
     return (c: repo.MintCandidate): Decision => {
-      const packageId = c.holds_seat ? c.package_id : (wanted ?? c.package_id);
+      const packageId = c.holdsSeat ? c.packageId : (wanted ?? c.packageId);
       if (!packageId) return { code: 'LINK_PACKAGE_NOT_ASSIGNED' };
       const price = prices.get(packageId);
       if (price === undefined) return { code: 'LINK_PACKAGE_UNAVAILABLE' };
-      const held = c.holds_seat && c.unit_price_halalas !== null ? Number(c.unit_price_halalas) : 0;
+      const held = c.holdsSeat && c.unitPriceHalalas !== null ? Number(c.unitPriceHalalas) : 0;
       const draw = price - held;
       if (draw > 0 && available < draw) return { code: 'COMPANY_BALANCE_EXCEEDED' };
       available -= draw;
@@ -202,8 +192,7 @@ export function createLinks(deps: LinksDeps) {
 
   /** POST /b2b/roster/links/export (and reissue-expired): raw links in the answer, `exported`. */
   async function exportLinks(actor: LinksActor, req: Omit<MintRequest, 'rosterIds'> & { rosterIds?: string[] }, action = 'export') {
-    const rosterIds =
-      req.rosterIds ?? (await deps.orm.em.fork().transactional((em) => repo.eligibleEntryIds(em, actor.companyId, clock())));
+    const rosterIds = req.rosterIds ?? (await repo.eligibleEntryIds(db, actor.companyId, clock()));
     const { minted, skipped } = await mint(actor, { ...req, rosterIds }, { status: 'exported', channel: () => 'export', action });
     return {
       entries: minted.sort(byRosterId).map((m) => ({
@@ -219,7 +208,7 @@ export function createLinks(deps: LinksDeps) {
 
   /** Entries whose latest link is effectively expired, re-minted through export; nothing expired: nothing happens. */
   async function reissueExpired(actor: LinksActor) {
-    const ids = await deps.orm.em.fork().transactional((em) => repo.expiredEntryIds(em, actor.companyId, clock()));
+    const ids = await repo.expiredEntryIds(db, actor.companyId, clock());
     if (ids.length === 0) return { entries: [], skipped: [] };
     return exportLinks(actor, { rosterIds: ids }, 'reissue_expired');
   }
@@ -245,7 +234,7 @@ export function createLinks(deps: LinksDeps) {
         }
       });
     }
-    await deps.orm.em.fork().transactional((em) => repo.markDelivered(em, sent, failedIds, clock()));
+    await db.transaction((tx) => repo.markDelivered(tx, sent, failedIds, clock()));
     return { sent: sent.length, failed: failed.sort(byRosterId) };
   }
 
@@ -278,8 +267,8 @@ export function createLinks(deps: LinksDeps) {
   async function revoke(actor: LinksActor, rosterIds: string[]) {
     const now = clock();
     const ids = [...new Set(rosterIds.map((id) => id.toLowerCase()))].sort();
-    return deps.orm.em.fork().transactional(async (em) => {
-      const found = new Map((await repo.revokeCandidates(em, actor.companyId, ids.filter(isUuid))).map((c) => [c.id, c]));
+    return db.transaction(async (tx) => {
+      const found = new Map((await repo.revokeCandidates(tx, actor.companyId, ids.filter(isUuid))).map((c) => [c.id, c]));
       const revoked: { rosterId: string }[] = [];
       const skipped: Skip<RevokeCode>[] = [];
       for (const id of ids) {
@@ -290,11 +279,11 @@ export function createLinks(deps: LinksDeps) {
         else revoked.push({ rosterId: id });
       }
       await repo.revokeLinks(
-        em,
+        tx,
         revoked.map((r) => r.rosterId),
         now,
       );
-      await writeAudit(sqlOf(em), {
+      await writeAudit(tx, {
         action: 'company.links_revoke',
         actorUserId: actor.userId,
         companyId: actor.companyId,
@@ -309,82 +298,7 @@ export function createLinks(deps: LinksDeps) {
     });
   }
 
-  /** The two seat guards, in the caller's transaction with the entry locked. */
-  async function guarded(em: EntityManager, companyId: string, rosterId: string, now: Date) {
-    const entry = isUuid(rosterId) ? await repo.guardedEntry(em, companyId, rosterId, now) : null;
-    if (!entry) throw new AppError('ROSTER_ENTRY_NOT_FOUND');
-    if (entry.redeemed) throw new AppError('ROSTER_SEAT_CONSUMED');
-    if (entry.open) throw new AppError('ROSTER_LINK_OPEN');
-    return entry;
-  }
-
-  /** PATCH /b2b/roster/:rosterId: the entry's package (flexible) or contract line (prepaid); clears the price snapshot. */
-  async function assign(actor: LinksActor, rosterId: string, body: { packageId?: string | null; contractItemId?: string | null }) {
-    const now = clock();
-    return deps.orm.em.fork().transactional(async (em) => {
-      const mode: PaymentMode = (await findCompany(sqlOf(em), actor.companyId, { lock: true }))?.payment_mode ?? 'prepaid';
-      const field = body.packageId !== undefined ? 'packageId' : 'contractItemId';
-      const value = body[field]?.toLowerCase() ?? null;
-      if ((mode === 'flexible') !== (field === 'packageId')) throw new AppError('VALIDATION_INVALID_INPUT', { details: { field, mode } });
-      await guarded(em, actor.companyId, rosterId, now);
-      const id = rosterId.toLowerCase();
-      if (field === 'packageId') {
-        if (value && !(await catalogPrices(sqlOf(em), [value])).has(value)) throw new AppError('PACKAGE_NOT_FOUND');
-        await repo.writeAssignment(em, id, { packageId: value, contractItemId: null }, now);
-      } else {
-        const itemId = value;
-        let packageId: string | null = null;
-        if (itemId) {
-          const contract = await findContract(sqlOf(em), { companyId: actor.companyId });
-          const line = contract ? (await repo.contractLines(em, contract.id, now)).find((l) => l.id === itemId) : undefined;
-          if (!line) throw new AppError('CONTRACT_ITEM_NOT_FOUND');
-          packageId = line.package_id;
-        }
-        await repo.writeAssignment(em, id, { packageId, contractItemId: itemId }, now);
-      }
-      await auditEntry(em, actor, 'company.roster_assign', id, { [field]: value }, now);
-      const entry = await readRosterEntry(em, id, now);
-      if (!entry) throw new AppError('ROSTER_ENTRY_NOT_FOUND');
-      return rosterEntryView(entry, decrypt);
-    });
-  }
-
-  /** DELETE /b2b/roster/:rosterId: the guards, the final bare-account re-check, then the hard delete. */
-  async function remove(actor: LinksActor, rosterId: string) {
-    const now = clock();
-    await deps.orm.em.fork().transactional(async (em) => {
-      await findCompany(sqlOf(em), actor.companyId, { lock: true });
-      const entry = await guarded(em, actor.companyId, rosterId, now);
-      if (!(await repo.isBareStagedUser(em, actor.companyId, entry.user_id))) throw new AppError('ROSTER_SEAT_CONSUMED');
-      await repo.deleteEntry(em, entry.id, entry.user_id);
-      await auditEntry(em, actor, 'company.roster_remove', entry.id, {}, now);
-    });
-    return { removed: true as const };
-  }
-
-  return { send, exportLinks, reissueExpired, revoke, assign, remove };
-}
-
-/** A roster entry's assignment or removal: the entry and the ids it was given, never contact data. */
-function auditEntry(
-  em: EntityManager,
-  actor: LinksActor,
-  action: 'company.roster_assign' | 'company.roster_remove',
-  rosterId: string,
-  details: Record<string, string | null>,
-  at: Date,
-) {
-  return writeAudit(sqlOf(em), {
-    action,
-    actorUserId: actor.userId,
-    companyId: actor.companyId,
-    entityType: 'roster_entry',
-    entityId: rosterId,
-    details,
-    ip: actor.ip,
-    userAgent: actor.userAgent,
-    at,
-  });
+  return { send, exportLinks, reissueExpired, revoke };
 }
 
 export type Links = ReturnType<typeof createLinks>;

@@ -1,193 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Pool, PoolClient } from 'pg';
-import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
-import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES } from '../entities';
+import { query, type Sql } from '../db/sql';
+import type { IdentityType } from '../entities';
+import { LIVE_LINK, REDEEMED_LINK } from '../links/repository';
 
 /**
- * The SQL of the company roster (roster_entries with the staged users behind them). The list runs
- * as named prepared statements on the pool; staging runs in the caller's transaction on one pg
- * client (arrays bound as parameters: one statement per table, whatever the batch size).
+ * The SQL of the company roster's writes: staging people (accounts and roster rows, one statement
+ * per table whatever the batch size), and an entry's assignment and removal under the seat guards.
+ * Everything runs in the caller's transaction. The list and the export are in reads.ts.
  */
-
-// --- Rows as read --------------------------------------------------------------------------------
-
-export interface RosterRow {
-  id: string;
-  company_id: string;
-  user_id: string;
-  nationality: string | null;
-  status: RosterStatus;
-  package_id: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  name: string;
-  phone_encrypted: string | null;
-  email_encrypted: string | null;
-  identity_type: IdentityType;
-  /** The latest link's status with lazy expiry applied (an active link past its expiry reads `expired`). */
-  link_status: LinkStatus | null;
-  link_expires_at: string | null;
-  link_created_at: string | null;
-  activated: boolean;
-}
-
-export interface ExportRow extends RosterRow {
-  package_name_en: string | null;
-}
-
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-/** `now` is a parameter (the app's clock), so lazy expiry and tests agree on the time. */
-const effectiveLinkStatus = (now: string) =>
-  `case when r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at <= ${now} then 'expired' else r.link_status end`;
-
-/** Everything the list and the export show of an entry; `la` is the person's latest activation. */
-const columns = (now: string) => `
-  r.id, r.company_id, r.user_id, r.nationality, r.status, r.package_id, r.created_by,
-  ${iso('r.created_at')} as created_at, ${iso('r.updated_at')} as updated_at,
-  u.name, u.phone_encrypted, u.email_encrypted, u.identity_type,
-  ${effectiveLinkStatus(now)} as link_status, ${iso('r.link_expires_at')} as link_expires_at, ${iso('r.link_created_at')} as link_created_at,
-  coalesce(la.status = 'activated', false) as activated`;
-
-/** The person's latest activation (activations_user_history_index), as magic-link redemption reads it. */
-const LATEST_ACTIVATION = `left join lateral (
-    select a.status from activations a where a.user_id = r.user_id and a.deleted_at is null
-     order by a.created_at desc, a.id desc limit 1) la on true`;
-
-// --- The list ------------------------------------------------------------------------------------
-
-export type LinkStatusFilter = LinkStatus | 'none';
-
-export interface ListFilter {
-  companyId: string;
-  status?: RosterStatus;
-  linkStatus?: LinkStatusFilter;
-  /** Keyed hash of the trimmed search text (matched against phone and e-mail hashes). */
-  searchHash?: string;
-  now: Date;
-  offset: number;
-  limit: number;
-}
-
-/**
- * The WHERE clause of a filter, as fixed text per filter shape (so each shape is one named
- * statement) and its values. Every shape reads one company's entries through an index whose
- * leading columns are its equalities and whose order is the list's (created_at desc, id desc):
- * company (+ status) or company + link status; a search goes from the users' unique hashes to the
- * (company_id, user_id) unique index.
- */
-function whereOf(f: ListFilter): { key: string; clause: string; values: unknown[] } {
-  const values: unknown[] = [f.companyId];
-  const clause = ['r.company_id = $1'];
-  let key = '';
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  if (f.status) {
-    clause.push(`r.status = ${param(f.status)}`);
-    key += 's';
-  }
-  if (f.linkStatus) {
-    const [sql, shape] = linkClause(f.linkStatus, param, f.now);
-    clause.push(sql);
-    key += shape;
-  }
-  if (f.searchHash) {
-    const hash = param(f.searchHash);
-    clause.push(`r.user_id in (select u.id from users u where u.phone_hash = ${hash} or u.email_hash = ${hash})`);
-    key += 'q';
-  }
-  return { key, clause: clause.join(' and '), values };
-}
-
-/** The link-status condition on the copied latest link, with lazy expiry; and a key for its statement shape. */
-function linkClause(status: LinkStatusFilter, param: (v: unknown) => string, now: Date): [string, string] {
-  if (status === 'none') return ['r.link_status is null', 'n'];
-  if (status === 'expired') {
-    const at = param(now);
-    return [`(r.link_status = 'expired' or (r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at <= ${at}::timestamptz))`, 'x'];
-  }
-  const value = param(status);
-  if ((ACTIVE_LINK_STATUSES as readonly string[]).includes(status)) {
-    return [`r.link_status = ${value} and r.link_expires_at > ${param(now)}::timestamptz`, 'a'];
-  }
-  return [`r.link_status = ${value}`, 'l'];
-}
-
-export function createRosterReads(pool: Pool) {
-  /**
-   * One page, newest first. The page's ids come from the index alone (offset and limit on an
-   * index-only scan), then only those rows are joined to users and to the latest activation.
-   */
-  async function page(f: ListFilter): Promise<RosterRow[]> {
-    const where = whereOf(f);
-    const n = where.values.length;
-    const text = `with page as (
-        select r.id from roster_entries r where ${where.clause}
-         order by r.created_at desc, r.id desc offset $${n + 1} limit $${n + 2})
-      select ${columns(`$${n + 3}::timestamptz`)}
-        from page p join roster_entries r on r.id = p.id join users u on u.id = r.user_id
-        ${LATEST_ACTIVATION}
-       order by r.created_at desc, r.id desc`;
-    const { rows } = await pool.query<RosterRow>({
-      name: `roster-page-${where.key || 'all'}`,
-      text,
-      values: [...where.values, f.offset, f.limit, f.now],
-    });
-    return rows;
-  }
-
-  /**
-   * The number of entries the filter matches. Without a link-status filter or a search it is read
-   * from roster_counts (kept by triggers), not counted: counting is linear in the company's roster.
-   */
-  async function total(f: ListFilter): Promise<number> {
-    if (!f.linkStatus && !f.searchHash) {
-      const { rows } = await pool.query<{ total: number }>({
-        name: f.status ? 'roster-total-counted-s' : 'roster-total-counted',
-        text: `select coalesce(sum(c.entries), 0)::int as total from roster_counts c
-                where c.company_id = $1${f.status ? ' and c.status = $2' : ''}`,
-        values: f.status ? [f.companyId, f.status] : [f.companyId],
-      });
-      return rows[0].total;
-    }
-    const where = whereOf(f);
-    const { rows } = await pool.query<{ total: number }>({
-      name: `roster-total-${where.key || 'all'}`,
-      text: `select count(*)::int as total from roster_entries r where ${where.clause}`,
-      values: where.values,
-    });
-    return rows[0].total;
-  }
-
-  return { page, total };
-}
-
-/** The whole roster of a company, newest first, with the English name of the assigned package (the CSV export). */
-export async function exportRows(em: EntityManager, companyId: string, now: Date): Promise<ExportRow[]> {
-  return em.execute<ExportRow[]>(
-    `select ${columns('?::timestamptz')}, pk.name_en as package_name_en
-       from roster_entries r join users u on u.id = r.user_id
-       left join packages pk on pk.id = r.package_id
-       ${LATEST_ACTIVATION}
-      where r.company_id = ?
-      order by r.created_at desc, r.id desc`,
-    [now.toISOString(), companyId],
-  );
-}
-
-/** One entry as the list shows it (the answer of PATCH /b2b/roster/:rosterId), read in the caller's transaction. */
-export async function readRosterEntry(em: EntityManager, rosterId: string, now: Date): Promise<RosterRow | undefined> {
-  const [row] = await em.execute<RosterRow[]>(
-    `select ${columns('?::timestamptz')}
-       from roster_entries r join users u on u.id = r.user_id
-       ${LATEST_ACTIVATION}
-      where r.id = ?`,
-    [now.toISOString(), rosterId],
-  );
-  return row;
-}
 
 // --- Staging -------------------------------------------------------------------------------------
 
@@ -196,19 +15,24 @@ export interface ExistingContact {
   onRoster: boolean;
 }
 
+const FIND_CONTACTS = query(
+  'roster.find-contacts',
+  `select u.phone_hash as "phoneHash", u.email_hash as "emailHash",
+          exists (select 1 from roster_entries r where r.company_id = $1 and r.user_id = u.id) as "onRoster"
+     from users u
+    where u.phone_hash = any($2::text[]) or u.email_hash = any($2::text[])`,
+);
+
 /** Accounts already holding any of these contact hashes (phone or e-mail), and whether each is on this company's roster. */
-export async function findContacts(db: PoolClient, companyId: string, hashes: string[]): Promise<ExistingContact[]> {
+export async function findContacts(sql: Sql, companyId: string, hashes: string[]): Promise<ExistingContact[]> {
   if (hashes.length === 0) return [];
-  const { rows } = await db.query<{ phone_hash: string | null; email_hash: string | null; on_roster: boolean }>(
-    `select u.phone_hash, u.email_hash,
-            exists (select 1 from roster_entries r where r.company_id = $1 and r.user_id = u.id) as on_roster
-       from users u
-      where u.phone_hash = any($2::text[]) or u.email_hash = any($2::text[])`,
-    [companyId, hashes],
-  );
+  const rows = await sql.rows<{ phoneHash: string | null; emailHash: string | null; onRoster: boolean }>(FIND_CONTACTS, [
+    companyId,
+    hashes,
+  ]);
   const found: ExistingContact[] = [];
   for (const row of rows) {
-    for (const hash of [row.phone_hash, row.email_hash]) if (hash !== null) found.push({ hash, onRoster: row.on_roster });
+    for (const hash of [row.phoneHash, row.emailHash]) if (hash !== null) found.push({ hash, onRoster: row.onRoster });
   }
   return found;
 }
@@ -223,22 +47,33 @@ export interface NewUser {
   identityType: IdentityType;
 }
 
+const INSERT_USERS = query(
+  'roster.insert-users',
+  `insert into users (id, name, phone_encrypted, phone_hash, email_encrypted, email_hash, identity_type,
+                      app_role, is_active, created_at, updated_at)
+   select t.id, t.name, t.pe, t.ph, t.ee, t.eh, t.it, 'end_user', true, $8, $8
+     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as t(id, name, pe, ph, ee, eh, it)
+   on conflict do nothing
+   returning id`,
+);
+
 /**
  * Inserts the staged people's accounts in one statement. A row whose phone or e-mail hash is taken
  * meanwhile (a concurrent stage, a sign-up) is skipped by the unique indexes, not failed: the ids
  * returned are the rows actually written.
  */
-export async function insertUsers(db: PoolClient, users: NewUser[], at: Date): Promise<Set<string>> {
+export async function insertUsers(sql: Sql, users: NewUser[], at: Date): Promise<Set<string>> {
   const col = <K extends keyof NewUser>(key: K) => users.map((u) => u[key]);
-  const { rows } = await db.query<{ id: string }>(
-    `insert into users (id, name, phone_encrypted, phone_hash, email_encrypted, email_hash, identity_type,
-                        app_role, is_active, created_at, updated_at)
-     select t.id, t.name, t.pe, t.ph, t.ee, t.eh, t.it, 'end_user', true, $8, $8
-       from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) as t(id, name, pe, ph, ee, eh, it)
-     on conflict do nothing
-     returning id`,
-    [col('id'), col('name'), col('phoneEncrypted'), col('phoneHash'), col('emailEncrypted'), col('emailHash'), col('identityType'), at],
-  );
+  const rows = await sql.rows<{ id: string }>(INSERT_USERS, [
+    col('id'),
+    col('name'),
+    col('phoneEncrypted'),
+    col('phoneHash'),
+    col('emailEncrypted'),
+    col('emailHash'),
+    col('identityType'),
+    at,
+  ]);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -247,17 +82,85 @@ export interface NewEntry {
   nationality: string | null;
 }
 
+const INSERT_ENTRIES = query(
+  'roster.insert-entries',
+  `insert into roster_entries (company_id, user_id, nationality, status, created_by, created_at, updated_at)
+   select $1, t.user_id, t.nationality, 'staged', $2, $3::timestamptz + t.n * interval '1 microsecond',
+          $3::timestamptz + t.n * interval '1 microsecond'
+     from unnest($4::uuid[], $5::text[]) with ordinality as t(user_id, nationality, n)`,
+);
+
 /**
  * Inserts the roster rows in one statement, `staged`. The n-th row of the batch is stamped `at` + n µs,
  * so newest first is a stable order (later rows of a file first).
  */
-export async function insertEntries(db: PoolClient, companyId: string, createdBy: string, entries: NewEntry[], at: Date): Promise<number> {
-  const res = await db.query(
-    `insert into roster_entries (company_id, user_id, nationality, status, created_by, created_at, updated_at)
-     select $1, t.user_id, t.nationality, 'staged', $2, $3::timestamptz + t.n * interval '1 microsecond',
-            $3::timestamptz + t.n * interval '1 microsecond'
-       from unnest($4::uuid[], $5::text[]) with ordinality as t(user_id, nationality, n)`,
-    [companyId, createdBy, at, entries.map((e) => e.userId), entries.map((e) => e.nationality)],
-  );
-  return res.rowCount ?? 0;
+export async function insertEntries(sql: Sql, companyId: string, createdBy: string, entries: NewEntry[], at: Date): Promise<number> {
+  return sql.exec(INSERT_ENTRIES, [companyId, createdBy, at, entries.map((e) => e.userId), entries.map((e) => e.nationality)]);
+}
+
+// --- Assignment and removal ----------------------------------------------------------------------
+
+export interface GuardedEntry {
+  id: string;
+  userId: string;
+  /** Ever redeemed a link: the seat is consumed for good. */
+  redeemed: boolean;
+  /** Holds a live link. */
+  open: boolean;
+}
+
+const GUARDED_ENTRY = query(
+  'roster.guarded-entry',
+  `select r.id, r.user_id as "userId",
+          exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
+          exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${LIVE_LINK('l', '$1::timestamptz')}) as open
+     from roster_entries r where r.company_id = $2 and r.id = $3 for update of r`,
+);
+
+/** One entry of the company, locked, with the two seat guards' facts; undefined when it is not the company's. */
+export async function guardedEntry(sql: Sql, companyId: string, rosterId: string, now: Date): Promise<GuardedEntry | undefined> {
+  return sql.one<GuardedEntry>(GUARDED_ENTRY, [now, companyId, rosterId]);
+}
+
+const WRITE_ASSIGNMENT = query(
+  'roster.write-assignment',
+  'update roster_entries set package_id = $2, contract_item_id = $3, unit_price_sar = null, updated_at = $4 where id = $1',
+);
+
+/** Writes an assignment: the price snapshot is always cleared. */
+export async function writeAssignment(
+  sql: Sql,
+  rosterId: string,
+  a: { packageId: string | null; contractItemId: string | null },
+  now: Date,
+): Promise<void> {
+  await sql.exec(WRITE_ASSIGNMENT, [rosterId, a.packageId, a.contractItemId, now]);
+}
+
+const IS_BARE_STAGED_USER = query(
+  'roster.is-bare-staged-user',
+  `select (u.app_role = 'end_user'
+           and not exists (select 1 from activations a where a.user_id = u.id)
+           and not exists (select 1 from orders o where o.user_id = u.id)
+           and not exists (select 1 from roster_entries r where r.user_id = u.id and r.company_id <> $1)
+           and not exists (select 1 from company_users m where m.user_id = u.id)) as bare
+     from users u where u.id = $2`,
+);
+
+/** Whether the account is still a bare staged end user of this company only, with no activation ever. */
+export async function isBareStagedUser(sql: Sql, companyId: string, userId: string): Promise<boolean> {
+  return (await sql.one<{ bare: boolean }>(IS_BARE_STAGED_USER, [companyId, userId]))?.bare === true;
+}
+
+const DELETE_SESSIONS = query('roster.delete-sessions', 'delete from sessions where user_id = $1');
+const DELETE_LINKS = query('roster.delete-links', 'delete from invitation_links where roster_entry_id = $1 or user_id = $2');
+const DELETE_ENTRY = query('roster.delete-entry', 'delete from roster_entries where id = $1');
+const DELETE_USER = query('roster.delete-user', 'delete from users where id = $1');
+
+/** Hard delete: sessions first, then the link history, the roster row and the account. */
+export async function deleteEntry(sql: Sql, rosterId: string, userId: string): Promise<void> {
+  await sql.exec(DELETE_SESSIONS, [userId]);
+  await sql.exec(DELETE_LINKS, [rosterId, userId]);
+  await sql.exec(DELETE_ENTRY, [rosterId]);
+  await sql.exec(DELETE_USER, [userId]);
 }

@@ -2,16 +2,23 @@ import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { csv, json, type Api } from '../http/route';
 import * as s from './schemas';
+import type { RosterAssignment } from './assignment';
 import type { RosterService } from './service';
 
 export interface RosterRouteDeps {
   roster: RosterService;
+  assignment: RosterAssignment;
 }
 
-/** The company roster in the portal: list, people.csv, staging (links, assignment and removal come later). */
+/** The company roster in the portal: list, people.csv, staging, an entry's assignment and removal (links are in src/links). */
 export function rosterRoutes(api: Api, deps: RosterRouteDeps): void {
   const tag = 'Portal: roster';
-  const { roster } = deps;
+  const { roster, assignment } = deps;
+  const actor = (p: { user: { id: string } }, c: { companyId: string }, req: Parameters<typeof auditRequestContext>[0]) => ({
+    userId: p.user.id,
+    companyId: c.companyId,
+    ...auditRequestContext(req),
+  });
 
   api.define(
     {
@@ -47,8 +54,7 @@ export function rosterRoutes(api: Api, deps: RosterRouteDeps): void {
       response: csv('people.csv'),
       errors: [],
     },
-    ({ company, principal, req }) =>
-      roster.exportCsv({ userId: principal.user.id, companyId: company.companyId, ...auditRequestContext(req) }),
+    ({ company, principal, req }) => roster.exportCsv(actor(principal, company, req)),
   );
 
   api.define(
@@ -70,7 +76,52 @@ export function rosterRoutes(api: Api, deps: RosterRouteDeps): void {
       errors: [],
     },
     async ({ body, company, principal, req }) => ({
-      data: await roster.stage({ userId: principal.user.id, companyId: company.companyId, ...auditRequestContext(req) }, body.rows),
+      data: await roster.stage(actor(principal, company, req), body.rows),
     }),
+  );
+
+  api.define(
+    {
+      method: 'patch',
+      path: '/b2b/roster/:rosterId',
+      tag,
+      guard: guard.company('write'),
+      summary: 'Assign a package or contract line to a roster entry',
+      description:
+        'Exactly one of packageId (flexible) or contractItemId (prepaid; a company with no mode counts as prepaid); null clears. ' +
+        "A prepaid write copies the line's package. Every write clears the price snapshot. Refused when the person ever " +
+        'redeemed a link (ROSTER_SEAT_CONSUMED) or holds a live issued, sent or exported link (ROSTER_LINK_OPEN).',
+      params: s.RosterIdParams,
+      body: s.AssignBody,
+      response: json(s.AssignResponse),
+      errors: [
+        'VALIDATION_INVALID_INPUT',
+        'ROSTER_ENTRY_NOT_FOUND',
+        'PACKAGE_NOT_FOUND',
+        'CONTRACT_ITEM_NOT_FOUND',
+        'ROSTER_LINK_OPEN',
+        'ROSTER_SEAT_CONSUMED',
+      ],
+    },
+    async ({ params, body, principal, company, req }) => ({
+      data: await assignment.assign(actor(principal, company, req), params.rosterId, body),
+    }),
+  );
+
+  api.define(
+    {
+      method: 'delete',
+      path: '/b2b/roster/:rosterId',
+      tag,
+      guard: guard.company('write'),
+      summary: 'Remove a roster entry',
+      description:
+        'Hard delete of the sessions, link history, roster row and staged account, under the same guards, plus a final check ' +
+        'that the account is still a bare staged end user of this company with no activation ever (else ROSTER_SEAT_CONSUMED).',
+      params: s.RosterIdParams,
+      response: json(s.RemoveResponse),
+      errors: ['ROSTER_ENTRY_NOT_FOUND', 'ROSTER_LINK_OPEN', 'ROSTER_SEAT_CONSUMED'],
+    },
+    async ({ params, principal, company, req }) => ({ data: await assignment.remove(actor(principal, company, req), params.rosterId) }),
   );
 }

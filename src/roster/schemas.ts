@@ -1,5 +1,5 @@
 import { IDENTITY_TYPES, LINK_STATUSES, ROSTER_STATUSES } from '../entities';
-import { chars } from '../http/fields';
+import { chars, Uuid } from '../http/fields';
 import { itemResultSchema, ROSTER_ROW_CODES } from '../http/item-results';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
@@ -90,3 +90,20 @@ export const RosterEntry = z
   .openapi('RosterEntry');
 
 export const RosterList = offsetPage('RosterList', 'entries', RosterEntry);
+
+/** The spec lists VALIDATION_ERROR ("bad id") for PATCH and DELETE: a malformed id is one; an unknown one is ROSTER_ENTRY_NOT_FOUND. */
+export const RosterIdParams = z.strictObject({ rosterId: Uuid });
+
+export const AssignBody = z
+  .strictObject({
+    packageId: Uuid.nullable().optional().openapi({ description: 'Flexible only; null clears' }),
+    contractItemId: Uuid.nullable().optional().openapi({ description: 'Prepaid only (also a company with no mode); null clears' }),
+  })
+  .refine((b) => (b.packageId !== undefined) !== (b.contractItemId !== undefined), {
+    message: 'Exactly one of packageId or contractItemId',
+  })
+  // Closed and exactly one property: the document says "exactly one of" as the refine does.
+  .openapi('AssignRosterEntryRequest', { minProperties: 1, maxProperties: 1 });
+
+export const AssignResponse = z.object({ data: RosterEntry }).openapi('AssignRosterEntryResponse');
+export const RemoveResponse = z.object({ data: z.object({ removed: z.literal(true) }) }).openapi('RemoveRosterEntryResponse');

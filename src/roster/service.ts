@@ -1,30 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Pool, PoolClient } from 'pg';
 import { writeExportAudit, type CompanyActor } from '../audit/writer';
 import type { CompanyRuns } from '../companies/runs';
-import type { IdentityType, LinkStatus, RosterStatus } from '../entities';
+import type { RosterStatus } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
-import {
-  createRosterReads,
-  exportRows,
-  findContacts,
-  insertEntries,
-  insertUsers,
-  type ExportRow,
-  type LinkStatusFilter,
-  type NewUser,
-  type RosterRow,
-} from './repository';
+import type { Db, Tx } from '../db/sql';
+import { exportRows, rosterPage, rosterTotal, type ExportRow, type LinkStatusFilter, type RosterRow } from './reads';
+import { findContacts, insertEntries, insertUsers, type NewUser } from './repository';
 import { checkRow, contactsOf, dropBatchDuplicates, rowRejection, type RowRejection, type StagedRow } from './rows';
-import { sqlOf } from '../db/transition';
 
 export interface RosterServiceDeps {
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   logger: Logger;
@@ -35,25 +23,8 @@ export interface RosterServiceDeps {
 /** Who acts, from the verified session and the membership, and where from (for the audit row). */
 export type RosterActor = CompanyActor;
 
-export interface RosterEntryView {
-  id: string;
-  companyId: string;
-  userId: string;
-  nationality: string | null;
-  status: RosterStatus;
-  packageId: string | null;
-  createdBy: string | null;
-  createdAt: string;
-  updatedAt: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  identityType: IdentityType;
-  linkStatus: LinkStatus | null;
-  linkExpiresAt: string | null;
-  linkCreatedAt: string | null;
-  activated: boolean;
-}
+/** An entry as the list answers it: the row with its contacts decrypted. */
+export type RosterEntryView = Omit<RosterRow, 'phoneEncrypted' | 'emailEncrypted'> & { phone: string | null; email: string | null };
 
 export interface RosterListQuery extends OffsetPaging {
   status?: RosterStatus;
@@ -80,25 +51,8 @@ type PeopleCsvKey = (typeof PEOPLE_CSV_COLUMNS)[number]['key'];
 
 /** An entry as the roster list (and the assignment write) answers it; contacts decrypted by `decrypt`. */
 export function rosterEntryView(row: RosterRow, decrypt: (stored: string | null) => string | null): RosterEntryView {
-  return {
-    id: row.id,
-    companyId: row.company_id,
-    userId: row.user_id,
-    nationality: row.nationality,
-    status: row.status,
-    packageId: row.package_id,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    name: row.name,
-    phone: decrypt(row.phone_encrypted),
-    email: decrypt(row.email_encrypted),
-    identityType: row.identity_type,
-    linkStatus: row.link_status,
-    linkExpiresAt: row.link_expires_at,
-    linkCreatedAt: row.link_created_at,
-    activated: row.activated,
-  };
+  const { phoneEncrypted, emailEncrypted, ...entry } = row;
+  return { ...entry, phone: decrypt(phoneEncrypted), email: decrypt(emailEncrypted) };
 }
 
 /**
@@ -106,8 +60,7 @@ export function rosterEntryView(row: RosterRow, decrypt: (stored: string | null)
  * Contacts are stored encrypted on the staged user row and found through their keyed hashes.
  */
 export function createRosterService(deps: RosterServiceDeps) {
-  const { cipher, clock } = deps;
-  const reads = createRosterReads(deps.pool);
+  const { db, cipher, clock } = deps;
   const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
 
   const view = (row: RosterRow) => rosterEntryView(row, decrypt);
@@ -132,15 +85,15 @@ export function createRosterService(deps: RosterServiceDeps) {
       offset: offsetOf(q),
       limit: q.limit,
     };
-    const [rows, total] = await Promise.all([reads.page(filter), reads.total(filter)]);
+    const [rows, total] = await Promise.all([rosterPage(db, filter), rosterTotal(db, filter)]);
     return offsetPageBody('entries', rows.map(view), total, q);
   }
 
   /** people.csv: every entry, newest first, unmasked contact; audited with the row count in the same transaction. */
   async function exportCsv(actor: RosterActor) {
-    const rows = await deps.orm.em.fork().transactional(async (em) => {
-      const found = await exportRows(em, actor.companyId, clock());
-      await writeExportAudit(sqlOf(em), actor, { action: 'company.roster_export', entityType: 'roster', count: found.length, at: clock() });
+    const rows = await db.transaction(async (tx) => {
+      const found = await exportRows(tx, actor.companyId, clock());
+      await writeExportAudit(tx, actor, { action: 'company.roster_export', entityType: 'roster', count: found.length, at: clock() });
       return found;
     });
     return { filename: 'people.csv', columns: PEOPLE_CSV_COLUMNS, rows: rows.map(csvRow) };
@@ -149,14 +102,14 @@ export function createRosterService(deps: RosterServiceDeps) {
   function csvRow(row: ExportRow): Record<PeopleCsvKey, CsvValue> {
     return {
       name: row.name,
-      contact: decrypt(row.email_encrypted) ?? decrypt(row.phone_encrypted),
-      identity_type: row.identity_type,
+      contact: decrypt(row.emailEncrypted) ?? decrypt(row.phoneEncrypted),
+      identity_type: row.identityType,
       nationality: row.nationality,
       roster_status: row.status,
-      link_status: row.link_status,
-      link_expires_at: row.link_expires_at,
-      package: row.package_name_en,
-      created_at: row.created_at,
+      link_status: row.linkStatus,
+      link_expires_at: row.linkExpiresAt,
+      package: row.packageNameEn,
+      created_at: row.createdAt,
     };
   }
 
@@ -180,7 +133,7 @@ export function createRosterService(deps: RosterServiceDeps) {
 
     let staged = 0;
     if (unique.length > 0) {
-      const result = await withDeadlockRetry(() => inTransaction((db) => stageRows(db, actor, unique)));
+      const result = await withDeadlockRetry(() => db.transaction((tx) => stageRows(tx, actor, unique)));
       staged = result.staged;
       rejected.push(...result.rejected);
     }
@@ -194,13 +147,13 @@ export function createRosterService(deps: RosterServiceDeps) {
     return { staged, rejected };
   }
 
-  async function stageRows(db: PoolClient, actor: RosterActor, rows: StagedRow[]) {
+  async function stageRows(tx: Tx, actor: RosterActor, rows: StagedRow[]) {
     const hashed = rows.map((row) => ({ row, contacts: contactsOf(row).map((c) => ({ ...c, hash: cipher.lookupHash(c.value) })) }));
     const allHashes = hashed.flatMap((h) => h.contacts.map((c) => c.hash));
     const rejected: RowRejection[] = [];
 
     const classify = async (candidates: typeof hashed) => {
-      const existing = new Map((await findContacts(db, actor.companyId, allHashes)).map((c) => [c.hash, c.onRoster]));
+      const existing = new Map((await findContacts(tx, actor.companyId, allHashes)).map((c) => [c.hash, c.onRoster]));
       const free: typeof hashed = [];
       for (const candidate of candidates) {
         const onRoster = candidate.contacts.find((c) => existing.get(c.hash) === true);
@@ -231,7 +184,7 @@ export function createRosterService(deps: RosterServiceDeps) {
     });
     // In hash order, so two requests staging the same people take the unique-index entries in the same order.
     users.sort((a, b) => byKey(a).localeCompare(byKey(b)));
-    const written = users.length > 0 ? await insertUsers(db, users, at) : new Set<string>();
+    const written = users.length > 0 ? await insertUsers(tx, users, at) : new Set<string>();
     const lost = users.filter((u) => !written.has(u.id));
     if (lost.length > 0) {
       // Taken between our check and our insert (committed by then: the insert waited for it).
@@ -246,7 +199,7 @@ export function createRosterService(deps: RosterServiceDeps) {
     const staged =
       kept.length > 0
         ? await insertEntries(
-            db,
+            tx,
             actor.companyId,
             actor.userId,
             kept.map((u) => ({ userId: u.id, nationality: u.nationality })),
@@ -269,21 +222,6 @@ export function createRosterService(deps: RosterServiceDeps) {
         if ((err as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw err;
         deps.logger.warn({ attempt }, 'roster staging deadlocked; retrying');
       }
-    }
-  }
-
-  async function inTransaction<T>(work: (db: PoolClient) => Promise<T>): Promise<T> {
-    const db = await deps.pool.connect();
-    try {
-      await db.query('begin');
-      const result = await work(db);
-      await db.query('commit');
-      return result;
-    } catch (err) {
-      await db.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
     }
   }
 
