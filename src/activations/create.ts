@@ -6,6 +6,7 @@ import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
+import { sqlOf } from '../db/transition';
 import { enqueueStart } from '../workflow-starts/repository';
 import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate, seatTerms, type Seat } from './company';
 import { askOperator, checkEsimGate, pluginFor } from './serial';
@@ -109,7 +110,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
       }
       await insertOrderRows(em, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.price_sar, pkg, input });
-      await enqueueStart(em, pendingStart.activation(args));
+      await enqueueStart(sqlOf(em), pendingStart.activation(args));
     });
     return launch(args);
   }
@@ -142,7 +143,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       });
       const paymentId = await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
       const paid: ActivationStartArgs = { ...startArgs(userId, ids, input.simType), paid: true, companyId: seat.companyId, paymentId };
-      await enqueueStart(tx, pendingStart.activation(paid));
+      await enqueueStart(sqlOf(tx), pendingStart.activation(paid));
       return paid;
     });
     return launch(args);

@@ -52,7 +52,7 @@ const starters = (): WorkflowStarters =>
 
 function relay(opts: Partial<StartRelayOptions> = {}): StartRelay {
   const r = createStartRelay({
-    pool: t.db.pool,
+    db: t.db.sql,
     starters: starters(),
     logger: createLogger('info', { write: (line: string) => void logLines.push(line) }),
     batchSize: 50,
@@ -114,7 +114,7 @@ describe('starting what is pending', () => {
 
   it('leaves a new start to the request that wrote it for a few seconds', async () => {
     temporal.away = false;
-    await t.db.orm.em.fork().transactional((em) => enqueueStart(em, pendingStart.company(randomUUID())));
+    await t.db.sql.transaction((tx) => enqueueStart(tx, pendingStart.company(randomUUID())));
     const r = relay();
     expect(await r.relayOnce()).toMatchObject({ claimed: 0, nextDueInMs: expect.any(Number) as number });
     expect(temporal.started).toEqual([]);
@@ -122,8 +122,8 @@ describe('starting what is pending', () => {
 
   it('two relays at once start each pending run exactly once', async () => {
     const ids = Array.from({ length: 24 }, () => randomUUID());
-    await t.db.orm.em.fork().transactional(async (em) => {
-      for (const id of ids) await enqueueStart(em, pendingStart.company(id));
+    await t.db.sql.transaction(async (tx) => {
+      for (const id of ids) await enqueueStart(tx, pendingStart.company(id));
     });
     await t.db.query(`update workflow_starts set next_attempt_at = now() where started_at is null`);
     temporal.away = false;
