@@ -183,7 +183,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const worker: RunningWorker = await startWorker({
       connection: nativeConnection,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: buildActivityDeps(config, orm),
+      activityDeps: buildActivityDeps(config, { orm, pool }),
       dataConverter,
       logger: workerLog,
     });
