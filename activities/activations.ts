@@ -8,6 +8,7 @@ import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import { handedOffOthers, lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers, type SimHolder } from '../src/activations/sim-limit';
+import { sqlOf } from '../src/db/transition';
 import { flagRefund } from '../src/reconciliation/records';
 import {
   activationWorkflowId,
@@ -356,7 +357,9 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         [row.order_id],
       );
       const reason = input.reason ?? `activation ${input.status}`;
-      const flagged = payment ? await flagRefund(tx, { paymentId: payment.id, activationId: input.activationId, reason, now }) : null;
+      const flagged = payment
+        ? await flagRefund(sqlOf(tx), { paymentId: payment.id, activationId: input.activationId, reason, now })
+        : null;
       if (flagged) log.warn('activation ended after its order was paid: refund it', flagged);
       else if (!payment)
         log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: row.order_id });

@@ -1,15 +1,18 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Db, Sql } from '../src/db/sql';
 import type { PaymentStatus } from '../src/entities/payment';
 import type { PaymentProvider } from '../src/payments/providers';
 import type { ProviderIntent } from '../src/payments/providers';
-import { completePayment, failPayment, lockOrderForSettlement } from '../src/payments/settle';
-import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
-import { flagRefund, PAID_AFTER_ORDER_CANCELLED, writeReconciliationRecord } from '../src/reconciliation/records';
+import * as repo from '../src/payments/repository';
+import type { SettlementPayment } from '../src/payments/repository';
+import { completePayment } from '../src/payments/settle';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../src/payments/verify';
+import { flagRefund, PAID_AFTER_ORDER_CANCELLED } from '../src/reconciliation/records';
+import { writeReconciliationRecord } from '../src/reconciliation/repository';
 import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
 
 export interface PaymentActivityDeps {
-  orm: MikroORM;
+  db: Db;
   /**
    * The processor: asked about an intent when a payment hears nothing (reconciliation), and told to
    * cancel the open intents of an order that was cancelled. The worker hands in the whole provider;
@@ -40,14 +43,11 @@ const notFound = (paymentId: string) => ApplicationFailure.nonRetryable(`payment
  * transaction and is idempotent: a retry after a crash changes nothing twice.
  */
 export function createPaymentActivities(deps: PaymentActivityDeps) {
+  const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const em = () => deps.orm.em.fork();
 
-  async function load(paymentId: string): Promise<PaymentRow> {
-    const [row] = await em().execute<PaymentRow[]>(
-      'select id, order_id, user_id, status, amount, currency, gateway_transaction_id from payments where id = ?',
-      [paymentId],
-    );
+  async function load(paymentId: string): Promise<SettlementPayment> {
+    const row = await repo.findSettlementPayment(db, paymentId);
     if (!row) throw notFound(paymentId);
     return row;
   }
@@ -59,24 +59,24 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
    * still signals and a later duplicate run does not.
    */
   async function settle(paymentId: string, runId: string, source: string): Promise<SettlementResult> {
-    return em().transactional(async (tx) => {
+    return db.transaction(async (tx) => {
       const now = clock();
-      const order = await lockOrderForSettlement(tx, paymentId);
+      const order = await repo.lockOrderForSettlement(tx, paymentId);
       if (!order) throw notFound(paymentId);
       const settled = await completePayment(tx, paymentId, now);
       if (!settled) throw notFound(paymentId);
-      const [row] = await tx.execute<{ status: PaymentStatus }[]>('select status from payments where id = ?', [paymentId]);
-      if (row?.status !== 'completed') return { status: 'failed', activationId: null, signalActivation: false }; // refunded
+      const status = await repo.findPaymentStatus(tx, paymentId);
+      if (status !== 'completed') return { status: 'failed', activationId: null, signalActivation: false }; // refunded
       const receipt = `settlement:${paymentId}`;
-      await tx.execute(
-        `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
-         values ('card_processor', ?, 'payment.settled', ?, 'settled', ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
-        [receipt, paymentId, JSON.stringify({ runId, source }), now],
-      );
-      const [claim] = await tx.execute<{ run_id: string }[]>(
-        `select detail->>'runId' as run_id from webhook_events where provider = 'card_processor' and event_id = ?`,
-        [receipt],
-      );
+      await repo.insertPaymentEvent(tx, {
+        eventId: receipt,
+        type: 'payment.settled',
+        paymentId,
+        outcome: 'settled',
+        detail: { runId, source },
+        now,
+      });
+      const claimedBy = await repo.findSettlementRun(tx, receipt);
       if (settled.changed) log.info('payment completed', { paymentId, orderId: settled.orderId, source });
       if (order.paidByPaymentId) {
         // The processor took the money, so the payment is completed; the order was paid already,
@@ -91,36 +91,33 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         if (flagged) log.warn('payment succeeded after its order was cancelled: refund it', { ...flagged, source });
         return { status: 'completed', activationId: null, signalActivation: false };
       }
-      return { status: 'completed', activationId: settled.activationId, signalActivation: claim?.run_id === runId };
+      return { status: 'completed', activationId: settled.activationId, signalActivation: claimedBy === runId };
     });
   }
 
-  async function recordDuplicateCharge(tx: EntityManager, paymentId: string, orderId: string, paidByPaymentId: string, now: Date) {
+  async function recordDuplicateCharge(tx: Sql, paymentId: string, orderId: string, paidByPaymentId: string, now: Date) {
     const detail = { code: DUPLICATE_CHARGE, orderId, paidByPaymentId };
-    await tx.execute(
-      `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
-       values ('card_processor', ?, 'payment.duplicate_charge', ?, 'duplicate_charge', ?::jsonb, ?) on conflict (provider, event_id) do nothing`,
-      [`duplicate:${paymentId}`, paymentId, JSON.stringify(detail), now],
-    );
-    const [payment] = await tx.execute<{ amount: string; currency: string; gateway_transaction_id: string | null }[]>(
-      'select amount, currency, gateway_transaction_id from payments where id = ?',
-      [paymentId],
-    );
-    const [activation] = await tx.execute<{ id: string }[]>('select id from activations where order_id = ? order by created_at limit 1', [
-      orderId,
-    ]);
+    await repo.insertPaymentEvent(tx, {
+      eventId: `duplicate:${paymentId}`,
+      type: 'payment.duplicate_charge',
+      paymentId,
+      outcome: 'duplicate_charge',
+      detail,
+      now,
+    });
+    const payment = await repo.findSettlementPayment(tx, paymentId);
     await writeReconciliationRecord(tx, {
       code: DUPLICATE_CHARGE,
       key: `duplicate:${paymentId}`,
       paymentId,
       orderId,
-      activationId: activation?.id,
+      activationId: await repo.findActivationOfOrder(tx, orderId),
       reason: 'ORDER_ALREADY_PAID',
       detail: {
         paidByPaymentId,
         amount: payment?.amount,
         currency: payment?.currency,
-        gatewayTransactionId: payment?.gateway_transaction_id,
+        gatewayTransactionId: payment?.gatewayTransactionId,
       },
       now,
     });
@@ -128,12 +125,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
   }
 
   async function fail(paymentId: string, reason: string): Promise<PaymentStatus> {
-    return em().transactional(async (tx) => {
-      const changed = await failPayment(tx, paymentId, reason, clock());
-      const [row] = await tx.execute<{ status: PaymentStatus }[]>('select status from payments where id = ?', [paymentId]);
-      if (!row) throw notFound(paymentId);
+    return db.transaction(async (tx) => {
+      const changed = await repo.failPayment(tx, paymentId, reason, clock());
+      const status = await repo.findPaymentStatus(tx, paymentId);
+      if (!status) throw notFound(paymentId);
       if (changed) log.info('payment failed', { paymentId, reason });
-      return row.status;
+      return status;
     });
   }
 
@@ -158,13 +155,13 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       if (row.status === 'completed') return settle(row.id, input.runId, 'lookup');
       // Failed here means a mismatch was recorded while we waited (events end the run themselves).
       if (row.status === 'failed' || row.status === 'refunded') return { ...open, status: 'failed' };
-      if (!row.gateway_transaction_id) {
+      if (!row.gatewayTransactionId) {
         log.warn('payment has no processor intent to look up', { paymentId: row.id });
         return open;
       }
-      const intent = await deps.paymentProvider.retrieveIntent(row.gateway_transaction_id);
+      const intent = await deps.paymentProvider.retrieveIntent(row.gatewayTransactionId);
       if (!intent) {
-        log.warn('processor does not know the intent', { paymentId: row.id, intentId: row.gateway_transaction_id });
+        log.warn('processor does not know the intent', { paymentId: row.id, intentId: row.gatewayTransactionId });
         return open;
       }
       if (intent.status === 'canceled') {
@@ -188,14 +185,8 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     }): Promise<{ cancelled: number; succeeded: number; left: number }> {
       const counts = { cancelled: 0, succeeded: 0, left: 0 };
       const provider = deps.paymentProvider;
-      const [activation] = await em().execute<{ status: string }[]>('select status from activations where id = ?', [input.activationId]);
-      if (activation?.status !== 'failed' && activation?.status !== 'cancelled') return counts; // never for a live activation
-      const rows = await em().execute<(PaymentRow & { provider: string })[]>(
-        `select p.id, p.order_id, p.user_id, p.status, p.amount, p.currency, p.gateway_transaction_id, p.provider
-           from payments p join activations a on a.order_id = p.order_id
-          where a.id = ? and p.status in ('pending', 'processing') and p.gateway_transaction_id is not null order by p.created_at`,
-        [input.activationId],
-      );
+      // Never for a live activation: only an activation that failed or was cancelled has intents to cancel.
+      const rows = await repo.openIntentsOfEndedActivation(db, input.activationId);
       for (const row of rows) {
         if (!provider.cancelIntent || provider.name !== row.provider) {
           log.warn('open intent of an ended activation left to settlement: this worker cannot cancel it', {
@@ -205,7 +196,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
           counts.left += 1;
           continue;
         }
-        const intent = await provider.cancelIntent(row.gateway_transaction_id!);
+        const intent = await provider.cancelIntent(row.gatewayTransactionId!);
         if (intent?.status === 'succeeded') {
           await settleFromIntent(row, intent, input.runId, 'cancel');
           counts.succeeded += 1;
@@ -227,16 +218,15 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
 
   /** A succeeded intent from the processor: settle it when it passes the four rules, else record the mismatch. */
   async function settleFromIntent(
-    row: PaymentRow,
+    row: SettlementPayment,
     intent: ProviderIntent,
     runId: string,
     source: 'lookup' | 'cancel',
   ): Promise<SettlementResult> {
-    const stored: StoredPayment = { id: row.id, orderId: row.order_id, userId: row.user_id, amount: row.amount, currency: row.currency };
-    const verification = verifySucceededIntent(stored, intent);
+    const verification = verifySucceededIntent(row, intent);
     if (verification.ok) return settle(row.id, runId, source);
 
-    const { paymentFailed } = await recordMismatch(em(), {
+    const { paymentFailed } = await recordMismatch(db, {
       paymentId: row.id,
       eventId: `${source}:${intent.id}`,
       eventType: `payment_intent.${source}`,

@@ -70,6 +70,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig } from '../src/config';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { nativePool, openOrm } from '../src/db/orm';
+import { createDb } from '../src/db/sql';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
 import { paymentWorkflowId } from '../workflows/settlement-contract';
@@ -693,7 +694,7 @@ async function workerChild(): Promise<void> {
       logger,
     });
     // As worker/main.ts: the relay hands the API's inbox rows to the settlement workflows.
-    relay = startInboxRelay(config, { pool: await nativePool(orm), logger });
+    relay = startInboxRelay(config, { db: createDb(await nativePool(orm)), logger });
     send({ type: 'ready' });
     await running.done;
   } catch (err) {

@@ -146,7 +146,7 @@ export function createApp(deps: AppDeps): Express {
   // One-time codes survive a provider's blip: retried briefly, then handed to the worker's message relay.
   const otpMessages = createOtpSender({
     sender: deps.messages,
-    pool,
+    db,
     cipher,
     undelivered: deps.undeliveredMessages ?? createUndeliveredCount(),
     logger: deps.logger,
@@ -187,7 +187,7 @@ export function createApp(deps: AppDeps): Express {
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
-    orm,
+    db,
     starters: workflowStarters({ activation: activationStarter({ orm, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
     logger: deps.logger,
   });
@@ -195,7 +195,7 @@ export function createApp(deps: AppDeps): Express {
   const identity = createActivationIdentity({ orm, workflows });
   const reads = createActivationReads({ orm, cipher, operators, config, pool });
   const payments = createPaymentService({
-    orm,
+    db,
     provider: deps.paymentProvider ?? createPaymentProvider(config),
     paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal,
     activationWorkflows: workflows,
@@ -222,21 +222,21 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
-  webhookRoutes(api, { orm, pool, logger: deps.logger, config });
+  webhookRoutes(api, { db, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
   operatorRoutes(api, { reads });
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ db, clock, hashKey: config.DATA_HASH_KEY }) });
-  reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
+  reconciliationRoutes(api, { reconciliation: createReconciliationService({ db, clock }) });
   auditRoutes(api, { reads: createAuditReads(orm) });
   adminUserRoutes(api, {
     users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
   companyInviteRoutes(api, { invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }) });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
-  documentRoutes(api, { orm, pool, logger: deps.logger });
+  documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });
   companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }) });
@@ -271,7 +271,7 @@ export function createApp(deps: AppDeps): Express {
   // Whatever is left (docs, development pages, unknown paths and methods) is inside the global limit.
   app.use(rateLimit);
   if (config.PAYMENT_PROVIDER === 'mock' && config.NODE_ENV !== 'production') {
-    app.use(mockWalletRoutes({ pool, clock }));
+    app.use(mockWalletRoutes({ db, clock }));
   }
   app.use(openApiRoutes(document));
   app.use(api.methodNotAllowed);

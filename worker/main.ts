@@ -238,10 +238,10 @@ export async function main(): Promise<void> {
   // Temporal, each on its own Temporal client, and one-time codes to the message providers
   // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
   const relays = [
-    startInboxRelay(config, { pool: db.pool, logger }),
-    startStartRelay(config, { pool: db.pool, orm: db.orm, logger }),
+    startInboxRelay(config, { db: activityDeps.db, logger }),
+    startStartRelay(config, { db: activityDeps.db, orm: db.orm, logger }),
     startMessageRelay(config, {
-      pool: db.pool,
+      db: activityDeps.db,
       sender: activityDeps.messages,
       cipher: activityDeps.cipher,
       undelivered: createUndeliveredCount(),

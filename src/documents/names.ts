@@ -35,6 +35,3 @@ export const LABELS = {
   companyCr: { en: 'Company CR No.', ar: 'السجل التجاري للشركة' },
   contract: { en: 'Contract', ar: 'العقد' },
 } satisfies Record<string, Bilingual>;
-
-/** `to_char` pattern of the receipts' dates: "2026-11-24 10:15 UTC" (selected at time zone UTC). */
-export const DATE_SQL = `'YYYY-MM-DD HH24:MI "UTC"'`;

@@ -1,5 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/sessions';
+import type { Sql } from '../db/sql';
 import type { Membership, StaffAccess } from '../http/guards';
 import type { OrganizationSettings } from '../settings/organization';
 import { contractPaymentReceipt } from './contract-payment';
@@ -19,7 +19,7 @@ export interface DocumentAccess {
 export interface DocumentType<D> {
   /** Who may read it, for the route's OpenAPI description. */
   readers: string;
-  load(em: EntityManager, entityId: string, principal: Principal, access: DocumentAccess): Promise<D | null>;
+  load(sql: Sql, entityId: string, principal: Principal, access: DocumentAccess): Promise<D | null>;
   render(data: D, settings: OrganizationSettings | null): Promise<Buffer>;
   filename(data: D): string;
 }

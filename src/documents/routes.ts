@@ -1,8 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { membershipOf } from '../companies/membership';
-import { createDb } from '../db/sql';
+import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid, PathId } from '../http/fields';
 import { guard, staffAccessFromPool } from '../http/guards';
@@ -12,8 +10,7 @@ import { readOrganizationSettings } from '../settings/organization';
 import { documentType, documentTypes, type DocumentAccess, type DocumentRegistry } from './registry';
 
 export interface DocumentRouteDeps {
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   logger: Pick<Logger, 'error'>;
   /** Default: every registered type (tests inject a failing renderer). */
   types?: DocumentRegistry;
@@ -24,7 +21,7 @@ export const PDF = 'application/pdf';
 /** GET /documents/:type/:entityId.pdf: generated documents (consumer spec "PDF documents", b2b spec "Admin: settings"). */
 export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
   const types = deps.types ?? documentTypes;
-  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.pool), membership: membershipOf(createDb(deps.pool)) };
+  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.db.pool), membership: membershipOf(deps.db) };
 
   api.define(
     {
@@ -54,9 +51,9 @@ export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
       const type = documentType(types, params.type);
       if (!type) throw new AppError('DOCUMENT_TYPE_NOT_FOUND');
       if (!isUuid(params.entityId)) throw new AppError('DOCUMENT_NOT_FOUND');
-      const data = await type.load(deps.orm.em.fork(), params.entityId, principal, access);
+      const data = await type.load(deps.db, params.entityId, principal, access);
       if (data === null) throw new AppError('DOCUMENT_NOT_FOUND');
-      const settings = await readOrganizationSettings(createDb(deps.pool));
+      const settings = await readOrganizationSettings(deps.db);
       let bytes: Buffer;
       try {
         bytes = await type.render(data, settings);

@@ -1,20 +1,20 @@
 // One-time codes through a message provider that may blip: the request tries a few times within a
-// short budget, then hands the message to the outbox (./outbox.ts), which the worker's message relay
+// short budget, then hands the message to the outbox (./repository.ts), which the worker's message relay
 // (./relay.ts) delivers until the code expires. The request then answers as the spec says: a blip never
 // turns into a 500. A definite refusal (a refused recipient) is not retried: it is recorded, logged
 // and counted, as is a code the relay could not deliver before it expired.
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
+import type { Db } from '../db/sql';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { MessageDeliveryError, type MessageSender, type OutgoingMessage } from '../providers/messages';
 import { errorText } from '../relay/loop';
-import { handOver, recordRefused } from './outbox';
+import { handOver, recordRefused } from './repository';
 import type { UndeliveredCount } from './undelivered';
 
 export interface OtpSenderDeps {
   /** The providers' sender (SMS, e-mail). */
   sender: MessageSender;
-  pool: Pick<Pool, 'query'>;
+  db: Db;
   cipher: PersonalDataCipher;
   undelivered: UndeliveredCount;
   logger: Pick<Logger, 'warn'>;
@@ -64,7 +64,8 @@ export function createOtpSender(deps: OtpSenderDeps): MessageSender {
 
   async function handOverAfter(message: OutgoingMessage, f: { attempts: number; error: unknown; lifeMs: number }) {
     const lastError = errorText(f.error);
-    await handOver(deps.pool, deps.cipher, { message, expiresInMs: f.lifeMs, attempts: f.attempts, lastError });
+    const payloadEncrypted = deps.cipher.encrypt(JSON.stringify(message));
+    await handOver(deps.db, { message, payloadEncrypted, expiresInMs: f.lifeMs, attempts: f.attempts, lastError });
     deps.logger.warn(
       { channel: message.channel, purpose: message.purpose, attempts: f.attempts, error: lastError },
       'OTP message not taken by the provider: handed to the message relay',
@@ -73,7 +74,7 @@ export function createOtpSender(deps: OtpSenderDeps): MessageSender {
 
   async function refused(message: OutgoingMessage, err: unknown) {
     const error = errorText(err);
-    await recordRefused(deps.pool, message, error);
+    await recordRefused(deps.db, message, error);
     deps.logger.warn(
       { channel: message.channel, purpose: message.purpose, reason: 'refused', error, undelivered: deps.undelivered.add() },
       'OTP message not delivered',

@@ -1,14 +1,14 @@
-// The message relay: delivers the one-time-code messages their request handed over (./outbox.ts),
+// The message relay: delivers the one-time-code messages their request handed over (./repository.ts),
 // until each code expires. It runs in the worker process beside the webhook inbox and start relays,
 // on the same relay loop (src/relay/loop.ts), with the worker's own message providers.
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Db } from '../db/sql';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { MessageDeliveryError, type MessageSender } from '../providers/messages';
+import { MessageDeliveryError, type MessageSender, type OutgoingMessage } from '../providers/messages';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { queueStatements } from '../relay/statements';
-import { dropSent, giveUp, OUTBOX_CHANNEL, OUTBOX_STATEMENTS, readMessage, type ClaimedMessage } from './outbox';
+import { dropSent, giveUp, OUTBOX_CHANNEL, OUTBOX_STATEMENTS, type ClaimedMessage } from './repository';
 import type { UndeliveredCount } from './undelivered';
 
 /** sent: the provider took it (the row goes); expired: its code expired first; refused: the provider refused it for good. */
@@ -16,7 +16,7 @@ type MessageOutcome = 'sent' | 'expired' | 'refused';
 export type MessageRelay = Relay<MessageOutcome>;
 
 export interface MessageRelayOptions {
-  pool: Pool;
+  db: Db;
   sender: MessageSender;
   cipher: PersonalDataCipher;
   undelivered: UndeliveredCount;
@@ -25,6 +25,10 @@ export interface MessageRelayOptions {
   pollIntervalMs: number;
   maxBackoffMs: number;
   baseBackoffMs?: number;
+}
+
+function readMessage(cipher: PersonalDataCipher, row: ClaimedMessage): OutgoingMessage {
+  return JSON.parse(cipher.decrypt(row.payloadEncrypted)) as OutgoingMessage;
 }
 
 function outboxQueue(opts: MessageRelayOptions): RelayQueue<ClaimedMessage, MessageOutcome> {
@@ -43,9 +47,9 @@ function outboxQueue(opts: MessageRelayOptions): RelayQueue<ClaimedMessage, Mess
         throw err; // retried after its backoff, until the code expires
       }
     },
-    async mark(client, outcome, rows) {
-      if (outcome === 'sent') return dropSent(client, rows);
-      await giveUp(client, rows, outcome);
+    async mark(tx, outcome, rows) {
+      if (outcome === 'sent') return dropSent(tx, rows);
+      await giveUp(tx, rows, outcome);
       // What the operator counts: one line per message, channel and purpose only (no recipient, no code).
       for (const row of rows) {
         opts.logger.warn(
@@ -65,7 +69,7 @@ function outboxQueue(opts: MessageRelayOptions): RelayQueue<ClaimedMessage, Mess
  */
 export function createMessageRelay(opts: MessageRelayOptions): MessageRelay {
   return createRelay({
-    pool: opts.pool,
+    db: opts.db,
     queue: outboxQueue(opts),
     texts: {
       name: 'message relay',
@@ -90,7 +94,7 @@ export type MessageRelayConfig = Pick<
 /** The relay as the worker runs it, with the worker's message providers. Stop it before closing the pool. */
 export function startMessageRelay(
   config: MessageRelayConfig,
-  deps: { pool: Pool; sender: MessageSender; cipher: PersonalDataCipher; undelivered: UndeliveredCount; logger: Logger },
+  deps: { db: Db; sender: MessageSender; cipher: PersonalDataCipher; undelivered: UndeliveredCount; logger: Logger },
 ): { stop(): Promise<void> } {
   const relay = createMessageRelay({
     ...deps,

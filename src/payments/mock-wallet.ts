@@ -1,8 +1,9 @@
 import { Router } from 'express';
-import type { Pool } from 'pg';
+import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
-import { appendToInbox } from '../webhooks/inbox';
+import { appendToInbox } from '../webhooks/repository';
+import { findMockWalletPaymentStatus } from './repository';
 
 /**
  * Development only (PAYMENT_PROVIDER=mock, NODE_ENV not production): the page a
@@ -11,20 +12,16 @@ import { appendToInbox } from '../webhooks/inbox';
  * webhook inbox, and the relay hands it to settlement exactly as it would a real
  * processor's (so the page answers while Temporal is away, too).
  */
-export function mockWalletRoutes(deps: { pool: Pool; clock?: () => Date }): Router {
+export function mockWalletRoutes(deps: { db: Db; clock?: () => Date }): Router {
   const router = Router();
   const clock = deps.clock ?? (() => new Date());
   router.get('/mock-wallet/redirect/:paymentId', async (req, res) => {
     const { paymentId } = req.params;
     if (!isUuid(paymentId)) throw new AppError('NOT_FOUND');
-    const { rows } = await deps.pool.query<{ status: string }>(
-      `select status from payments where id = $1 and provider = 'mock' and method = 'mobile_wallet'`,
-      [paymentId],
-    );
-    const payment = rows[0];
-    if (!payment) throw new AppError('NOT_FOUND');
-    if (payment.status === 'processing') {
-      await appendToInbox(deps.pool, {
+    const status = await findMockWalletPaymentStatus(deps.db, paymentId);
+    if (!status) throw new AppError('NOT_FOUND');
+    if (status === 'processing') {
+      await appendToInbox(deps.db, {
         provider: 'mock',
         paymentId,
         event: { eventId: `mock-wallet:${paymentId}`, type: 'payment_intent.succeeded' },
@@ -32,7 +29,7 @@ export function mockWalletRoutes(deps: { pool: Pool; clock?: () => Date }): Rout
       });
     }
     res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Mock wallet</title>
-<p>Mock wallet: payment ${paymentId} ${payment.status === 'processing' ? 'approved' : `is ${payment.status}`}. You can close this page.</p>`);
+<p>Mock wallet: payment ${paymentId} ${status === 'processing' ? 'approved' : `is ${status}`}. You can close this page.</p>`);
   });
   return router;
 }

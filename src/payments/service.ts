@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { OrderStatus, PaymentMethod, PaymentProviderName, PaymentStatus } from '../entities';
+import type { Db } from '../db/sql';
+import type { PaymentMethod, PaymentStatus } from '../entities';
 import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
@@ -10,7 +10,9 @@ import { toMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
 import type { IntentMethod } from './schemas';
-import { completePayment, failPayment } from './settle';
+import * as repo from './repository';
+import type { LivePayment, OrderToPay, Payment } from './repository';
+import { completePayment } from './settle';
 import { isUuid } from '../http/fields';
 
 export type PaymentRoute = 'create-intent' | 'wallet-token' | 'mobile-wallet';
@@ -54,7 +56,7 @@ export const RECEIPT_MESSAGES: Record<PaymentStatus, { en: string; ar: string }>
 };
 
 export interface PaymentServiceDeps {
-  orm: MikroORM;
+  db: Db;
   provider: PaymentProvider;
   paymentWorkflows: PaymentWorkflows;
   activationWorkflows: ActivationWorkflows;
@@ -65,44 +67,6 @@ export interface PaymentServiceDeps {
   /** A payment `pending` this long was left by a request that died mid-call (longer than any provider call takes). */
   abandonedAfterMs?: number;
 }
-
-interface OrderRow {
-  id: string;
-  user_id: string;
-  company_id: string | null;
-  status: OrderStatus;
-  total_amount_sar: string;
-  currency: string;
-}
-
-export interface PaymentRow {
-  id: string;
-  order_id: string;
-  user_id: string;
-  method: PaymentMethod;
-  provider: PaymentProviderName;
-  status: PaymentStatus;
-  amount: string;
-  currency: string;
-  idempotency_key: string;
-  request_fingerprint: string;
-  gateway_transaction_id: string | null;
-  client_secret: string | null;
-  redirect_url: string | null;
-  receipt_number: string | null;
-  failure_reason: string | null;
-  /** ISO 8601 UTC with milliseconds (selected with to_char: the driver returns timestamps as text). */
-  paid_at: string | null;
-}
-
-/** A payment that holds its order (`pending` or `processing`), with its creation time in epoch milliseconds. */
-interface LivePayment extends PaymentRow {
-  created_ms: string;
-}
-
-/** Every column the service reads, paid_at already in the API's timestamp format. */
-const COLUMNS = `id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, gateway_transaction_id,
-  client_secret, redirect_url, receipt_number, failure_reason, to_char(paid_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as paid_at`;
 
 interface PayRequest {
   orderId: string;
@@ -174,42 +138,19 @@ export function provisionalReceiptNumber(paymentId: string, status: PaymentStatu
  * details.reason), so the client can show the failed receipt.
  */
 export function createPaymentService(deps: PaymentServiceDeps) {
-  const { orm, provider, clock, logger } = deps;
+  const { db, provider, clock, logger } = deps;
   const pendingWaitMs = deps.pendingWaitMs ?? 10_000;
   const abandonedAfterMs = deps.abandonedAfterMs ?? ABANDONED_AFTER_MS;
 
-  async function ownedOrder(userId: string, orderId: string): Promise<OrderRow> {
-    const [order] = await orm.em
-      .fork()
-      .execute<OrderRow[]>('select id, user_id, company_id, status, total_amount_sar, currency from orders where id = ? and user_id = ?', [
-        orderId,
-        userId,
-      ]);
+  async function ownedOrder(userId: string, orderId: string): Promise<OrderToPay> {
+    const order = await repo.findOwnedOrder(db, orderId, userId);
     if (!order) throw new AppError('ORDER_NOT_FOUND');
     return order;
   }
 
-  async function loadByKey(userId: string, key: string): Promise<PaymentRow | undefined> {
-    const [row] = await orm.em
-      .fork()
-      .execute<PaymentRow[]>(`select ${COLUMNS} from payments where user_id = ? and idempotency_key = ?`, [userId, key]);
-    return row;
-  }
-
-  async function load(paymentId: string): Promise<PaymentRow> {
-    const [row] = await orm.em.fork().execute<PaymentRow[]>(`select ${COLUMNS} from payments where id = ?`, [paymentId]);
+  async function load(paymentId: string): Promise<Payment> {
+    const row = await repo.findPayment(db, paymentId);
     if (!row) throw new Error(`payment ${paymentId} vanished`);
-    return row;
-  }
-
-  /** The order's live payment (at most one: payments_order_live_unique), with its age. */
-  async function loadLive(orderId: string): Promise<LivePayment | undefined> {
-    const [row] = await orm.em
-      .fork()
-      .execute<LivePayment[]>(
-        `select ${COLUMNS}, extract(epoch from created_at) * 1000 as created_ms from payments where order_id = ? and status in ('pending', 'processing')`,
-        [orderId],
-      );
     return row;
   }
 
@@ -220,19 +161,19 @@ export function createPaymentService(deps: PaymentServiceDeps) {
    * lock second: a request waiting on a taken key holds no order lock, so it
    * can never deadlock with a completion that holds the order.
    */
-  async function insertPending(userId: string, order: OrderRow, req: PayRequest, fingerprint: string): Promise<PaymentRow | null> {
-    return orm.em.fork().transactional(async (em) => {
-      const now = clock();
-      const [row] = await em.execute<PaymentRow[]>(
-        `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, created_at, updated_at)
-         values (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)
-         on conflict do nothing
-         returning ${COLUMNS}`,
-        [order.id, userId, req.method, provider.name, order.total_amount_sar, order.currency, req.idempotencyKey, fingerprint, now, now],
-      );
+  async function insertPending(userId: string, order: OrderToPay, req: PayRequest, fingerprint: string): Promise<Payment | null> {
+    return db.transaction(async (tx) => {
+      const row = await repo.insertPendingPayment(tx, {
+        order,
+        userId,
+        method: req.method,
+        provider: provider.name,
+        idempotencyKey: req.idempotencyKey,
+        requestFingerprint: fingerprint,
+        now: clock(),
+      });
       if (!row) return null;
-      const [current] = await em.execute<{ status: OrderStatus }[]>('select status from orders where id = ? for share', [order.id]);
-      if (current?.status !== 'pending_payment') throw new AppError('PAYMENT_ORDER_INVALID_STATUS');
+      if ((await repo.findOrderStatus(tx, order.id, 'share')) !== 'pending_payment') throw new AppError('PAYMENT_ORDER_INVALID_STATUS');
       return row;
     });
   }
@@ -244,15 +185,15 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /** Calls the provider for a pending payment (no transaction open) and records its answer. */
-  async function drive(route: PaymentRoute, row: PaymentRow, req: PayRequest): Promise<PaymentRow> {
+  async function drive(route: PaymentRoute, row: Payment, req: PayRequest): Promise<Payment> {
     let result: ProviderResult;
     try {
       result = await callProvider(
         route,
         {
           paymentId: row.id,
-          orderId: row.order_id,
-          userId: row.user_id,
+          orderId: row.orderId,
+          userId: row.userId,
           amountMinor: toMinorUnits(row.amount, row.currency),
           currency: row.currency,
           method: row.method,
@@ -269,26 +210,18 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     return load(row.id);
   }
 
-  const setGateway = `gateway_transaction_id = coalesce(?, gateway_transaction_id), client_secret = coalesce(?, client_secret),
-                      redirect_url = coalesce(?, redirect_url), updated_at = ?`;
-  const gatewayParams = (r: ProviderResult, now: Date) => [r.gatewayTransactionId, r.clientSecret ?? null, r.redirectUrl ?? null, now];
-
-  async function record(row: PaymentRow, result: ProviderResult): Promise<void> {
+  async function record(row: Payment, result: ProviderResult): Promise<void> {
     const now = clock();
     if (result.status === 'completed') {
-      const settled = await orm.em.fork().transactional(async (em) => {
+      const settled = await db.transaction(async (tx) => {
         // The order row lock makes "one completed payment per order" hold between parallel attempts with different keys.
-        const [order] = await em.execute<{ status: OrderStatus }[]>('select status from orders where id = ? for update', [row.order_id]);
-        const touched = await em.execute<{ id: string }[]>(
-          `update payments set ${setGateway} where id = ? and status = 'pending' returning id`,
-          [...gatewayParams(result, now), row.id],
-        );
-        if (touched.length === 0) return null;
-        if (order?.status !== 'pending_payment') {
-          await failPayment(em, row.id, FAILURE_REASONS.orderAlreadyPaid, now);
+        const orderStatus = await repo.findOrderStatus(tx, row.orderId, 'update');
+        if (!(await repo.recordGateway(tx, row.id, result, now))) return null;
+        if (orderStatus !== 'pending_payment') {
+          await repo.failPayment(tx, row.id, FAILURE_REASONS.orderAlreadyPaid, now);
           return null;
         }
-        return completePayment(em, row.id, now);
+        return completePayment(tx, row.id, now);
       });
       if (settled?.changed && settled.activationId) {
         try {
@@ -301,13 +234,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       return;
     }
     if (result.status === 'processing') {
-      const touched = await orm.em
-        .fork()
-        .execute<{ id: string }[]>(
-          `update payments set status = 'processing', ${setGateway} where id = ? and status = 'pending' returning id`,
-          [...gatewayParams(result, now), row.id],
-        );
-      if (touched.length > 0) {
+      if (await repo.markProcessing(db, row.id, result, now)) {
         try {
           await deps.paymentWorkflows.startSettlement(row.id);
         } catch (err) {
@@ -317,14 +244,14 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       }
       return;
     }
-    await orm.em.fork().transactional(async (em: EntityManager) => {
-      await em.execute(`update payments set ${setGateway} where id = ? and status = 'pending'`, [...gatewayParams(result, now), row.id]);
-      await failPayment(em, row.id, result.failureReason ?? 'failed', now);
+    await db.transaction(async (tx) => {
+      await repo.recordGateway(tx, row.id, result, now);
+      await repo.failPayment(tx, row.id, result.failureReason ?? 'failed', now);
     });
   }
 
   /** Polls a `pending` payment until its request records the provider's answer, at most pendingWaitMs. */
-  async function waitWhilePending(row: PaymentRow): Promise<PaymentRow> {
+  async function waitWhilePending(row: Payment): Promise<Payment> {
     const deadline = Date.now() + pendingWaitMs;
     let current = row;
     while (current.status === 'pending' && Date.now() < deadline) {
@@ -335,27 +262,25 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   }
 
   /** A replay found its payment still `pending`: wait for the first request, then drive it if that one never finished. */
-  async function settleReplay(route: PaymentRoute, row: PaymentRow, req: PayRequest): Promise<PaymentRow> {
+  async function settleReplay(route: PaymentRoute, row: Payment, req: PayRequest): Promise<Payment> {
     const current = await waitWhilePending(row);
     return current.status === 'pending' ? drive(route, current, req) : current;
   }
 
-  const inProgress = (live: PaymentRow) =>
+  const inProgress = (live: Payment) =>
     new AppError('PAYMENT_ORDER_INVALID_STATUS', { details: { paymentId: live.id, reason: PAYMENT_IN_PROGRESS } });
 
   /** Fails a live payment that can no longer be paid, so it stops holding the order. */
-  async function release(live: PaymentRow, reason: string): Promise<void> {
-    await orm.em
-      .fork()
-      .transactional((em) => failPayment(em, live.id, reason, clock(), { onlyIfProcessing: live.status === 'processing' }));
-    logger.warn({ paymentId: live.id, orderId: live.order_id, reason }, 'live payment released for a new request');
+  async function release(live: Payment, reason: string): Promise<void> {
+    await repo.failPayment(db, live.id, reason, clock(), { onlyIfProcessing: live.status === 'processing' });
+    logger.warn({ paymentId: live.id, orderId: live.orderId, reason }, 'live payment released for a new request');
   }
 
   /** Only the processor's word releases a processing payment: its intent is cancelled, so it can never be confirmed. */
-  async function cancelledAtProcessor(live: PaymentRow): Promise<boolean> {
-    if (live.provider !== provider.name || !live.gateway_transaction_id) return false;
+  async function cancelledAtProcessor(live: Payment): Promise<boolean> {
+    if (live.provider !== provider.name || !live.gatewayTransactionId) return false;
     try {
-      return (await provider.retrieveIntent(live.gateway_transaction_id))?.status === 'canceled';
+      return (await provider.retrieveIntent(live.gatewayTransactionId))?.status === 'canceled';
     } catch (err) {
       logger.warn({ err, paymentId: live.id }, 'processor not reachable to check a live payment; it stays live');
       return false;
@@ -370,15 +295,15 @@ export function createPaymentService(deps: PaymentServiceDeps) {
    * Age alone never releases a processing payment: its intent can still be confirmed with the client
    * secret already handed out, which is the double charge this rule exists to prevent.
    */
-  async function meetLive(route: PaymentRoute, live: LivePayment, req: PayRequest, fingerprint: string): Promise<PaymentRow | null> {
-    const abandoned = () => clock().getTime() - Number(live.created_ms) >= abandonedAfterMs;
-    let current: PaymentRow = live;
+  async function meetLive(route: PaymentRoute, live: LivePayment, req: PayRequest, fingerprint: string): Promise<Payment | null> {
+    const abandoned = () => clock().getTime() - Number(live.createdMs) >= abandonedAfterMs;
+    let current: Payment = live;
     if (current.status === 'pending') {
       if (!abandoned()) current = await waitWhilePending(current);
       if (current.status === 'pending') {
         if (!abandoned()) throw inProgress(current);
         // Its request died before recording the provider's answer: the same request takes it over, any other frees the order.
-        if (current.request_fingerprint === fingerprint) return drive(route, current, req);
+        if (current.requestFingerprint === fingerprint) return drive(route, current, req);
         await release(current, FAILURE_REASONS.abandoned);
         return null;
       }
@@ -388,39 +313,39 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       await release(current, FAILURE_REASONS.intentCanceled);
       return null;
     }
-    if (current.request_fingerprint === fingerprint) return current;
+    if (current.requestFingerprint === fingerprint) return current;
     throw inProgress(current);
   }
 
-  function answer(route: PaymentRoute, row: PaymentRow): PaymentResult | MobileWalletResult {
+  function answer(route: PaymentRoute, row: Payment): PaymentResult | MobileWalletResult {
     if (row.status === 'failed') {
       // Another payment completed the order while this one ran: the order is no longer payable.
-      const code = row.failure_reason === FAILURE_REASONS.orderAlreadyPaid ? 'PAYMENT_ORDER_INVALID_STATUS' : FAILURE_CODES[route];
-      throw new AppError(code, { details: { paymentId: row.id, reason: row.failure_reason } });
+      const code = row.failureReason === FAILURE_REASONS.orderAlreadyPaid ? 'PAYMENT_ORDER_INVALID_STATUS' : FAILURE_CODES[route];
+      throw new AppError(code, { details: { paymentId: row.id, reason: row.failureReason } });
     }
-    const gatewayTransactionId = row.gateway_transaction_id ?? '';
+    const gatewayTransactionId = row.gatewayTransactionId ?? '';
     if (route === 'mobile-wallet')
-      return { paymentId: row.id, status: row.status, gatewayTransactionId, redirectUrl: row.redirect_url ?? '' };
-    return { paymentId: row.id, status: row.status, clientSecret: row.client_secret ?? '', gatewayTransactionId };
+      return { paymentId: row.id, status: row.status, gatewayTransactionId, redirectUrl: row.redirectUrl ?? '' };
+    return { paymentId: row.id, status: row.status, clientSecret: row.clientSecret ?? '', gatewayTransactionId };
   }
 
   async function pay(route: PaymentRoute, userId: string, req: PayRequest) {
     const order = await ownedOrder(userId, req.orderId);
-    assertMethodAllowed({ ...(await resolveOrderPaymentContext(order)), method: req.method });
+    assertMethodAllowed({ ...(await resolveOrderPaymentContext({ id: order.id, company_id: order.companyId })), method: req.method });
     const fingerprint = fingerprintOf(route, req);
     // Another round when the key's payment rolled back (order not payable) or the live payment just settled or was released.
     let live: LivePayment | undefined;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const created = await insertPending(userId, order, req, fingerprint);
       if (created) return answer(route, await drive(route, created, req));
-      const existing = await loadByKey(userId, req.idempotencyKey);
+      const existing = await repo.findPaymentByKey(db, userId, req.idempotencyKey);
       if (existing) {
-        if (existing.request_fingerprint !== fingerprint) {
+        if (existing.requestFingerprint !== fingerprint) {
           throw new AppError('PAYMENT_IDEMPOTENCY_CONFLICT', { details: { existingPaymentId: existing.id } });
         }
         return answer(route, existing.status === 'pending' ? await settleReplay(route, existing, req) : existing);
       }
-      live = await loadLive(order.id);
+      live = await repo.findLivePayment(db, order.id);
       const met = live ? await meetLive(route, live, req, fingerprint) : null;
       if (met) return answer(route, met);
     }
@@ -430,31 +355,29 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   async function receipt(userId: string, paymentId: string): Promise<Receipt> {
     if (!isUuid(paymentId)) throw new AppError('NOT_FOUND');
-    const [row] = await orm.em
-      .fork()
-      .execute<PaymentRow[]>(`select ${COLUMNS} from payments where id = ? and user_id = ?`, [paymentId, userId]);
+    const row = await repo.findPaymentOfUser(db, paymentId, userId);
     if (!row) throw new AppError('NOT_FOUND');
     return receiptOf(row);
   }
 
   /** PAYMENT_RECEIPT_FAILED when the row cannot back a truthful receipt (a settled payment without number or date). */
-  function receiptOf(row: PaymentRow): Receipt {
+  function receiptOf(row: Payment): Receipt {
     const settled = row.status === 'completed' || row.status === 'refunded';
     const amount = Number(row.amount);
-    if ((settled && (!row.receipt_number || !row.paid_at)) || !Number.isFinite(amount)) {
+    if ((settled && (!row.receiptNumber || !row.paidAt)) || !Number.isFinite(amount)) {
       logger.error({ paymentId: row.id, status: row.status }, 'receipt cannot be produced: inconsistent payment row');
       throw new AppError('PAYMENT_RECEIPT_FAILED');
     }
     const message = RECEIPT_MESSAGES[row.status];
     return {
-      receiptNumber: row.receipt_number ?? provisionalReceiptNumber(row.id, row.status),
+      receiptNumber: row.receiptNumber ?? provisionalReceiptNumber(row.id, row.status),
       paymentId: row.id,
-      orderId: row.order_id,
+      orderId: row.orderId,
       amountSar: amount,
       currency: row.currency,
       method: row.method,
       status: row.status,
-      paidAt: settled ? row.paid_at : null,
+      paidAt: settled ? row.paidAt : null,
       messageEn: message.en,
       messageAr: message.ar,
     };

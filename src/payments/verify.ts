@@ -1,21 +1,9 @@
-import type { PaymentStatus } from '../entities/payment';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { writeReconciliationRecord } from '../reconciliation/records';
+import type { Db } from '../db/sql';
+import { writeReconciliationRecord } from '../reconciliation/repository';
 import { toMinorUnits } from './money';
-import { failPayment } from './settle';
+import * as repo from './repository';
 
-/** The stored payment row, as far as settlement verification needs it. */
-/** A payments row as the webhook route and the settlement activities read it. */
-export interface PaymentRow {
-  id: string;
-  order_id: string;
-  user_id: string;
-  status: PaymentStatus;
-  amount: string;
-  currency: string;
-  gateway_transaction_id: string | null;
-}
-
+/** The stored payment, as far as settlement verification needs it (a SettlementPayment is one). */
 export interface StoredPayment {
   id: string;
   orderId: string;
@@ -135,31 +123,29 @@ export interface MismatchRecord {
  * The webhook_events row is the spec's record (and the delivery's receipt); the
  * reconciliation_records row is support's work item, listed until resolved.
  */
-export async function recordMismatch(em: EntityManager, record: MismatchRecord): Promise<{ recorded: boolean; paymentFailed: boolean }> {
-  return em.transactional(async (tx) => {
+export async function recordMismatch(db: Db, record: MismatchRecord): Promise<{ recorded: boolean; paymentFailed: boolean }> {
+  return db.transaction(async (tx) => {
     const detail = { code: AMOUNT_MISMATCH, intentId: record.intentId, mismatches: record.mismatches };
-    const inserted = await tx.execute<{ id: string }[]>(
-      `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
-       values ('card_processor', ?, ?, ?, 'mismatch', ?::jsonb, ?)
-       on conflict (provider, event_id) do nothing returning id`,
-      [record.eventId, record.eventType, record.paymentId, JSON.stringify(detail), record.now],
-    );
-    const [payment] = await tx.execute<{ order_id: string; activation_id: string | null }[]>(
-      `select p.order_id, (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
-         from payments p where p.id = ?`,
-      [record.paymentId],
-    );
+    const recorded = await repo.insertPaymentEvent(tx, {
+      eventId: record.eventId,
+      type: record.eventType,
+      paymentId: record.paymentId,
+      outcome: 'mismatch',
+      detail,
+      now: record.now,
+    });
+    const orderId = await repo.findOrderOfPayment(tx, record.paymentId);
     await writeReconciliationRecord(tx, {
       code: AMOUNT_MISMATCH,
       key: `mismatch:${record.eventId}`,
       paymentId: record.paymentId,
-      orderId: payment?.order_id,
-      activationId: payment?.activation_id,
+      orderId,
+      activationId: orderId ? await repo.findActivationOfOrder(tx, orderId) : null,
       reason: [...new Set(record.mismatches.map((m) => m.rule))].join(','),
       detail,
       now: record.now,
     });
-    const paymentFailed = await failPayment(tx, record.paymentId, AMOUNT_MISMATCH, record.now, { onlyIfProcessing: true });
-    return { recorded: inserted.length > 0, paymentFailed };
+    const paymentFailed = await repo.failPayment(tx, record.paymentId, AMOUNT_MISMATCH, record.now, { onlyIfProcessing: true });
+    return { recorded, paymentFailed };
   });
 }

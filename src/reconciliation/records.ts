@@ -1,44 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql';
 import type { ReconciliationCode } from '../http/error-codes';
+import { findRefundFacts, writeReconciliationRecord } from './repository';
 
 /**
  * Reconciliation records: money that support must act on (a refund to make, a processor answer that
  * does not match). Written in the transaction of the change that causes them, one per fact (`key`),
- * so a retried activity or a redelivered event never writes a second. Support lists and resolves
- * them (src/reconciliation/service.ts). Never holds payloads, card data or contact data.
+ * so a retried activity or a redelivered event never writes a second (writeReconciliationRecord,
+ * ./repository.ts). Support lists and resolves them (src/reconciliation/service.ts). Never holds
+ * payloads, card data or contact data.
  */
-export interface ReconciliationEntry {
-  code: ReconciliationCode;
-  /** What makes the record unique: `refund:<paymentId>`, `duplicate:<paymentId>`, `mismatch:<eventId>`. */
-  key: string;
-  paymentId?: string | null;
-  orderId?: string | null;
-  activationId?: string | null;
-  /** A short machine reason (SIM_LIMIT_EXCEEDED, PAID_AFTER_ORDER_CANCELLED, an operator's reason). */
-  reason?: string | null;
-  /** What support needs to act: amounts, processor ids, which rules failed. */
-  detail?: Record<string, unknown>;
-  now: Date;
-}
-
-/** Inserts the record unless one with its key exists; true when this call wrote it. */
-export async function writeReconciliationRecord(em: EntityManager, entry: ReconciliationEntry): Promise<boolean> {
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into reconciliation_records (code, dedupe_key, payment_id, order_id, activation_id, reason, detail, created_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?) on conflict (dedupe_key) do nothing returning id`,
-    [
-      entry.code,
-      entry.key,
-      entry.paymentId ?? null,
-      entry.orderId ?? null,
-      entry.activationId ?? null,
-      entry.reason ?? null,
-      JSON.stringify(entry.detail ?? {}),
-      entry.now,
-    ],
-  );
-  return inserted.length > 0;
-}
 
 /** Reconciliation code of a payment whose money was taken for an activation that ended without a SIM. */
 export const REFUND_REQUIRED = 'PAYMENT_REFUND_REQUIRED' satisfies ReconciliationCode;
@@ -64,39 +34,25 @@ export interface RefundFlag {
  * cancelled. One record per payment; null when it was flagged already, does not exist, or is a corporate payment.
  */
 export async function flagRefund(
-  em: EntityManager,
+  sql: Sql,
   input: { paymentId: string; activationId?: string | null; reason: string; now: Date },
 ): Promise<RefundFlag | null> {
-  const [payment] = await em.execute<
-    {
-      order_id: string;
-      amount: string;
-      currency: string;
-      provider: string;
-      gateway_transaction_id: string | null;
-      activation_id: string | null;
-    }[]
-  >(
-    `select p.order_id, p.amount, p.currency, p.provider, p.gateway_transaction_id,
-            (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
-       from payments p where p.id = ? and p.provider <> 'company'`,
-    [input.paymentId],
-  );
+  const payment = await findRefundFacts(sql, input.paymentId);
   // A company seat's corporate payment (provider `company`) moved no money: its ended activation is no
   // longer a live charge (balance.ts), which is the company's whole refund.
   if (!payment) return null;
   const flag: RefundFlag = {
     code: REFUND_REQUIRED,
     paymentId: input.paymentId,
-    orderId: payment.order_id,
-    activationId: input.activationId ?? payment.activation_id,
+    orderId: payment.orderId,
+    activationId: input.activationId ?? payment.activationId,
     reason: input.reason,
     amount: payment.amount,
     currency: payment.currency,
     provider: payment.provider,
-    gatewayTransactionId: payment.gateway_transaction_id,
+    gatewayTransactionId: payment.gatewayTransactionId,
   };
-  const written = await writeReconciliationRecord(em, {
+  const written = await writeReconciliationRecord(sql, {
     code: REFUND_REQUIRED,
     key: `refund:${input.paymentId}`,
     paymentId: flag.paymentId,

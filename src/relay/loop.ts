@@ -4,8 +4,9 @@
 // it commits; a LISTEN connection wakes it on new rows, a poll is the safety net; while the outside
 // refuses, the loop and each refused row back off. A queue (RelayQueue) says what its rows are,
 // how one is handed over and how rows are marked; this module owns the rest.
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
+import type { Db, Sql } from '../db/sql';
 
 /** Each failed row waits base × 2^attempts, capped, before it is claimed again. */
 export interface RelayBackoff {
@@ -20,7 +21,7 @@ export interface RelayFailure<Row> {
 }
 
 /**
- * One table the relay drains. Every method but handle runs in the claiming transaction (`client`);
+ * One table the relay drains. Every method but handle runs in the claiming transaction (`tx`);
  * handle is the outside call. Time is the database's (now()), never a process clock: the process
  * that wrote a row and the relay that claims it may run on different hosts.
  */
@@ -32,15 +33,15 @@ export interface RelayQueue<Row, Outcome extends string> {
   /** The outcome that proves the outside answers again (ends a failing streak); others (e.g. skipped) do not. */
   reached: Outcome;
   /** Locks and returns at most `limit` due rows (`for update skip locked`). */
-  claim(client: PoolClient, limit: number): Promise<Row[]>;
+  claim(tx: Sql, limit: number): Promise<Row[]>;
   /** With nothing claimed: in how many milliseconds the first waiting row is due (null: none waits). */
-  nextDueInMs(client: PoolClient): Promise<number | null>;
+  nextDueInMs(tx: Sql): Promise<number | null>;
   /** Hands one row over. Throwing leaves the row pending, retried after its backoff. */
   handle(row: Row): Promise<Outcome>;
-  mark(client: PoolClient, outcome: Outcome, rows: Row[]): Promise<void>;
-  markFailed(client: PoolClient, failures: RelayFailure<Row>[], backoff: RelayBackoff): Promise<void>;
+  mark(tx: Sql, outcome: Outcome, rows: Row[]): Promise<void>;
+  markFailed(tx: Sql, failures: RelayFailure<Row>[], backoff: RelayBackoff): Promise<void>;
   /** The outside answers again: what waited on it is due now, not after its own backoff. Returns how many rows. */
-  makeWaitingDue(client: PoolClient): Promise<number>;
+  makeWaitingDue(tx: Sql): Promise<number>;
 }
 
 /** Log lines, each prefixed with the relay's name: the runbook quotes them. */
@@ -58,7 +59,8 @@ export interface RelayTexts {
 }
 
 export interface RelayOptions<Row, Outcome extends string> {
-  pool: Pool;
+  /** Claims run in its transactions; its pool gives the LISTEN connection. */
+  db: Db;
   queue: RelayQueue<Row, Outcome>;
   texts: RelayTexts;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -117,30 +119,15 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
     return { ...counts, claimed: 0, failed: 0, nextDueInMs };
   };
 
-  async function relayOnce(): Promise<RelayBatch<Outcome>> {
-    const client = await opts.pool.connect();
-    let broken: Error | undefined;
-    // The connection may die while hand-overs are in flight (a database restart): the next query fails.
-    const onError = (err: Error) => (broken = err);
-    client.on('error', onError);
-    try {
-      await client.query('begin');
-      const batch = await claimAndHandle(client);
-      await client.query('commit');
-      return batch;
-    } catch (err) {
-      broken ??= err instanceof Error ? err : new Error(String(err));
-      await client.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
+  // The connection may die while hand-overs are in flight (a database restart): the next statement
+  // fails, the transaction cannot even roll back, and the connection leaves the pool; the rows stay pending.
+  function relayOnce(): Promise<RelayBatch<Outcome>> {
+    return opts.db.transaction((tx) => claimAndHandle(tx));
   }
 
-  async function claimAndHandle(client: PoolClient): Promise<RelayBatch<Outcome>> {
-    const rows = await queue.claim(client, opts.batchSize);
-    if (rows.length === 0) return emptyBatch(await queue.nextDueInMs(client));
+  async function claimAndHandle(tx: Sql): Promise<RelayBatch<Outcome>> {
+    const rows = await queue.claim(tx, opts.batchSize);
+    if (rows.length === 0) return emptyBatch(await queue.nextDueInMs(tx));
     // Claimed rows never depend on each other (a queue that keeps an order claims one row per key): in parallel.
     const results = await Promise.all(
       rows.map((row) =>
@@ -159,17 +146,17 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
       else byOutcome.set(result.outcome, [...(byOutcome.get(result.outcome) ?? []), result.row]);
     }
     for (const [outcome, marked] of byOutcome) {
-      await queue.mark(client, outcome, marked);
+      await queue.mark(tx, outcome, marked);
       (batch as Record<Outcome, number>)[outcome] = marked.length;
     }
-    if (failures.length) await queue.markFailed(client, failures, backoff);
+    if (failures.length) await queue.markFailed(tx, failures, backoff);
     batch.failed = failures.length;
-    await noteHealth(client, batch[queue.reached], failures);
+    await noteHealth(tx, batch[queue.reached], failures);
     return batch;
   }
 
   /** Logs the start of a failing streak (then once a minute) and its end; on recovery makes every waiting row due. */
-  async function noteHealth(client: PoolClient, reached: number, failures: RelayFailure<Row>[]) {
+  async function noteHealth(tx: Sql, reached: number, failures: RelayFailure<Row>[]) {
     const at = Date.now();
     if (failures.length > 0 && reached === 0) {
       if (!failing) failingSince = at;
@@ -186,7 +173,7 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
     if (failing && reached > 0) {
       failing = false;
       lastWarnAt = 0;
-      const waiting = await queue.makeWaitingDue(client);
+      const waiting = await queue.makeWaitingDue(tx);
       logger.info({ afterMs: at - failingSince, waiting }, `${texts.name}: ${texts.recovered}`);
     }
   }
@@ -253,7 +240,7 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
     if (stopped) return;
     let client: PoolClient | undefined;
     try {
-      client = await opts.pool.connect();
+      client = await opts.db.pool.connect();
       const mine = client;
       listener = mine;
       mine.on('notification', (msg) => msg.channel === queue.channel && notified());

@@ -1,21 +1,19 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { z } from 'zod';
+import type { Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
 import { fromMinorUnits } from '../payments/money';
-import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../payments/verify';
+import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../payments/verify';
 import type { ProcessorEvent } from '../temporal/payments';
 import { isUuid } from '../http/fields';
 import { groupCommit } from './group-commit';
-import { appendToInbox, DELIVERABLE } from './inbox';
+import { DELIVERABLE } from './inbox';
+import { appendToInbox, findAndKeep as findAndKeepBatch, type FoundPayment, type KeepRequest } from './repository';
 
 export interface CardProcessorWebhookDeps {
-  orm: MikroORM;
-  /** The hot path (payment lookup, inbox append) skips the ORM. */
-  pool: Pool;
+  db: Db;
   logger: Logger;
   /** The endpoint's signing secret. */
   secret: string;
@@ -60,59 +58,10 @@ const SucceededIntent = IntentRef.extend({
   currency: z.string(),
 });
 
-/**
- * The route's one statement, for a batch of events (group commit, ./group-commit.ts: the events
- * that arrived while the previous statement was in flight go together, one round trip and one
- * commit for all). Per event (`ord`, its place in the batch): finds the payment (by
- * metadata.payment_id, else the newest by intent id) and keeps the event in the inbox when it is
- * `eligible`: the payment can still take it and, for a success, the stored payment is exactly
- * what the event says (the gate: text and numeric equality; a null gate keeps nothing). The gate
- * is never weaker than the four rules, which the route then checks on the very row returned, so a
- * mismatch is never kept. Rows are inserted in batch order, so the inbox keeps arrival order per
- * payment; a redelivery (also within one batch) leaves one row. An event naming no payment of
- * ours returns no row.
- */
-const FIND_AND_KEEP = `with e as (
-  select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[],
-                       $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[]) with ordinality
-    as e(payment_id, intent_id, event_id, type, failure_message, received_at, deliverable,
-         g_payment, g_order, g_user, g_currency, g_amount, g_received, ord)
-), p as (
-  select e.ord, e.event_id, e.type, e.failure_message, e.received_at,
-         f.id, f.order_id, f.user_id, f.status, f.amount, f.currency, f.gateway_transaction_id,
-         f.status = any(string_to_array(e.deliverable, ',')) and (e.type <> 'payment_intent.succeeded' or coalesce(
-           f.id::text = e.g_payment and f.order_id::text = e.g_order and f.user_id::text = e.g_user and f.currency = e.g_currency
-           and f.amount = e.g_amount::numeric and f.amount = e.g_received::numeric, false)) as eligible
-    from e cross join lateral (
-      select * from (
-        select 1 as rank, * from payments where id = e.payment_id and provider = 'card_processor'
-        union all
-        (select 2 as rank, * from payments where gateway_transaction_id = e.intent_id and provider = 'card_processor' order by created_at desc limit 1)
-      ) found order by rank limit 1
-    ) f
-), kept as (
-  insert into webhook_inbox (provider, event_id, payment_id, type, failure_message, received_at, next_attempt_at)
-  select 'card_processor', p.event_id, p.id, p.type, p.failure_message, p.received_at, now() from p where p.eligible order by p.ord
-  on conflict (provider, event_id) do nothing
-)
-select ord, id, order_id, user_id, status, amount, currency, gateway_transaction_id, eligible from p`;
-
-/** One event of a FIND_AND_KEEP batch. */
-interface Finding {
-  event: ProcessorEvent;
-  intent: { id: string; metadata: Record<string, string> | null };
-  gate: string[] | null;
-  receivedAt: Date;
-}
-
 /** Up to this many events per statement (the parameters are arrays: the statement text stays one prepared statement). */
 const MAX_BATCH = 200;
 /** Statements in flight at once: while one commits, the next batch is already on its way. */
 const MAX_IN_FLIGHT = 2;
-
-interface FoundPayment extends PaymentRow {
-  eligible: boolean;
-}
 
 /** What a success must match for the gate: the metadata ids, the currency and both amounts as stored; null when it cannot match. */
 function gateOf(intent: z.infer<typeof SucceededIntent>): string[] | null {
@@ -182,38 +131,28 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     return envelope.data;
   }
 
-  /** FIND_AND_KEEP for a batch: per event, the payment it names (null: none of ours). */
-  async function findAndKeepBatch(batch: Finding[]): Promise<(FoundPayment | null)[]> {
-    const column = <T>(pick: (f: Finding) => T) => batch.map(pick);
-    const gate = (i: number) => column((f) => f.gate?.[i] ?? null);
-    const { rows } = await deps.pool.query<FoundPayment & { ord: string }>({
-      name: 'card-webhook-find-and-keep',
-      text: FIND_AND_KEEP,
-      values: [
-        column((f) => (f.intent.metadata?.payment_id && isUuid(f.intent.metadata.payment_id) ? f.intent.metadata.payment_id : null)),
-        column((f) => f.intent.id),
-        column((f) => f.event.eventId),
-        column((f) => f.event.type),
-        column((f) => f.event.failureMessage ?? null),
-        column((f) => f.receivedAt),
-        column((f) => DELIVERABLE[f.event.type].join(',')),
-        ...[0, 1, 2, 3, 4, 5].map(gate),
-      ],
-    });
-    const found: (FoundPayment | null)[] = batch.map(() => null);
-    for (const { ord, ...row } of rows) found[Number(ord) - 1] = row;
-    return found;
-  }
+  // The route's one statement (findAndKeep, ./repository.ts), for the events that arrived while the previous
+  // one was in flight (group commit, ./group-commit.ts): one round trip and one commit for all.
+  const findAndKeepGrouped = groupCommit((batch: KeepRequest[]) => findAndKeepBatch(deps.db, batch), {
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+  });
 
-  const findAndKeepGrouped = groupCommit(findAndKeepBatch, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT });
-
-  /** FIND_AND_KEEP for one event (in the next batch): the payment it names (null: none of ours). */
+  /** Finds the payment one event names (in the next batch) and keeps the event when eligible; null: none of ours. */
   function findAndKeep(
     event: ProcessorEvent,
     intent: { id: string; metadata: Record<string, string> | null },
     gate: string[] | null,
   ): Promise<FoundPayment | null> {
-    return findAndKeepGrouped({ event, intent, gate, receivedAt: clock() });
+    const paymentId = intent.metadata?.payment_id;
+    return findAndKeepGrouped({
+      paymentId: paymentId && isUuid(paymentId) ? paymentId : null,
+      intentId: intent.id,
+      event,
+      receivedAt: clock(),
+      deliverable: DELIVERABLE[event.type],
+      gate,
+    });
   }
 
   /** The answer once the rules hold: eligible events are in the inbox (now or from before); others could change nothing. */
@@ -221,7 +160,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     if (found.eligible || !DELIVERABLE[event.type].includes(found.status)) return { received: true };
     // The rules hold but the gate refused: it is never weaker than the rules, so this is a bug. Keep the event anyway.
     logger.error({ paymentId: found.id, eventId: event.eventId }, 'inbox gate refused an event the rules accept; kept it');
-    await appendToInbox(deps.pool, { provider: 'card_processor', paymentId: found.id, event, receivedAt: clock() });
+    await appendToInbox(deps.db, { provider: 'card_processor', paymentId: found.id, event, receivedAt: clock() });
     return { received: true };
   }
 
@@ -235,14 +174,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
       logger.warn({ eventId, intentId: intent.id }, 'succeeded processor event names no payment of ours');
       return { received: true, ignored: true };
     }
-    const stored: StoredPayment = {
-      id: payment.id,
-      orderId: payment.order_id,
-      userId: payment.user_id,
-      amount: payment.amount,
-      currency: payment.currency,
-    };
-    const verification = verifySucceededIntent(stored, {
+    const verification = verifySucceededIntent(payment, {
       status: intent.status,
       amountMinor: intent.amount,
       amountReceivedMinor: intent.amount_received,
@@ -253,7 +185,7 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
     if (payment.eligible) logger.error({ paymentId: payment.id, eventId }, 'inbox gate let through an event the rules refuse');
     let outcome: { recorded: boolean; paymentFailed: boolean };
     try {
-      outcome = await recordMismatch(deps.orm.em.fork(), {
+      outcome = await recordMismatch(deps.db, {
         paymentId: payment.id,
         eventId,
         eventType: 'payment_intent.succeeded',

@@ -1,9 +1,10 @@
 import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { chars } from '../http/fields';
 import { z } from '../openapi/registry';
+import { claimEsimReceipt, setReceiptOutcome } from './repository';
 
 // --- The callback body (the spec leaves it open; this is our definition) -----------------------
 
@@ -98,7 +99,7 @@ export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderR
 // --- The handler -----------------------------------------------------------------------------
 
 export interface EsimProviderWebhookDeps {
-  orm: MikroORM;
+  db: Db;
   logger: Logger;
   /** PEM (SPKI) public key of the provider. */
   publicKey: string;
@@ -183,15 +184,16 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
         ...(callback.reason ? { reason: callback.reason } : {}),
         ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
       };
-      const outcome = await deps.orm.em.fork().transactional(async (tx) => {
-        const [claimed] = await tx.execute<{ id: string }[]>(
-          `insert into webhook_events (provider, event_id, type, payment_id, outcome, detail, created_at)
-           values ('esim_provider', ?, ?, null, 'received', ?::jsonb, ?) on conflict (provider, event_id) do nothing returning id`,
-          [`${callback.orderId}:${callback.status}`, `order.${callback.status}`, JSON.stringify(detail), clock()],
-        );
+      const outcome = await deps.db.transaction(async (tx) => {
+        const claimed = await claimEsimReceipt(tx, {
+          eventId: `${callback.orderId}:${callback.status}`,
+          type: `order.${callback.status}`,
+          detail,
+          now: clock(),
+        });
         if (!claimed) return 'duplicate' as const;
         const handedOff = await handOff(facts);
-        await tx.execute('update webhook_events set outcome = ? where id = ?', [handedOff, claimed.id]);
+        await setReceiptOutcome(tx, claimed, handedOff);
         return handedOff;
       });
       if (outcome === 'duplicate') return { received: true, duplicate: true };

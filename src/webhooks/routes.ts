@@ -1,7 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
+import type { Db } from '../db/sql';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
@@ -15,8 +14,7 @@ import {
 } from './esim-provider';
 
 export interface WebhookRouteDeps {
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   logger: Logger;
   config: Pick<
     Config,
@@ -111,15 +109,14 @@ const SignatureHeader = z.object({
 /** Both webhooks: outside the per-IP limit, each with its own body parser (raw bytes for the card processor's signature). */
 export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
   const cardProcessor = createCardProcessorWebhook({
-    orm: deps.orm,
-    pool: deps.pool,
+    db: deps.db,
     logger: deps.logger,
     secret: deps.config.CARD_PROCESSOR_WEBHOOK_SECRET,
     toleranceSeconds: deps.config.CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS,
     clock: deps.clock,
   });
   const esimProvider = createEsimProviderWebhook({
-    orm: deps.orm,
+    db: deps.db,
     logger: deps.logger,
     publicKey: deps.config.ESIM_PROVIDER_PUBLIC_KEY,
     merchantId: deps.config.ESIM_PROVIDER_MERCHANT_ID,

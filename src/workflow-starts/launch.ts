@@ -1,14 +1,14 @@
 // The API's own attempt at a run it just committed a pending start for: one try, within the ports'
 // short start deadline, then the answer goes to the client whatever happened. A start that fails or
 // does not answer stays pending for the worker's relay (./relay.ts); nothing is undone.
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { Db } from '../db/sql';
 import { errorText } from '../relay/loop';
 import { startWith, type PendingStart, type WorkflowStarters } from './kinds';
 import { markStarted, recordFailedAttempt } from './repository';
 
 export interface StartLauncherDeps {
-  orm: MikroORM;
+  db: Db;
   starters: WorkflowStarters;
   logger: Pick<Logger, 'warn'>;
 }
@@ -25,11 +25,11 @@ export function createStartLauncher(deps: StartLauncherDeps): StartLauncher {
         await startWith(deps.starters, start);
       } catch (err) {
         deps.logger.warn({ err, workflowId: start.workflowId }, 'workflow start pending: the start relay will make it');
-        await recordFailedAttempt(deps.orm.em.fork(), start.workflowId, errorText(err)).catch(() => undefined);
+        await recordFailedAttempt(deps.db, start.workflowId, errorText(err)).catch(() => undefined);
         return;
       }
       // Unmarked (Postgres away just now), the relay starts it again later and finds the run: harmless.
-      await markStarted(deps.orm.em.fork(), start.workflowId).catch((err: unknown) => {
+      await markStarted(deps.db, start.workflowId).catch((err: unknown) => {
         deps.logger.warn({ err, workflowId: start.workflowId }, 'workflow started but its pending start not marked');
       });
     },

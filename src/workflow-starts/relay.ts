@@ -3,10 +3,10 @@
 // loop (src/relay/loop.ts), and reads only Postgres to know what to start: a Temporal outage stops
 // nothing but the starts themselves, which it retries with backoff.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { activationStarter } from '../activations/start';
 import type { Config } from '../config';
+import type { Db } from '../db/sql';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { createActivationWorkflows, type ActivationWorkflowConfig } from '../temporal/activations';
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
@@ -17,7 +17,7 @@ import { queueStatements } from '../relay/statements';
 import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';
 
 export interface StartRelayOptions {
-  pool: Pool;
+  db: Db;
   starters: WorkflowStarters;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Starts claimed and made together. */
@@ -37,11 +37,11 @@ function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'star
     ...queueStatements<ClaimedStart>(STARTS_STATEMENTS),
     async handle(row) {
       // The row was written from a PendingStart of this kind: its args are that kind's.
-      const start = { kind: row.kind, workflowId: row.workflow_id, args: row.args } as PendingStart;
-      await startWith(starters, start, { ageMs: row.age_ms });
+      const start = { kind: row.kind, workflowId: row.workflowId, args: row.args } as PendingStart;
+      await startWith(starters, start, { ageMs: row.ageMs });
       return 'started';
     },
-    mark: (client, _outcome, rows) => markClaimedStarted(client, rows),
+    mark: (tx, _outcome, rows) => markClaimedStarted(tx, rows),
   };
 }
 
@@ -53,7 +53,7 @@ function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'star
  */
 export function createStartRelay(opts: StartRelayOptions): StartRelay {
   return createRelay({
-    pool: opts.pool,
+    db: opts.db,
     queue: startsQueue(opts.starters),
     texts: {
       name: 'start relay',
@@ -85,11 +85,11 @@ export type StartRelayConfig = ActivationWorkflowConfig &
   >;
 
 /** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
-export function startStartRelay(config: StartRelayConfig, deps: { pool: Pool; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
+export function startStartRelay(config: StartRelayConfig, deps: { db: Db; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
   const logger = deps.logger.child({ component: 'start-relay' });
   const running = runOnOwnClient(config, (client) =>
     createStartRelay({
-      pool: deps.pool,
+      db: deps.db,
       starters: workflowStarters({
         activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(client, config), config }),
         companies: createCompanyRuns(client, config, { logger }),

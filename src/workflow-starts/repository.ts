@@ -2,8 +2,6 @@
 // marked by the API's own attempt (./launch.ts) or claimed and marked by the relay (./relay.ts).
 // Time is the database's (now()): the API that wrote a row and the relay that claims it may run on
 // different hosts.
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PoolClient } from 'pg';
 import { query, type Sql } from '../db/sql';
 import type { QueueStatements } from '../relay/statements';
 import type { PendingStart, StartKind } from './kinds';
@@ -18,55 +16,58 @@ export const STARTS_CHANNEL = 'workflow_starts';
  */
 export const API_ATTEMPT_GRACE_SECONDS = 10;
 
+const ENQUEUE = query(
+  'workflow-starts.enqueue',
+  `insert into workflow_starts (kind, workflow_id, args, next_attempt_at)
+   values ($1, $2, $3::jsonb, now() + make_interval(secs => $4))
+   on conflict (workflow_id) do nothing`,
+);
+
 /** Writes the start in the caller's transaction; a second write for the same run changes nothing. */
 export async function enqueueStart(sql: Sql, start: PendingStart): Promise<void> {
-  await sql.exec(
-    query(
-      'workflow-starts.enqueue',
-      `insert into workflow_starts (kind, workflow_id, args, next_attempt_at)
-       values ($1, $2, $3::jsonb, now() + make_interval(secs => $4))
-       on conflict (workflow_id) do nothing`,
-    ),
-    [start.kind, start.workflowId, JSON.stringify(start.args), API_ATTEMPT_GRACE_SECONDS],
-  );
+  await sql.exec(ENQUEUE, [start.kind, start.workflowId, JSON.stringify(start.args), API_ATTEMPT_GRACE_SECONDS]);
 }
 
 // The API's attempt skips a row the relay holds (it is starting it right now): never waits on its lock.
-const UNLOCKED = `id = (select id from workflow_starts where workflow_id = ? and started_at is null for update skip locked)`;
+const UNLOCKED = `id = (select id from workflow_starts where workflow_id = $1 and started_at is null for update skip locked)`;
+
+const MARK_STARTED = query(
+  'workflow-starts.mark-started',
+  `update workflow_starts set started_at = now(), attempts = attempts + 1, last_error = null where ${UNLOCKED}`,
+);
 
 /** The request's own start was taken. */
-export async function markStarted(em: EntityManager, workflowId: string): Promise<void> {
-  await em.execute(`update workflow_starts set started_at = now(), attempts = attempts + 1, last_error = null where ${UNLOCKED}`, [
-    workflowId,
-  ]);
+export async function markStarted(sql: Sql, workflowId: string): Promise<void> {
+  await sql.exec(MARK_STARTED, [workflowId]);
 }
+
+const FAILED_ATTEMPT = query(
+  'workflow-starts.failed-attempt',
+  `update workflow_starts set attempts = attempts + 1, last_error = $2, next_attempt_at = now() where ${UNLOCKED}`,
+);
 
 /** The request's own start failed: the relay takes it from now on, at once. */
-export async function recordFailedAttempt(em: EntityManager, workflowId: string, error: string): Promise<void> {
-  await em.execute(`update workflow_starts set attempts = attempts + 1, last_error = ?, next_attempt_at = now() where ${UNLOCKED}`, [
-    error,
-    workflowId,
-  ]);
+export async function recordFailedAttempt(sql: Sql, workflowId: string, error: string): Promise<void> {
+  await sql.exec(FAILED_ATTEMPT, [workflowId, error]);
 }
 
-// --- The relay's side (a pg client in its claiming transaction) ---------------------------------
+// --- The relay's side (its claiming transaction) ------------------------------------------------
 
 export interface ClaimedStart {
   id: string;
   kind: StartKind;
-  workflow_id: string;
+  workflowId: string;
   args: Record<string, unknown>;
   /** Milliseconds since the rows committed. */
-  age_ms: number;
+  ageMs: number;
 }
 
-const CLAIM = `select id, kind, workflow_id, args, (extract(epoch from now() - created_at) * 1000)::float8 as age_ms
+const CLAIM = `select id, kind, workflow_id as "workflowId", args, (extract(epoch from now() - created_at) * 1000)::float8 as "ageMs"
   from workflow_starts where started_at is null and next_attempt_at <= now()
  order by next_attempt_at, id limit $1
  for update skip locked`;
-const NEXT_DUE = `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as due_in_ms
+const NEXT_DUE = `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
   from workflow_starts where started_at is null`;
-const STARTED = `update workflow_starts set started_at = now(), attempts = attempts + 1, last_error = null where id = any($1::bigint[])`;
 // Each failed start waits base x 2^attempts (capped) before it is claimed again.
 const FAILED = `update workflow_starts w set attempts = w.attempts + 1, last_error = f.error,
     next_attempt_at = now() + make_interval(secs => least($3::float8, $4::float8 * power(2, w.attempts)))
@@ -83,6 +84,11 @@ export const STARTS_STATEMENTS: QueueStatements = {
   recovered: RECOVERED,
 };
 
-export async function markClaimedStarted(client: PoolClient, rows: ClaimedStart[]): Promise<void> {
-  await client.query({ name: 'workflow-starts-started', text: STARTED, values: [rows.map((r) => r.id)] });
+const STARTED = query(
+  'workflow-starts.started',
+  `update workflow_starts set started_at = now(), attempts = attempts + 1, last_error = null where id = any($1::bigint[])`,
+);
+
+export async function markClaimedStarted(sql: Sql, rows: ClaimedStart[]): Promise<void> {
+  await sql.exec(STARTED, [rows.map((r) => r.id)]);
 }

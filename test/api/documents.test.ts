@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from '@mikro-orm/postgresql';
 import request from 'supertest';
 import { createSessionCache } from '../../src/auth/session-cache';
 import { createSessionService } from '../../src/auth/sessions';
@@ -342,7 +341,7 @@ describe('contract payment receipt (contract_payment)', () => {
 
   it('renders every figure in halalas as SAR, with the company and contract, never reading the proof bytes', async () => {
     await saveSettings(FULL_SETTINGS);
-    const execute = jest.spyOn(EntityManager.prototype, 'execute');
+    const execute = jest.spyOn(t.db.pool, 'query');
     try {
       const text = await pdfText(expectPdf(await get(path(), companyAdmin.token), filename()));
       expectReceiptFrame(text);
@@ -459,7 +458,7 @@ describe('a renderer that fails', () => {
     const routes = createRouteTestApp(t, {
       logger,
       sessions,
-      register: (api) => documentRoutes(api, { orm: t.db.orm, pool: t.db.pool, logger, types: { ...documentTypes, payment: failing } }),
+      register: (api) => documentRoutes(api, { db: t.db.sql, logger, types: { ...documentTypes, payment: failing } }),
     });
     try {
       const res = await request(routes.app)

@@ -82,7 +82,7 @@ it('answers 503 and keeps nothing when the hand-off passes its deadline; the red
   const hanging: StoreOrderReconciliation = { enqueue: () => new Promise(() => undefined) };
   const webhook = (reconciliation: StoreOrderReconciliation, handoffDeadlineMs: number) =>
     createEsimProviderWebhook({
-      orm: w.t.db.orm,
+      db: w.t.db.sql,
       logger: createLogger('silent'),
       publicKey: w.t.config.ESIM_PROVIDER_PUBLIC_KEY,
       merchantId: w.t.config.ESIM_PROVIDER_MERCHANT_ID,

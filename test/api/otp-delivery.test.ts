@@ -62,7 +62,7 @@ beforeAll(async () => {
   app = createApp({ config: config(), orm: db.orm, pool: db.pool, logger, messages, undeliveredMessages: undelivered });
   const cipher = createPersonalDataCipher(config().DATA_ENCRYPTION_KEY, config().DATA_HASH_KEY);
   relay = createMessageRelay({
-    pool: db.pool,
+    db: db.sql,
     sender: messages,
     cipher,
     undelivered,

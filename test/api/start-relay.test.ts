@@ -52,7 +52,7 @@ const starters = (): WorkflowStarters =>
 
 function relay(opts: Partial<StartRelayOptions> = {}): StartRelay {
   const r = createStartRelay({
-    pool: t.db.pool,
+    db: t.db.sql,
     starters: starters(),
     logger: createLogger('info', { write: (line: string) => void logLines.push(line) }),
     batchSize: 50,

@@ -42,7 +42,7 @@ const LONG_BACKOFF = { baseBackoffMs: 60_000, maxBackoffMs: 120_000 };
 
 function relayFor(temporal: ReturnType<typeof fakePaymentWorkflows>, opts: Partial<InboxRelayOptions> = {}): InboxRelay {
   const relay = createInboxRelay({
-    pool: w.t.db.pool,
+    db: w.t.db.sql,
     workflows: temporal.workflows,
     logger: createLogger('info', { write: (line: string) => void logLines.push(line) }),
     batchSize: 50,

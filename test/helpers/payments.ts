@@ -68,7 +68,7 @@ export async function createPaymentsTestApp(
   const cache = createSessionCache({ pool: t.db.pool, ttlMs: 0 });
   const sessions = createSessionService({ db: t.db.sql, clock: t.clock, config: t.config, cache });
   const payments = createPaymentService({
-    orm: t.db.orm,
+    db: t.db.sql,
     provider: opts.provider ?? createPaymentProvider(t.config),
     paymentWorkflows: temporal.paymentWorkflows,
     activationWorkflows: temporal.activationWorkflows,

@@ -114,8 +114,7 @@ export async function createWebhookTestApp(
     sessions,
     register: (api) =>
       webhookRoutes(api, {
-        orm: t.db.orm,
-        pool: t.db.pool,
+        db: t.db.sql,
         logger,
         clock: t.clock,
         config: t.config,

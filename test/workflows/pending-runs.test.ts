@@ -74,7 +74,7 @@ afterAll(async () => {
 async function relayStarts() {
   const real = ports(t.config);
   const relay = createStartRelay({
-    pool: t.db.pool,
+    db: t.db.sql,
     starters: workflowStarters({
       activation: activationStarter({ orm: t.db.orm, workflows: real.activations, config: t.config }),
       companies: real.companies,

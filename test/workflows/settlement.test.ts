@@ -79,7 +79,7 @@ beforeEach(async () => {
   payments = createPaymentWorkflows(env.client, config);
   activations = createActivationWorkflows(env.client, config);
   relay = createInboxRelay({
-    pool: w.t.db.pool,
+    db: w.t.db.sql,
     workflows: payments,
     logger: createLogger('warn'),
     batchSize: 50,
@@ -99,7 +99,7 @@ beforeEach(async () => {
         cipher: createPersonalDataCipher(w.t.config.DATA_ENCRYPTION_KEY, w.t.config.DATA_HASH_KEY),
         messages: createMemoryMessageSender(),
       }),
-      ...createPaymentActivities({ orm: w.t.db.orm, paymentProvider: processor.provider }),
+      ...createPaymentActivities({ db: w.t.db.sql, paymentProvider: processor.provider }),
     },
   });
   running = worker.run();

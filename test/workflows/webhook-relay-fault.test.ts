@@ -75,7 +75,7 @@ beforeAll(async () => {
   relayConnection = Connection.lazy({ address: `127.0.0.1:${port}` });
   const relayClient = new Client({ connection: relayConnection, dataConverter: testDataConverter });
   relay = createInboxRelay({
-    pool: w.t.db.pool,
+    db: w.t.db.sql,
     workflows: createPaymentWorkflows(relayClient, config),
     logger: createLogger('silent'),
     batchSize: 50,

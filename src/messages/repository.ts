@@ -1,0 +1,92 @@
+// The message outbox (table message_outbox): one-time-code messages a provider did not take within
+// their request. The message is stored encrypted and dropped once sent (the row goes) or given up
+// (status `failed`, the column emptied). Time is the database's (now()): the API that wrote a row and
+// the relay that claims it may run on different hosts.
+import { query, type Sql } from '../db/sql';
+import type { MessageFailureReason } from '../entities/message-outbox';
+import type { Channel, OutgoingMessage } from '../providers/messages';
+import type { QueueStatements } from '../relay/statements';
+
+/** NOTIFY channel of new rows (a trigger on message_outbox): the relay LISTENs. */
+export const OUTBOX_CHANNEL = 'message_outbox';
+
+export interface HandOver {
+  message: Pick<OutgoingMessage, 'channel' | 'purpose'>;
+  /** The whole message (recipient, text, code), encrypted with the personal-data cipher. */
+  payloadEncrypted: string;
+  /** How long the message is worth delivering (what is left of its code's life). */
+  expiresInMs: number;
+  /** Attempts the request made, and the last one's error. */
+  attempts: number;
+  lastError: string;
+}
+
+const HAND_OVER = query(
+  'messages.hand-over',
+  `insert into message_outbox (channel, purpose, payload_encrypted, attempts, last_error, next_attempt_at, expires_at)
+   values ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6::float8))`,
+);
+
+/** Keeps a message for the relay, due at once. */
+export async function handOver(sql: Sql, h: HandOver): Promise<void> {
+  await sql.exec(HAND_OVER, [h.message.channel, h.message.purpose, h.payloadEncrypted, h.attempts, h.lastError, h.expiresInMs / 1000]);
+}
+
+const REFUSED = query(
+  'messages.refused',
+  `insert into message_outbox (channel, purpose, status, failure_reason, attempts, last_error, next_attempt_at, expires_at, failed_at)
+   values ($1, $2, 'failed', 'refused', 1, $3, now(), now(), now())`,
+);
+
+/** A message the request gave up at once (the provider refused it for good): counted, never kept. */
+export async function recordRefused(sql: Sql, message: Pick<OutgoingMessage, 'channel' | 'purpose'>, error: string): Promise<void> {
+  await sql.exec(REFUSED, [message.channel, message.purpose, error]);
+}
+
+// --- The relay's side (its claiming transaction) ------------------------------------------------
+
+export interface ClaimedMessage {
+  id: string;
+  channel: Channel;
+  purpose: string;
+  payloadEncrypted: string;
+  /** Its code has expired: give it up without trying. */
+  expired: boolean;
+}
+
+const CLAIM = `select id, channel, purpose, payload_encrypted as "payloadEncrypted", expires_at <= now() as expired
+  from message_outbox where status = 'pending' and next_attempt_at <= now()
+ order by next_attempt_at, id limit $1
+ for update skip locked`;
+const NEXT_DUE = `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
+  from message_outbox where status = 'pending'`;
+// Each failed message waits base x 2^attempts (capped), never past its expiry (then it is given up).
+const FAILED = `update message_outbox m set attempts = m.attempts + 1, last_error = f.error,
+    next_attempt_at = least(m.expires_at, now() + make_interval(secs => least($3::float8, $4::float8 * power(2, m.attempts))))
+  from unnest($1::bigint[], $2::text[]) as f(id, error) where m.id = f.id`;
+// The provider answers again: what waited on it is due now.
+const RECOVERED = `update message_outbox set next_attempt_at = now() where status = 'pending' and next_attempt_at > now()`;
+
+/** The relay loop's statements on message_outbox (src/relay/statements.ts). */
+export const OUTBOX_STATEMENTS: QueueStatements = {
+  name: 'messages.outbox',
+  claim: CLAIM,
+  nextDue: NEXT_DUE,
+  failed: FAILED,
+  recovered: RECOVERED,
+};
+
+const SENT = query('messages.outbox-sent', `delete from message_outbox where id = any($1::bigint[])`);
+const GIVEN_UP = query(
+  'messages.outbox-given-up',
+  `update message_outbox set status = 'failed', failure_reason = $2, payload_encrypted = null, failed_at = now()
+    where id = any($1::bigint[])`,
+);
+
+export async function dropSent(sql: Sql, rows: ClaimedMessage[]): Promise<void> {
+  await sql.exec(SENT, [rows.map((r) => r.id)]);
+}
+
+export async function giveUp(sql: Sql, rows: ClaimedMessage[], reason: MessageFailureReason): Promise<void> {
+  await sql.exec(GIVEN_UP, [rows.map((r) => r.id), reason]);
+}
