@@ -47,7 +47,7 @@ import { createCompanyService } from './companies/service';
 import { createContractPayments } from './contracts/payments';
 import { contractAdminRoutes, contractPortalRoutes } from './contracts/routes';
 import { createContractReads } from './contracts/service';
-import { createGuards, staffAccessFromPool } from './http/guards';
+import { createGuards, staffAccessOf } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
 import { securityHeaders } from './http/security-headers';
@@ -215,12 +215,12 @@ export function createApp(deps: AppDeps): Express {
   });
   const guards = createGuards({
     sessions,
-    staffAccess: staffAccessFromPool(pool),
+    staffAccess: staffAccessOf(db),
     membership: membershipFromPool(pool),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
-  healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
+  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
   webhookRoutes(api, { orm, pool, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
@@ -229,7 +229,7 @@ export function createApp(deps: AppDeps): Express {
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ orm, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ orm, clock }) });
-  auditRoutes(api, { reads: createAuditReads(orm) });
+  auditRoutes(api, { reads: createAuditReads(db) });
   adminUserRoutes(api, {
     users: createAdminUsers({ orm, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
@@ -249,7 +249,7 @@ export function createApp(deps: AppDeps): Express {
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
-  adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
+  adminLinkRoutes(api, { reads: createAdminLinkReads({ db, cipher, clock }) });
   billingRoutes(api, { billing: createBillingService({ orm, clock }) });
   const quotes = createQuoteService({ orm, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });

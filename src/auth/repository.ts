@@ -1,4 +1,4 @@
-import type { ClientType, OtpPurpose, UserRow } from '../entities';
+import type { AppRole, ClientType, OtpPurpose, UserRow } from '../entities';
 import { query, type Sql } from '../db/sql';
 
 /**
@@ -55,6 +55,20 @@ export async function touchUser(sql: Sql, id: string, now: Date): Promise<void> 
 /** Registration completed: the first sign-in (verify-otp or an invitation link). Later sign-ins keep the first instant. */
 export async function markVerified(sql: Sql, id: string, now: Date): Promise<void> {
   await sql.exec(query('auth.mark-verified', 'update users set verified_at = coalesce(verified_at, $2) where id = $1'), [id, now]);
+}
+
+const STAFF_ACCESS = query(
+  'auth.staff-access',
+  `select app_role as "appRole", managed_areas as "managedAreas", managed_areas_write as "managedAreasWrite"
+     from users where id = $1 and is_active`,
+);
+
+/** An active user's role and portal areas, as the staff guard reads them on every request (src/http/guards.ts). */
+export async function findStaffAccess(
+  sql: Sql,
+  userId: string,
+): Promise<{ appRole: AppRole; managedAreas: string[] | null; managedAreasWrite: string[] | null } | undefined> {
+  return sql.one(STAFF_ACCESS, [userId]);
 }
 
 // --- Identifiers (the rules are identifiers.ts's) -------------------------------------------------

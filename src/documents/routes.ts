@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { membershipFromPool } from '../companies/membership';
 import { AppError } from '../http/errors';
 import { isUuid, PathId } from '../http/fields';
-import { guard, staffAccessFromPool } from '../http/guards';
+import { guard, staffAccessOf } from '../http/guards';
+import { createDb } from '../db/sql';
 import { file, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import { readOrganizationSettings } from '../settings/organization';
@@ -23,7 +24,7 @@ export const PDF = 'application/pdf';
 /** GET /documents/:type/:entityId.pdf: generated documents (consumer spec "PDF documents", b2b spec "Admin: settings"). */
 export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
   const types = deps.types ?? documentTypes;
-  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.pool), membership: membershipFromPool(deps.pool) };
+  const access: DocumentAccess = { staffAccess: staffAccessOf(createDb(deps.pool)), membership: membershipFromPool(deps.pool) };
 
   api.define(
     {
