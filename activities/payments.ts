@@ -7,6 +7,7 @@ import { completePayment, failPayment, lockOrderForSettlement } from '../src/pay
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent, type PaymentRow, type StoredPayment } from '../src/payments/verify';
 import { flagRefund, PAID_AFTER_ORDER_CANCELLED, writeReconciliationRecord } from '../src/reconciliation/records';
 import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
+import { sqlOf } from '../src/db/transition';
 
 export interface PaymentActivityDeps {
   orm: MikroORM;
@@ -87,7 +88,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       if (settled.orderStatus === 'cancelled') {
         // The order was cancelled (its activation ended) before this success: the money was taken for
         // nothing. The order stays cancelled, the activation is not woken, support refunds it.
-        const flagged = await flagRefund(tx, { paymentId, reason: PAID_AFTER_ORDER_CANCELLED, now });
+        const flagged = await flagRefund(sqlOf(tx), { paymentId, reason: PAID_AFTER_ORDER_CANCELLED, now });
         if (flagged) log.warn('payment succeeded after its order was cancelled: refund it', { ...flagged, source });
         return { status: 'completed', activationId: null, signalActivation: false };
       }
@@ -109,7 +110,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
     const [activation] = await tx.execute<{ id: string }[]>('select id from activations where order_id = ? order by created_at limit 1', [
       orderId,
     ]);
-    await writeReconciliationRecord(tx, {
+    await writeReconciliationRecord(sqlOf(tx), {
       code: DUPLICATE_CHARGE,
       key: `duplicate:${paymentId}`,
       paymentId,

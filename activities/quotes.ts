@@ -241,7 +241,7 @@ export function createQuoteActions(deps: QuoteActivityDeps) {
 
     /** The chain's tip as stored (null: no such chain). */
     tip(chainRootId: string): Promise<QuoteTip | null> {
-      return readQuoteTip(em(), chainRootId);
+      return readQuoteTip(sqlOf(em()), chainRootId);
     },
   };
 

@@ -685,7 +685,7 @@ async function workerChild(): Promise<void> {
     orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
     const logger = pino({ name: 'bench-worker', level: 'warn' });
     running = await startWorker({
-      activityDeps: buildActivityDeps(config, orm),
+      activityDeps: buildActivityDeps(config, { orm, pool: await nativePool(orm) }),
       dataConverter: dataConverterFromConfig(config),
       address: config.TEMPORAL_ADDRESS,
       taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -176,7 +176,7 @@ export function createApp(deps: AppDeps): Express {
     cipher,
     clock,
     sessions,
-    lookups: createMagicLinkLookups(orm),
+    lookups: createMagicLinkLookups(db),
     missingConsents: accounts.missingConsents,
     assertDeviceAllowed,
   });
@@ -187,12 +187,12 @@ export function createApp(deps: AppDeps): Express {
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
     orm,
-    starters: workflowStarters({ activation: activationStarter({ orm, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    starters: workflowStarters({ activation: activationStarter({ db, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
     logger: deps.logger,
   });
-  const creation = createActivationCreation({ orm, operators, starts, config, clock });
-  const identity = createActivationIdentity({ orm, workflows });
-  const reads = createActivationReads({ orm, cipher, operators, config, pool });
+  const creation = createActivationCreation({ db, operators, starts, config, clock });
+  const identity = createActivationIdentity({ db, workflows });
+  const reads = createActivationReads({ db, cipher, operators, config });
   const payments = createPaymentService({
     orm,
     provider: deps.paymentProvider ?? createPaymentProvider(config),

@@ -5,6 +5,7 @@
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/database';
+import { createDb } from './db/sql';
 import { createLogger } from './http/logger';
 import { createProviders } from './providers';
 import { createActivationWorkflows } from './temporal/activations';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
-    quoteRuns: createQuoteRuns(temporal.client, config, { orm: db.orm }),
+    quoteRuns: createQuoteRuns(temporal.client, config, { db: createDb(db.pool) }),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');

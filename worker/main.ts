@@ -9,9 +9,11 @@ import pino from 'pino';
 import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/database';
+import { createDb } from '../src/db/sql';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { connectTemporal } from '../src/temporal/connection';
 import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
@@ -141,10 +143,15 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
  * The real dependencies of the activities: Postgres, and the operator plugins, identity provider and
  * message sender chosen by configuration (src/providers). Without a logger: the redacting one.
  */
-export function buildActivityDeps(config: Config, orm: MikroORM, logger: pino.Logger = createLogger(config.LOG_LEVEL)): ActivityDeps {
+export function buildActivityDeps(
+  config: Config,
+  database: { orm: MikroORM; pool: Pool },
+  logger: pino.Logger = createLogger(config.LOG_LEVEL),
+): ActivityDeps {
   const { operators, identity, messages } = createProviders(config, logger);
   return {
-    orm,
+    orm: database.orm,
+    db: createDb(database.pool),
     operators,
     identity,
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
@@ -216,7 +223,7 @@ export async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const db = await openDatabase(config, { migrate: false });
-  const activityDeps = buildActivityDeps(config, db.orm, logger);
+  const activityDeps = buildActivityDeps(config, db, logger);
   const running = await startWorker({
     activityDeps,
     dataConverter: dataConverterFromConfig(config),
@@ -234,7 +241,7 @@ export async function main(): Promise<void> {
   // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
   const relays = [
     startInboxRelay(config, { pool: db.pool, logger }),
-    startStartRelay(config, { pool: db.pool, orm: db.orm, logger }),
+    startStartRelay(config, { pool: db.pool, logger }),
     startMessageRelay(config, {
       pool: db.pool,
       sender: activityDeps.messages,

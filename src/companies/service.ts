@@ -64,7 +64,7 @@ export function createCompanyService(deps: CompanyServiceDeps) {
       const now = clock();
       const inserted = await insertNewCompany(em, id, input, now);
       await insertMembership(em, id, userId, 'admin', now);
-      await enqueueStart(em, pendingStart.company(id));
+      await enqueueStart(sqlOf(em), pendingStart.company(id));
       return inserted;
     });
     await deps.starts.launch(pendingStart.company(id));

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
+import { sqlOf } from '../db/transition';
 import type { PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
@@ -26,8 +28,8 @@ export async function balanceOf(em: EntityManager, companyId: string, now: Date)
   const contract = await findContract(em, { companyId });
   if (!contract) return zeros(await pickedMode(em, companyId));
   if (contract.payment_mode !== 'flexible') return zeros(contract.payment_mode);
-  const funded = await paidHalalas(em, contract.id);
-  const drawn = await drawnHalalas(em, companyId);
+  const funded = await paidHalalas(sqlOf(em), contract.id);
+  const drawn = await drawnHalalas(sqlOf(em), companyId);
   const committed = await committedHalalas(em, companyId, now);
   return {
     paymentMode: 'flexible',
@@ -55,12 +57,15 @@ export const LIVE_CHARGE = (order: string) =>
    and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
 
 /** Σ order totals of the live charges: numeric SAR summed exactly, then whole halalas (also the company activation gate). */
-export async function drawnHalalas(em: EntityManager, companyId: string): Promise<number> {
-  const [row] = await em.execute<{ drawn: string | number }[]>(
-    `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = ? and ${LIVE_CHARGE('o')}`,
+export async function drawnHalalas(sql: Sql, companyId: string): Promise<number> {
+  const row = await sql.one<{ drawn: string }>(
+    query(
+      'contracts.drawn',
+      `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = $1 and ${LIVE_CHARGE('o')}`,
+    ),
     [companyId],
   );
-  return Number(row.drawn);
+  return Number(row!.drawn);
 }
 
 /** One roster person counts once, however many links they hold; the price is the mint-time snapshot. */

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import type { ContractPaymentMethod } from '../entities';
 import { isUuid } from '../http/fields';
 import { sarOf } from '../lib/halalas';
@@ -50,12 +51,12 @@ export async function findPaymentByKey(em: EntityManager, contractId: string, ke
 }
 
 /** Σ payments recorded on a contract, in halalas. */
-export async function paidHalalas(em: EntityManager, contractId: string): Promise<number> {
-  const [row] = await em.execute<{ paid: string | number }[]>(
-    'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = ?',
+export async function paidHalalas(sql: Sql, contractId: string): Promise<number> {
+  const row = await sql.one<{ paid: string }>(
+    query('contract-payments.paid', 'select coalesce(sum(amount_halalas), 0) as paid from contract_payments where contract_id = $1'),
     [contractId],
   );
-  return Number(row.paid);
+  return Number(row!.paid);
 }
 
 export interface NewPayment {

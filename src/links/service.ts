@@ -176,7 +176,9 @@ export function createLinks(deps: LinksDeps) {
   async function flexibleDecider(em: EntityManager, contractId: string, companyId: string, defaultPackage: string | undefined, now: Date) {
     // The balance's own figures (balance.ts), in halalas: funded − drawn − committed.
     let available =
-      (await paidHalalas(em, contractId)) - (await drawnHalalas(em, companyId)) - (await committedHalalas(em, companyId, now));
+      (await paidHalalas(sqlOf(em), contractId)) -
+      (await drawnHalalas(sqlOf(em), companyId)) -
+      (await committedHalalas(em, companyId, now));
     const wanted = defaultPackage?.toLowerCase();
     const ownPackages = (
       await em.execute<{ package_id: string }[]>(

@@ -1,6 +1,7 @@
 import type { PaymentStatus } from '../entities/payment';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { writeReconciliationRecord } from '../reconciliation/records';
+import { sqlOf } from '../db/transition';
 import { toMinorUnits } from './money';
 import { failPayment } from './settle';
 
@@ -149,7 +150,7 @@ export async function recordMismatch(em: EntityManager, record: MismatchRecord):
          from payments p where p.id = ?`,
       [record.paymentId],
     );
-    await writeReconciliationRecord(tx, {
+    await writeReconciliationRecord(sqlOf(tx), {
       code: AMOUNT_MISMATCH,
       key: `mismatch:${record.eventId}`,
       paymentId: record.paymentId,

@@ -23,6 +23,7 @@ import { catalogEntryView, chainViews, detailView, type CatalogEntryView, type Q
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
 import { enqueueStart } from '../workflow-starts/repository';
+import { sqlOf } from '../db/transition';
 
 export interface QuoteServiceDeps {
   orm: MikroORM;
@@ -76,7 +77,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     await em.transactional(async (tx) => {
       await insertDraft(tx, { id, companyId, createdBy: actor.userId, needs: needsColumns(input.needs), now: clock() });
       await insertItems(tx, id, input.items);
-      await enqueueStart(tx, start);
+      await enqueueStart(sqlOf(tx), start);
     });
     await deps.starts.launch(start);
     return readDetail(orm.em.fork(), id, {});

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { query, type Sql } from '../db/sql';
 import type { ReconciliationCode } from '../http/error-codes';
 
 /**
@@ -22,10 +22,13 @@ export interface ReconciliationEntry {
 }
 
 /** Inserts the record unless one with its key exists; true when this call wrote it. */
-export async function writeReconciliationRecord(em: EntityManager, entry: ReconciliationEntry): Promise<boolean> {
-  const inserted = await em.execute<{ id: string }[]>(
-    `insert into reconciliation_records (code, dedupe_key, payment_id, order_id, activation_id, reason, detail, created_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, ?) on conflict (dedupe_key) do nothing returning id`,
+export async function writeReconciliationRecord(sql: Sql, entry: ReconciliationEntry): Promise<boolean> {
+  const inserted = await sql.rows<{ id: string }>(
+    query(
+      'reconciliation.write',
+      `insert into reconciliation_records (code, dedupe_key, payment_id, order_id, activation_id, reason, detail, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) on conflict (dedupe_key) do nothing returning id`,
+    ),
     [
       entry.code,
       entry.key,
@@ -64,22 +67,23 @@ export interface RefundFlag {
  * cancelled. One record per payment; null when it was flagged already, does not exist, or is a corporate payment.
  */
 export async function flagRefund(
-  em: EntityManager,
+  sql: Sql,
   input: { paymentId: string; activationId?: string | null; reason: string; now: Date },
 ): Promise<RefundFlag | null> {
-  const [payment] = await em.execute<
-    {
-      order_id: string;
-      amount: string;
-      currency: string;
-      provider: string;
-      gateway_transaction_id: string | null;
-      activation_id: string | null;
-    }[]
-  >(
-    `select p.order_id, p.amount, p.currency, p.provider, p.gateway_transaction_id,
-            (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
-       from payments p where p.id = ? and p.provider <> 'company'`,
+  const payment = await sql.one<{
+    order_id: string;
+    amount: string;
+    currency: string;
+    provider: string;
+    gateway_transaction_id: string | null;
+    activation_id: string | null;
+  }>(
+    query(
+      'reconciliation.refundable-payment',
+      `select p.order_id, p.amount, p.currency, p.provider, p.gateway_transaction_id,
+              (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as activation_id
+         from payments p where p.id = $1 and p.provider <> 'company'`,
+    ),
     [input.paymentId],
   );
   // A company seat's corporate payment (provider `company`) moved no money: its ended activation is no
@@ -96,7 +100,7 @@ export async function flagRefund(
     provider: payment.provider,
     gatewayTransactionId: payment.gateway_transaction_id,
   };
-  const written = await writeReconciliationRecord(em, {
+  const written = await writeReconciliationRecord(sql, {
     code: REFUND_REQUIRED,
     key: `refund:${input.paymentId}`,
     paymentId: flag.paymentId,

@@ -2,11 +2,11 @@
 // Temporal answers. It runs in the worker process beside the webhook inbox relay, on the same relay
 // loop (src/relay/loop.ts), and reads only Postgres to know what to start: a Temporal outage stops
 // nothing but the starts themselves, which it retries with backoff.
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { activationStarter } from '../activations/start';
 import type { Config } from '../config';
+import { createDb } from '../db/sql';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { createActivationWorkflows, type ActivationWorkflowConfig } from '../temporal/activations';
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
@@ -85,15 +85,16 @@ export type StartRelayConfig = ActivationWorkflowConfig &
   >;
 
 /** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
-export function startStartRelay(config: StartRelayConfig, deps: { pool: Pool; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
+export function startStartRelay(config: StartRelayConfig, deps: { pool: Pool; logger: Logger }): { stop(): Promise<void> } {
   const logger = deps.logger.child({ component: 'start-relay' });
+  const db = createDb(deps.pool);
   const running = runOnOwnClient(config, (client) =>
     createStartRelay({
       pool: deps.pool,
       starters: workflowStarters({
-        activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(client, config), config }),
+        activation: activationStarter({ db, workflows: createActivationWorkflows(client, config), config }),
         companies: createCompanyRuns(client, config, { logger }),
-        quotes: createQuoteRuns(client, config, { orm: deps.orm }),
+        quotes: createQuoteRuns(client, config, { db }),
       }),
       logger,
       batchSize: config.START_RELAY_BATCH_SIZE,

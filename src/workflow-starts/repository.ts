@@ -4,6 +4,7 @@
 // different hosts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PoolClient } from 'pg';
+import { query, type Sql } from '../db/sql';
 import type { QueueStatements } from '../relay/statements';
 import type { PendingStart, StartKind } from './kinds';
 
@@ -18,11 +19,14 @@ export const STARTS_CHANNEL = 'workflow_starts';
 export const API_ATTEMPT_GRACE_SECONDS = 10;
 
 /** Writes the start in the caller's transaction; a second write for the same run changes nothing. */
-export async function enqueueStart(em: EntityManager, start: PendingStart): Promise<void> {
-  await em.execute(
-    `insert into workflow_starts (kind, workflow_id, args, next_attempt_at)
-     values (?, ?, ?::jsonb, now() + make_interval(secs => ?))
-     on conflict (workflow_id) do nothing`,
+export async function enqueueStart(sql: Sql, start: PendingStart): Promise<void> {
+  await sql.exec(
+    query(
+      'workflow-starts.enqueue',
+      `insert into workflow_starts (kind, workflow_id, args, next_attempt_at)
+       values ($1, $2, $3::jsonb, now() + make_interval(secs => $4))
+       on conflict (workflow_id) do nothing`,
+    ),
     [start.kind, start.workflowId, JSON.stringify(start.args), API_ATTEMPT_GRACE_SECONDS],
   );
 }

@@ -32,8 +32,8 @@ async function record(code: 'PAYMENT_REFUND_REQUIRED' | 'PAYMENT_DUPLICATE_CHARG
   const paymentId = randomUUID();
   const orderId = randomUUID();
   const activationId = randomUUID();
-  await t.db.orm.em.fork().transactional((em) =>
-    writeReconciliationRecord(em, {
+  await t.db.sql.transaction((tx) =>
+    writeReconciliationRecord(tx, {
       code,
       key: `test:${paymentId}`,
       paymentId,

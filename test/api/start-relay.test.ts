@@ -45,7 +45,7 @@ quotes.start = (input) => take(`quote:${input.chainRootId}`);
 /** The worker's starters (src/workflow-starts/relay.ts), on the fakes. */
 const starters = (): WorkflowStarters =>
   workflowStarters({
-    activation: activationStarter({ orm: t.db.orm, workflows: activations.workflows, config: t.config }),
+    activation: activationStarter({ db: t.db.sql, workflows: activations.workflows, config: t.config }),
     companies,
     quotes,
   });
@@ -114,7 +114,7 @@ describe('starting what is pending', () => {
 
   it('leaves a new start to the request that wrote it for a few seconds', async () => {
     temporal.away = false;
-    await t.db.orm.em.fork().transactional((em) => enqueueStart(em, pendingStart.company(randomUUID())));
+    await t.db.sql.transaction((tx) => enqueueStart(tx, pendingStart.company(randomUUID())));
     const r = relay();
     expect(await r.relayOnce()).toMatchObject({ claimed: 0, nextDueInMs: expect.any(Number) as number });
     expect(temporal.started).toEqual([]);
@@ -122,8 +122,8 @@ describe('starting what is pending', () => {
 
   it('two relays at once start each pending run exactly once', async () => {
     const ids = Array.from({ length: 24 }, () => randomUUID());
-    await t.db.orm.em.fork().transactional(async (em) => {
-      for (const id of ids) await enqueueStart(em, pendingStart.company(id));
+    await t.db.sql.transaction(async (tx) => {
+      for (const id of ids) await enqueueStart(tx, pendingStart.company(id));
     });
     await t.db.query(`update workflow_starts set next_attempt_at = now() where started_at is null`);
     temporal.away = false;

@@ -23,6 +23,7 @@ import { createApp } from '../../src/app';
 import { seedDemoCatalog } from '../../src/catalog/demo-seed';
 import { loadConfig, type Config } from '../../src/config';
 import { migrate, nativePool, openOrm } from '../../src/db/orm';
+import { createDb } from '../../src/db/sql';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows } from '../../src/temporal/activations';
@@ -183,7 +184,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const worker: RunningWorker = await startWorker({
       connection: nativeConnection,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: buildActivityDeps(config, orm),
+      activityDeps: buildActivityDeps(config, { orm, pool }),
       dataConverter,
       logger: workerLog,
     });
@@ -203,7 +204,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       paymentWorkflows: createPaymentWorkflows(client, config),
       // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
       companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
-      quoteRuns: createQuoteRuns(client, config, { orm }),
+      quoteRuns: createQuoteRuns(client, config, { db: createDb(pool) }),
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {

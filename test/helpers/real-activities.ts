@@ -8,15 +8,17 @@ import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
+import type { TestDatabase } from './db';
 
 /** Mock operators and payments, an identity provider that decides at the first poll, in-memory messages. */
 export function realActivities(
-  db: Pick<ActivityDeps, 'orm'>,
+  db: Pick<TestDatabase, 'orm' | 'sql'>,
   config: Pick<Config, 'DATA_ENCRYPTION_KEY' | 'DATA_HASH_KEY' | 'PUBLIC_BASE_URL'>,
   overrides: Partial<ActivityDeps> = {},
 ) {
   return createActivities({
     orm: db.orm,
+    db: db.sql,
     operators: new OperatorRegistry(mockOperators()),
     identity: createMockIdentityProvider({ delayMs: 0 }),
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
