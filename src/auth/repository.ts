@@ -52,6 +52,45 @@ export async function touchUser(sql: Sql, id: string, now: Date): Promise<void> 
   await sql.exec(query('auth.touch-user', 'update users set updated_at = $2 where id = $1'), [id, now]);
 }
 
+/** A user written whole, signed in before (`npm run create-user`): identifiers proven, role and areas as given. */
+export async function insertVerifiedUser(
+  sql: Sql,
+  user: Pick<
+    UserRow,
+    | 'name'
+    | 'appRole'
+    | 'identityType'
+    | 'phoneEncrypted'
+    | 'phoneHash'
+    | 'emailEncrypted'
+    | 'emailHash'
+    | 'managedAreas'
+    | 'managedAreasWrite'
+  > & { now: Date },
+): Promise<{ id: string }> {
+  const row = await sql.one<{ id: string }>(
+    query(
+      'auth.insert-verified-user',
+      `insert into users (name, app_role, identity_type, phone_encrypted, phone_hash, email_encrypted, email_hash,
+                          managed_areas, managed_areas_write, verified_at, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10) returning id`,
+    ),
+    [
+      user.name,
+      user.appRole,
+      user.identityType,
+      user.phoneEncrypted,
+      user.phoneHash,
+      user.emailEncrypted,
+      user.emailHash,
+      user.managedAreas,
+      user.managedAreasWrite,
+      user.now,
+    ],
+  );
+  return row!;
+}
+
 /** Registration completed: the first sign-in (verify-otp or an invitation link). Later sign-ins keep the first instant. */
 export async function markVerified(sql: Sql, id: string, now: Date): Promise<void> {
   await sql.exec(query('auth.mark-verified', 'update users set verified_at = coalesce(verified_at, $2) where id = $1'), [id, now]);

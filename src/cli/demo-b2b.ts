@@ -20,6 +20,7 @@ import type { RegisteredCompanyResponse } from '../companies/schemas';
 import type { ContractResponse } from '../contracts/schemas';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
+import { createDb } from '../db/sql';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import { createPersonalDataCipher } from '../lib/crypto';
 import type { SendLinksResponse } from '../links/schemas';
@@ -209,7 +210,7 @@ async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<st
   const db = await openDatabase(config, { migrate: false });
   try {
     const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-    await createUser(db.orm.em.fork(), cipher, { role: 'super_admin', name: 'Demo Ops', phone, 'identity-type': 'citizen' });
+    await createUser(createDb(db.pool), cipher, { role: 'super_admin', name: 'Demo Ops', phone, 'identity-type': 'citizen' });
   } finally {
     await db.close();
   }

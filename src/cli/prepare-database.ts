@@ -6,12 +6,13 @@
 import { loadConfig } from '../config';
 import { seedDemoCatalog } from '../catalog/demo-seed';
 import { openDatabase } from '../db/database';
+import { createDb } from '../db/sql';
 import { messageOf } from '../lib/errors';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config, { migrate: true });
-  await db.orm.em.fork().transactional((em) => seedDemoCatalog(em));
+  await createDb(db.pool).transaction((tx) => seedDemoCatalog(tx));
   await db.orm.close();
   console.log(`DATABASE_URL=${db.url}`);
   const stop = async () => {

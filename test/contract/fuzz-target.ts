@@ -170,8 +170,8 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const orm: MikroORM = await openOrm(database.value.url, 20);
     stops.add('orm', () => orm.close());
     await migrate(orm);
-    await orm.em.fork().transactional((em) => seedDemoCatalog(em));
     const pool: Pool = await nativePool(orm);
+    await createDb(pool).transaction((tx) => seedDemoCatalog(tx));
 
     const workerLog = pino({ name: 'worker', level: 'info' }, pino.destination({ dest: path.join(dir, 'worker.log'), sync: true }));
     const nativeConnection = await connectWithRetry(temporal.value.address, { timeoutMs: 30_000, logger: workerLog });

@@ -84,7 +84,7 @@ export async function seedIdentities(deps: {
   const user = await registerEndUser(deps.baseUrl, deps.messages, 'user');
   const peer = await registerEndUser(deps.baseUrl, deps.messages, 'peer');
   const cipher = createPersonalDataCipher(deps.config.DATA_ENCRYPTION_KEY, deps.config.DATA_HASH_KEY);
-  const admin = await createUser(deps.orm.em.fork(), cipher, {
+  const admin = await createUser(createDb(deps.pool), cipher, {
     role: 'super_admin',
     name: 'Fuzz super_admin',
     phone: PHONES.super_admin,
@@ -123,7 +123,7 @@ async function seedCompanyAdmin(deps: {
   superAdmin: Identity;
 }): Promise<Identity> {
   const sessions = createSessionService({ db: createDb(deps.pool), clock: () => new Date(), config: deps.config });
-  const admin = await createUser(deps.orm.em.fork(), deps.cipher, {
+  const admin = await createUser(createDb(deps.pool), deps.cipher, {
     role: 'b2b_admin',
     name: 'Fuzz company admin',
     phone: PHONES.company_admin,
