@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Db, Sql } from '../src/db/sql';
 import type { ActivationStatus, EsimProfile, IdentityStatus } from '../src/entities/activation';
 import type { IdentityType } from '../src/entities/user';
 import { IdentityInitiationError, type IdentityProvider } from '../src/identity/provider';
@@ -7,8 +7,8 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { parseActivationCode } from '../src/operators/esim-code';
 import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugin';
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
-import { handedOffOthers, lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, verifiedOthers, type SimHolder } from '../src/activations/sim-limit';
-import { sqlOf } from '../src/db/transition';
+import * as repo from '../src/activations/repository';
+import { lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, type SimHolder } from '../src/activations/sim-limit';
 import { flagRefund } from '../src/reconciliation/records';
 import {
   activationWorkflowId,
@@ -20,7 +20,7 @@ import {
 } from '../workflows/activation-contract';
 
 export interface ActivationActivityDeps {
-  orm: MikroORM;
+  db: Db;
   operators: OperatorRegistry;
   identity: IdentityProvider;
   cipher: PersonalDataCipher;
@@ -58,8 +58,8 @@ async function heartbeating<T>(work: Promise<T>): Promise<T> {
 const WITHIN_LIMIT: SimLimitVerdict = { withinLimit: true };
 
 /** Whose SIMs an activation counts against: its verified identity (its account only for a row without one). */
-const holderOf = (row: { user_id: string; id_number_hash: string | null }): SimHolder =>
-  row.id_number_hash ? { idNumberHash: row.id_number_hash } : { userId: row.user_id };
+const holderOf = (row: { userId: string; idNumberHash: string | null }): SimHolder =>
+  row.idNumberHash ? { idNumberHash: row.idNumberHash } : { userId: row.userId };
 const FINAL_STATUSES = new Set<ActivationStatus>(['activated', 'failed', 'cancelled']);
 
 /** How an activation ends without reaching `activated`. */
@@ -72,33 +72,17 @@ export interface EndActivation {
   unlessPaid?: boolean;
 }
 
-interface ActivationRow {
-  id: string;
-  iccid: string;
-  sim_type: 'physical' | 'esim';
-  status: ActivationStatus;
-  user_id: string;
-  order_id: string;
-  operator_slug: string;
-  esim_profile: EsimProfile | null;
-}
-
 /**
  * Activities of the activation workflow. Each writes Postgres in one statement
  * or transaction and is idempotent: re-running one after a crash changes
  * nothing twice. Provider refusals become non-retryable failures.
  */
 export function createActivationActivities(deps: ActivationActivityDeps) {
-  const { orm, operators, cipher } = deps;
+  const { db, operators, cipher } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const em = () => orm.em.fork();
 
-  async function load(activationId: string): Promise<ActivationRow> {
-    const [row] = await em().execute<ActivationRow[]>(
-      `select a.id, a.iccid, a.sim_type, a.status, a.user_id, a.order_id, a.esim_profile, o.slug as operator_slug
-         from activations a join operators o on o.id = a.operator_id where a.id = ?`,
-      [activationId],
-    );
+  async function load(activationId: string): Promise<repo.RunActivation> {
+    const row = await repo.findRunActivation(db, activationId);
     if (!row) throw ApplicationFailure.nonRetryable(`activation ${activationId} not found`, 'ActivationNotFound');
     return row;
   }
@@ -107,7 +91,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
    * An activation that already ended (failed over the SIM limit by a gate while a run recorded
    * before the gates heads for the handoff) is never handed to the operator.
    */
-  function refuseEnded(row: ActivationRow): void {
+  function refuseEnded(row: repo.RunActivation): void {
     if (row.status === 'failed' || row.status === 'cancelled') {
       throw ApplicationFailure.nonRetryable(`activation is ${row.status}`, OPERATOR_REJECTION);
     }
@@ -143,28 +127,21 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
         const message = err instanceof Error ? err.message : String(err);
         throw ApplicationFailure.nonRetryable(message, IDENTITY_PROVIDER_UNAVAILABLE);
       }
-      await em().execute(
-        `update activations set identity_ref = ?, identity_status = 'waiting', identity_verified_at = null, identity_type = ?,
-           id_number_encrypted = ?, id_number_hash = ?, updated_at = ? where id = ?`,
-        [
-          started.transId,
-          input.identityType,
-          cipher.encrypt(input.idNumber),
-          cipher.lookupHash(input.idNumber),
-          clock(),
-          input.activationId,
-        ],
-      );
+      await repo.recordIdentityStart(db, {
+        activationId: input.activationId,
+        transId: started.transId,
+        identityType: input.identityType,
+        idNumberEncrypted: cipher.encrypt(input.idNumber),
+        idNumberHash: cipher.lookupHash(input.idNumber),
+        now: clock(),
+      });
       return started;
     },
 
     /** The order row is the truth about payment; the signal is only the fast path. */
     async isOrderPaid(input: { activationId: string }): Promise<boolean> {
-      const [row] = await em().execute<{ status: string }[]>(
-        'select o.status from activations a join orders o on o.id = a.order_id where a.id = ?',
-        [input.activationId],
-      );
-      return row?.status === 'paid' || row?.status === 'completed';
+      const status = await repo.findOrderStatus(db, input.activationId);
+      return status === 'paid' || status === 'completed';
     },
 
     async pollIdentity(input: { transId: string }): Promise<IdentityStatus> {
@@ -178,22 +155,22 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
      * src/activations/sim-limit.ts), and over the limit this activation fails.
      */
     async recordIdentityStatus(input: { activationId: string; transId: string; identityStatus: IdentityStatus }): Promise<SimLimitVerdict> {
-      return em().transactional(async (tx) => {
+      return db.transaction(async (tx) => {
         const now = clock();
-        const [row] = await tx.execute<{ user_id: string; identity_type: IdentityType | null; id_number_hash: string | null }[]>(
-          'select user_id, identity_type, id_number_hash from activations where id = ? and identity_ref = ?',
-          [input.activationId, input.transId],
-        );
+        const row = await repo.findCurrentVerification(tx, input.activationId, input.transId);
         if (!row) return WITHIN_LIMIT; // superseded by a newer verification: nothing to write
         const holder = holderOf(row);
         if (input.identityStatus === 'completed') await lockHolder(tx, holder);
-        await tx.execute(
-          `update activations set identity_status = ?, identity_verified_at = ?, updated_at = ? where id = ? and identity_ref = ?`,
-          [input.identityStatus, input.identityStatus === 'completed' ? now : null, now, input.activationId, input.transId],
-        );
-        if (input.identityStatus !== 'completed' || !row.identity_type) return WITHIN_LIMIT;
-        await tx.execute('update users set identity_type = ?, updated_at = ? where id = ?', [row.identity_type, now, row.user_id]);
-        if ((await verifiedOthers(tx, holder, input.activationId)) < SIM_LIMITS[row.identity_type]) return WITHIN_LIMIT;
+        await repo.recordIdentityStatus(tx, {
+          activationId: input.activationId,
+          transId: input.transId,
+          identityStatus: input.identityStatus,
+          verifiedAt: input.identityStatus === 'completed' ? now : null,
+          now,
+        });
+        if (input.identityStatus !== 'completed' || !row.identityType) return WITHIN_LIMIT;
+        await repo.setPersonIdentityType(tx, row.userId, row.identityType, now);
+        if ((await repo.verifiedOthers(tx, holder, input.activationId)) < SIM_LIMITS[row.identityType]) return WITHIN_LIMIT;
         return refuseOverLimit(tx, input.activationId);
       });
     },
@@ -204,32 +181,19 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
      * `in_progress`. Idempotent: a retry after the move finds it done.
      */
     async startHandoff(input: { activationId: string }): Promise<SimLimitVerdict> {
-      return em().transactional(async (tx) => {
-        const [owner] = await tx.execute<{ user_id: string; id_number_hash: string | null }[]>(
-          'select user_id, id_number_hash from activations where id = ?',
-          [input.activationId],
-        );
+      return db.transaction(async (tx) => {
+        const owner = await repo.findOwner(tx, input.activationId);
         if (!owner) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
         const holder = holderOf(owner);
         await lockHolder(tx, holder);
         // Read under the lock: a gate of another run may have ended it meanwhile.
-        const [row] = await tx.execute<
-          { identity_type: IdentityType | null; person_type: IdentityType; status: ActivationStatus; failed_reason: string | null }[]
-        >(
-          `select a.identity_type, u.identity_type as person_type, a.status, a.failed_reason
-             from activations a join users u on u.id = a.user_id where a.id = ?`,
-          [input.activationId],
-        );
+        const row = (await repo.findHandoffState(tx, input.activationId))!;
         if (row.status === 'in_progress' || row.status === 'activated') return WITHIN_LIMIT;
-        if (row.status !== 'pending') return { withinLimit: false, failedReason: row.failed_reason ?? `activation is ${row.status}` };
+        if (row.status !== 'pending') return { withinLimit: false, failedReason: row.failedReason ?? `activation is ${row.status}` };
         const now = clock();
-        const limit = SIM_LIMITS[row.identity_type ?? row.person_type];
-        if ((await handedOffOthers(tx, holder, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId);
-        await tx.execute(`update activations set status = 'in_progress', estimated_activation_seconds = ?, updated_at = ? where id = ?`, [
-          ESTIMATED_SECONDS.in_progress,
-          now,
-          input.activationId,
-        ]);
+        const limit = SIM_LIMITS[row.identityType ?? row.personType];
+        if ((await repo.handedOffOthers(tx, holder, input.activationId)) >= limit) return refuseOverLimit(tx, input.activationId);
+        await repo.markInProgress(tx, input.activationId, ESTIMATED_SECONDS.in_progress, now);
         return WITHIN_LIMIT;
       });
     },
@@ -241,14 +205,16 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     async recordActivationStatus(input: { activationId: string; status: ActivationStatus; failedReason?: string }) {
       const { status } = input;
       if (status === 'failed' || status === 'cancelled') {
-        await em().transactional((tx) => end(tx, { activationId: input.activationId, status, reason: input.failedReason }));
+        await db.transaction((tx) => end(tx, { activationId: input.activationId, status, reason: input.failedReason }));
         return;
       }
-      await em().execute(
-        `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = ?, updated_at = ?
-          where id = ? and status not in ('activated', 'failed', 'cancelled')`,
-        [input.status, input.failedReason ?? null, ESTIMATED_SECONDS[input.status], clock(), input.activationId],
-      );
+      await repo.moveStatus(db, {
+        activationId: input.activationId,
+        status: input.status,
+        failedReason: input.failedReason ?? null,
+        estimatedSeconds: ESTIMATED_SECONDS[input.status],
+        now: clock(),
+      });
     },
 
     /**
@@ -259,7 +225,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
      * that already ended answers its status.
      */
     async endActivation(input: EndActivation): Promise<ActivationEnd> {
-      return em().transactional((tx) => end(tx, input));
+      return db.transaction((tx) => end(tx, input));
     },
 
     async activateSim(input: { activationId: string }) {
@@ -267,7 +233,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       if (row.status === 'activated') return;
       refuseEnded(row);
       try {
-        await heartbeating(pluginFor(row.operator_slug).activateSim({ iccid: row.iccid, idempotencyKey: row.id }));
+        await heartbeating(pluginFor(row.operatorSlug).activateSim({ iccid: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
         if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, OPERATOR_REJECTION);
         throw err;
@@ -282,7 +248,7 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
       refuseEnded(row);
       let issued;
       try {
-        issued = await heartbeating(pluginFor(row.operator_slug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id }));
+        issued = await heartbeating(pluginFor(row.operatorSlug).issueEsim({ activationCode: row.iccid, idempotencyKey: row.id }));
       } catch (err) {
         if (err instanceof OperatorRejection) throw ApplicationFailure.nonRetryable(err.reason, OPERATOR_REJECTION);
         throw err;
@@ -300,18 +266,15 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     },
 
     async sendEsimQrEmail(input: { activationId: string }) {
-      const [row] = await em().execute<{ email_encrypted: string | null; esim_profile: EsimProfile | null }[]>(
-        'select u.email_encrypted, a.esim_profile from activations a join users u on u.id = a.user_id where a.id = ?',
-        [input.activationId],
-      );
-      if (!row?.email_encrypted || !row.esim_profile) return;
+      const row = await repo.findEsimMail(db, input.activationId);
+      if (!row?.emailEncrypted || !row.esimProfile) return;
       try {
         await deps.messages.send({
           channel: 'email',
-          to: cipher.decrypt(row.email_encrypted),
+          to: cipher.decrypt(row.emailEncrypted),
           purpose: 'esim.qr',
-          text: `Your eSIM is ready. Scan the QR code in the app (${row.esim_profile.qrUrl}) or enter ${row.esim_profile.activationCodeRaw}`,
-          content: { kind: 'esim_ready', activationCode: row.esim_profile.activationCodeRaw },
+          text: `Your eSIM is ready. Scan the QR code in the app (${row.esimProfile.qrUrl}) or enter ${row.esimProfile.activationCodeRaw}`,
+          content: { kind: 'esim_ready', activationCode: row.esimProfile.activationCodeRaw },
         });
       } catch (err) {
         // A refused address stays refused: retrying forever would hold the activated run open. The app shows
@@ -327,52 +290,34 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
    * cancelled so it cannot be paid any more. A paid order stays paid, as after an operator refusal,
    * and its payment is flagged for refund.
    */
-  async function refuseOverLimit(tx: EntityManager, activationId: string): Promise<SimLimitVerdict> {
+  async function refuseOverLimit(tx: Sql, activationId: string): Promise<SimLimitVerdict> {
     await end(tx, { activationId, status: 'failed', reason: SIM_LIMIT_EXCEEDED });
     return { withinLimit: false, failedReason: SIM_LIMIT_EXCEEDED };
   }
 
   /** endActivation inside the caller's transaction. */
-  async function end(tx: EntityManager, input: EndActivation): Promise<ActivationEnd> {
-    const [row] = await tx.execute<{ status: ActivationStatus; order_id: string; order_status: string }[]>(
-      `select a.status, a.order_id, o.status as order_status from activations a join orders o on o.id = a.order_id
-        where a.id = ? for update of a, o`,
-      [input.activationId],
-    );
+  async function end(tx: Sql, input: EndActivation): Promise<ActivationEnd> {
+    const row = await repo.lockWithOrder(tx, input.activationId);
     if (!row) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
     if (FINAL_STATUSES.has(row.status)) return { status: row.status, paid: false };
-    const paid = row.order_status === 'paid' || row.order_status === 'completed';
+    const paid = row.orderStatus === 'paid' || row.orderStatus === 'completed';
     if (input.unlessPaid && paid) return { status: row.status, paid: true };
     const now = clock();
-    await tx.execute(
-      `update activations set status = ?, failed_reason = coalesce(?, failed_reason), estimated_activation_seconds = null, updated_at = ?
-        where id = ?`,
-      [input.status, input.reason ?? null, now, input.activationId],
-    );
-    if (row.order_status === 'pending_payment') {
-      await tx.execute(`update orders set status = 'cancelled', updated_at = ? where id = ?`, [now, row.order_id]);
+    await repo.endActivationRow(tx, { activationId: input.activationId, status: input.status, reason: input.reason ?? null, now });
+    if (row.orderStatus === 'pending_payment') {
+      await repo.cancelOrder(tx, row.orderId, now);
     } else if (paid) {
-      const [payment] = await tx.execute<{ id: string }[]>(
-        `select id from payments where order_id = ? and status = 'completed' order by paid_at, id limit 1`,
-        [row.order_id],
-      );
+      const payment = await repo.findCompletedPayment(tx, row.orderId);
       const reason = input.reason ?? `activation ${input.status}`;
-      const flagged = payment
-        ? await flagRefund(sqlOf(tx), { paymentId: payment.id, activationId: input.activationId, reason, now })
-        : null;
+      const flagged = payment ? await flagRefund(tx, { paymentId: payment.id, activationId: input.activationId, reason, now }) : null;
       if (flagged) log.warn('activation ended after its order was paid: refund it', flagged);
       else if (!payment)
-        log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: row.order_id });
+        log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: row.orderId });
     }
     return { status: input.status, paid: false };
   }
 
   async function markActivated(activationId: string, change: { iccid?: string; profile?: EsimProfile }) {
-    const now = clock();
-    await em().execute(
-      `update activations set status = 'activated', activated_at = coalesce(activated_at, ?), estimated_activation_seconds = 0,
-         iccid = coalesce(?, iccid), esim_profile = coalesce(?::jsonb, esim_profile), updated_at = ? where id = ?`,
-      [now, change.iccid ?? null, change.profile ? JSON.stringify(change.profile) : null, now, activationId],
-    );
+    await repo.markActivated(db, activationId, { ...change, now: clock() });
   }
 }

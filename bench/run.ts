@@ -88,6 +88,7 @@
  * even when a budget or check fails: this is a report; FAIL is printed clearly.
  */
 import { createDb } from '../src/db/sql';
+import { sqlOf } from '../src/db/transition';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -1136,7 +1137,7 @@ async function historyBench(databaseUrl: string, fx: Fixtures, opts: Options, po
 
     // Phase 1: every row inserted with all constraints and indexes live.
     let t = performance.now();
-    await seedDemoCatalog(orm.em.fork());
+    await seedDemoCatalog(sqlOf(orm.em.fork()));
     await seedUsers(db);
     await seedActivations([db], { ...range, from: 1, to: HISTORY_SMALL_ROWS });
     const smallInsert = seconds(t);

@@ -686,7 +686,7 @@ async function workerChild(): Promise<void> {
     orm = await openOrm(config.DATABASE_URL!, config.DATABASE_POOL_MAX);
     const logger = pino({ name: 'bench-worker', level: 'warn' });
     running = await startWorker({
-      activityDeps: buildActivityDeps(config, { orm, pool: await nativePool(orm) }),
+      activityDeps: buildActivityDeps(config, { pool: await nativePool(orm) }),
       dataConverter: dataConverterFromConfig(config),
       address: config.TEMPORAL_ADDRESS,
       taskQueue: config.TEMPORAL_TASK_QUEUE,

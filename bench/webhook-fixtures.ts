@@ -7,6 +7,7 @@ import Stripe from 'stripe';
 import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { createDb } from '../src/db/sql';
 import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
 import { loadConfig } from '../src/config';
 import { createActivationWorkflows } from '../src/temporal/activations';
@@ -43,7 +44,7 @@ export interface PaymentFixture {
  * from PostgreSQL, returned in order.
  */
 export async function insertFixtures(orm: MikroORM, pool: Pool, count: number, set: number): Promise<PaymentFixture[]> {
-  await seedDemoCatalog(orm.em.fork()); // idempotent: the history phase may have seeded it
+  await seedDemoCatalog(createDb(pool)); // idempotent: the history phase may have seeded it
   const { rows } = await pool.query<{ payment_id: string; order_id: string; user_id: string; activation_id: string; intent_id: string }>(
     `with spec as materialized (
        select n, gen_random_uuid() as user_id, gen_random_uuid() as order_id, gen_random_uuid() as item_id,

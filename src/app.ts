@@ -1,7 +1,5 @@
 import express, { type Express } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Pool } from 'pg';
 import { createActivationCreation } from './activations/create';
 import { createActivationIdentity } from './activations/identity';
 import { activationStarter } from './activations/start';
@@ -47,7 +45,7 @@ import { createCompanyService } from './companies/service';
 import { createContractPayments } from './contracts/payments';
 import { contractAdminRoutes, contractPortalRoutes } from './contracts/routes';
 import { createContractReads } from './contracts/service';
-import { createGuards, staffAccessFromPool } from './http/guards';
+import { createGuards, staffAccessOf } from './http/guards';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
 import { securityHeaders } from './http/security-headers';
@@ -82,12 +80,12 @@ import type { PaymentWorkflows } from './temporal/payments';
 import { temporalCodecRoutes } from './temporal-codec/routes';
 import { workflowStarters } from './workflow-starts/kinds';
 import { createStartLauncher } from './workflow-starts/launch';
-import { createDb } from './db/sql';
+import type { Db } from './db/sql';
 
 export interface AppDeps {
   config: Config;
-  orm: MikroORM;
-  pool: Pool;
+  /** The data interface over the one pool (src/db/sql.ts); its pool also serves LISTEN and the rate limiter's store. */
+  db: Db;
   logger: Logger;
   messages: MessageSender;
   /** Counts the one-time codes this process gave up (src/messages); default: its own. */
@@ -139,10 +137,10 @@ const noQuoteTemporal: QuoteRuns = {
 
 /** Builds the API without listening, so tests drive it with supertest. */
 export function createApp(deps: AppDeps): Express {
-  const { config, orm, pool } = deps;
+  const { config, db } = deps;
+  const { pool } = db;
   const clock = deps.clock ?? (() => new Date());
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-  const db = createDb(pool);
   // One-time codes survive a provider's blip: retried briefly, then handed to the worker's message relay.
   const otpMessages = createOtpSender({
     sender: deps.messages,
@@ -177,7 +175,7 @@ export function createApp(deps: AppDeps): Express {
     cipher,
     clock,
     sessions,
-    lookups: createMagicLinkLookups(orm),
+    lookups: createMagicLinkLookups(db),
     missingConsents: accounts.missingConsents,
     assertDeviceAllowed,
   });
@@ -188,12 +186,12 @@ export function createApp(deps: AppDeps): Express {
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
     db,
-    starters: workflowStarters({ activation: activationStarter({ orm, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    starters: workflowStarters({ activation: activationStarter({ db, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
     logger: deps.logger,
   });
-  const creation = createActivationCreation({ orm, operators, starts, config, clock });
-  const identity = createActivationIdentity({ orm, workflows });
-  const reads = createActivationReads({ orm, cipher, operators, config, pool });
+  const creation = createActivationCreation({ db, operators, starts, config, clock });
+  const identity = createActivationIdentity({ db, workflows });
+  const reads = createActivationReads({ db, cipher, operators, config });
   const payments = createPaymentService({
     db,
     provider: deps.paymentProvider ?? createPaymentProvider(config),
@@ -216,12 +214,12 @@ export function createApp(deps: AppDeps): Express {
   });
   const guards = createGuards({
     sessions,
-    staffAccess: staffAccessFromPool(pool),
+    staffAccess: staffAccessOf(db),
     membership: membershipOf(db),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
-  healthRoutes(api, { pool, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
+  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
   webhookRoutes(api, { db, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
@@ -230,7 +228,7 @@ export function createApp(deps: AppDeps): Express {
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ db, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ db, clock }) });
-  auditRoutes(api, { reads: createAuditReads(orm) });
+  auditRoutes(api, { reads: createAuditReads(db) });
   adminUserRoutes(api, {
     users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
@@ -253,7 +251,7 @@ export function createApp(deps: AppDeps): Express {
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
-  adminLinkRoutes(api, { reads: createAdminLinkReads({ pool, cipher, clock }) });
+  adminLinkRoutes(api, { reads: createAdminLinkReads({ db, cipher, clock }) });
   billingRoutes(api, { billing: createBillingService({ db, clock }) });
   const quotes = createQuoteService({ db, runs: quoteRuns, starts, clock });
   quoteRoutes(api, { quotes });

@@ -17,20 +17,20 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const providers = createProviders(config, logger);
-  const db = await openDatabase(config, { migrate: true });
+  const database = await openDatabase(config, { migrate: true, logger });
+  const { db } = database;
   const temporal = connectTemporal(config);
   const app = createApp({
     config,
     logger,
-    orm: db.orm,
-    pool: db.pool,
+    db,
     messages: providers.messages,
     operators: providers.operators,
     temporalReady: () => temporal.ready(),
     activationWorkflows: createActivationWorkflows(temporal.client, config),
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
-    quoteRuns: createQuoteRuns(temporal.client, config, { orm: db.orm }),
+    quoteRuns: createQuoteRuns(temporal.client, config, { db }),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     await (app.locals.stop as () => Promise<void>)();
     await temporal.connection.close().catch(() => undefined);
-    await db.close();
+    await database.close();
     process.exit(0);
   };
   const shutdown = () => {

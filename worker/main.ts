@@ -11,7 +11,6 @@ import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } f
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase, type Database } from '../src/db/database';
-import { createDb } from '../src/db/sql';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { connectTemporal } from '../src/temporal/connection';
 import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
@@ -143,13 +142,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
  */
 export function buildActivityDeps(
   config: Config,
-  database: Pick<Database, 'orm' | 'pool'>,
+  database: Pick<Database, 'db'>,
   logger: pino.Logger = createLogger(config.LOG_LEVEL),
 ): ActivityDeps {
   const { operators, identity, messages } = createProviders(config, logger);
   return {
-    orm: database.orm,
-    db: createDb(database.pool),
+    db: database.db,
     operators,
     identity,
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
@@ -220,7 +218,7 @@ export async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const db = await openDatabase(config, { migrate: false });
+  const db = await openDatabase(config, { migrate: false, logger });
   const activityDeps = buildActivityDeps(config, db, logger);
   const running = await startWorker({
     activityDeps,
@@ -239,7 +237,7 @@ export async function main(): Promise<void> {
   // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
   const relays = [
     startInboxRelay(config, { db: activityDeps.db, logger }),
-    startStartRelay(config, { db: activityDeps.db, orm: db.orm, logger }),
+    startStartRelay(config, { db: activityDeps.db, logger }),
     startMessageRelay(config, {
       db: activityDeps.db,
       sender: activityDeps.messages,

@@ -3,7 +3,7 @@
 
 /**
  * What housekeeping purges, one kind of row each. What "past its life" means for each is in
- * activities/housekeeping.ts. The device blocklist is not here: a device block has no end.
+ * src/housekeeping/repository.ts. The device blocklist is not here: a device block has no end.
  */
 export const PURGE_TARGETS = [
   'otp_challenges',

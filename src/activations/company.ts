@@ -1,13 +1,12 @@
 import { findCompany } from '../companies/repository';
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql';
 import type { CompanyStatus, PaymentMode } from '../entities';
-import { paidHalalas } from '../contracts/payments-repository';
 import { drawnHalalas } from '../contracts/repository';
+import { paidHalalas } from '../contracts/payments-repository';
 import { AppError } from '../http/errors';
-import { REDEEMED_LINK } from '../links/repository';
 import { receiptNumber } from '../payments/settle';
-import { sqlOf } from '../db/transition';
+import * as repo from './repository';
 
 /**
  * The company branch of POST /activations (spec consumer-service, "Company branch").
@@ -18,7 +17,7 @@ import { sqlOf } from '../db/transition';
  * user without an entry. Company admins and members (company_users) are not seats: consumer branch.
  *
  * One seat, one SIM: the person may hold no pending, in-progress or activated activation; a failed or
- * cancelled one may be retried (its order is no longer a live charge, contracts LIVE_CHARGE). The
+ * cancelled one may be retried (its order is no longer a live charge, balance.ts LIVE_CHARGE). The
  * consumer SIM limit at create (sim-limit.ts gate 1) does not apply: the seat rule already allows one
  * live SIM, at most any identity type's limit; the workflow's gates at verification and handoff still do.
  */
@@ -45,52 +44,14 @@ export interface SeatTerms {
 }
 
 /**
- * One statement, so a consumer's create pays one round trip: the caller's newest roster entry, else
- * (a company invitation link names them, no entry does) a seat with no entry, whose create answers
- * ACTIVATION_PACKAGE_NOT_ON_CONTRACT once the approval and redemption checks pass.
+ * The caller's newest roster entry, else (a company invitation link names them, no entry does) a seat
+ * with no entry, whose create answers ACTIVATION_PACKAGE_NOT_ON_CONTRACT once the approval and
+ * redemption checks pass. One statement, so a consumer's create pays one round trip.
  */
-export async function findSeat(em: EntityManager, userId: string): Promise<Seat | null> {
-  const [row] = await em.execute<SeatDbRow[]>(
-    `select id, company_id, company_status, package_id, contract_item_id, snapshot, redeemed from (
-       select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
-              (r.unit_price_sar * 100)::bigint as snapshot,
-              exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
-              0 as rank, r.created_at, r.id as tie
-         from roster_entries r join companies c on c.id = r.company_id
-        where r.user_id = ?
-       union all
-       select null, l.company_id, c.status, null, null, null,
-              exists (select 1 from invitation_links u where u.user_id = l.user_id and u.company_id = l.company_id and ${REDEEMED_LINK('u')}),
-              1, l.created_at, l.id
-         from invitation_links l join companies c on c.id = l.company_id
-        where l.user_id = ?
-     ) seat
-     order by rank, created_at desc, tie desc limit 1`,
-    [userId, userId],
-  );
-  return row ? seatOf(row) : null;
-}
-
-interface SeatDbRow {
-  id: string | null;
-  company_id: string;
-  company_status: CompanyStatus;
-  package_id: string | null;
-  contract_item_id: string | null;
-  snapshot: string | number | null;
-  redeemed: boolean;
-}
-
-function seatOf(row: SeatDbRow): Seat {
-  return {
-    rosterEntryId: row.id,
-    companyId: row.company_id,
-    companyStatus: row.company_status,
-    packageId: row.package_id,
-    contractItemId: row.contract_item_id,
-    snapshotHalalas: row.snapshot === null ? null : Number(row.snapshot),
-    redeemed: row.redeemed,
-  };
+export async function findSeat(sql: Sql, userId: string): Promise<Seat | null> {
+  const row = await repo.findSeatRow(sql, userId);
+  if (!row) return null;
+  return { ...row, snapshotHalalas: row.snapshotHalalas === null ? null : Number(row.snapshotHalalas) };
 }
 
 /**
@@ -98,20 +59,17 @@ function seatOf(row: SeatDbRow): Seat {
  * line (its package, its unit price); flexible: the entry's package at its price snapshot. No active
  * contract, no assignment, or another package than the body's: ACTIVATION_PACKAGE_NOT_ON_CONTRACT.
  */
-export async function seatTerms(em: EntityManager, seat: Seat, requestedPackageId: string): Promise<SeatTerms> {
+export async function seatTerms(sql: Sql, seat: Seat, requestedPackageId: string): Promise<SeatTerms> {
   if (!seat.rosterEntryId) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ROSTER_ENTRY' } });
-  const [contract] = await em.execute<{ id: string; payment_mode: PaymentMode }[]>(
-    `select id, payment_mode from contracts where company_id = ? and status = 'active'`,
-    [seat.companyId],
-  );
+  const contract = await repo.findActiveContract(sql, seat.companyId);
   if (!contract) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ACTIVE_CONTRACT' } });
-  const assigned = contract.payment_mode === 'prepaid' ? await prepaidLine(em, contract.id, seat) : flexibleSnapshot(seat);
+  const assigned = contract.paymentMode === 'prepaid' ? await prepaidLine(sql, contract.id, seat) : flexibleSnapshot(seat);
   if (!assigned) throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'NO_ASSIGNED_PACKAGE' } });
   if (assigned.packageId !== requestedPackageId.toLowerCase()) {
     throw new AppError('ACTIVATION_PACKAGE_NOT_ON_CONTRACT', { details: { reason: 'PACKAGE_DIFFERS' } });
   }
   return {
-    mode: contract.payment_mode,
+    mode: contract.paymentMode,
     contractId: contract.id,
     packageId: assigned.packageId,
     priceHalalas: assigned.halalas,
@@ -119,13 +77,10 @@ export async function seatTerms(em: EntityManager, seat: Seat, requestedPackageI
   };
 }
 
-async function prepaidLine(em: EntityManager, contractId: string, seat: Seat): Promise<{ packageId: string; halalas: number } | null> {
+async function prepaidLine(sql: Sql, contractId: string, seat: Seat): Promise<{ packageId: string; halalas: number } | null> {
   if (!seat.contractItemId) return null;
-  const [line] = await em.execute<{ package_id: string; unit_price_halalas: string | number }[]>(
-    'select package_id, unit_price_halalas from contract_items where id = ? and contract_id = ?',
-    [seat.contractItemId, contractId],
-  );
-  return line ? { packageId: line.package_id, halalas: Number(line.unit_price_halalas) } : null;
+  const line = await repo.findContractLine(sql, contractId, seat.contractItemId);
+  return line ? { packageId: line.packageId, halalas: Number(line.unitPriceHalalas) } : null;
 }
 
 /** A flexible seat is priced only by its snapshot: without one (never minted) nothing is assigned. */
@@ -140,12 +95,8 @@ export function checkSeat(seat: Seat): void {
 }
 
 /** One seat, one SIM: a pending, in-progress or activated activation of the person holds it. */
-export async function checkSeatFree(em: EntityManager, userId: string): Promise<void> {
-  const [row] = await em.execute<{ used: boolean }[]>(
-    `select exists (select 1 from activations where user_id = ? and status in ('pending', 'in_progress', 'activated')) as used`,
-    [userId],
-  );
-  if (row.used) throw new AppError('ACTIVATION_SEAT_ALREADY_USED');
+export async function checkSeatFree(sql: Sql, userId: string): Promise<void> {
+  if (await repo.holdsLiveActivation(sql, userId)) throw new AppError('ACTIVATION_SEAT_ALREADY_USED');
 }
 
 /**
@@ -154,12 +105,12 @@ export async function checkSeatFree(em: EntityManager, userId: string): Promise<
  * approval, the seat, and for flexible the balance (funded − drawn, balance.ts; committed seats are
  * advisory and not counted here, as the spec's gate says).
  */
-export async function lockAndGate(em: EntityManager, userId: string, seat: Seat, terms: SeatTerms): Promise<void> {
-  const company = await findCompany(sqlOf(em), seat.companyId, { lock: true });
+export async function lockAndGate(tx: Sql, userId: string, seat: Seat, terms: SeatTerms): Promise<void> {
+  const company = await findCompany(tx, seat.companyId, { lock: true });
   if (company?.status !== 'approved') throw new AppError('COMPANY_NOT_APPROVED');
-  await checkSeatFree(em, userId);
+  await checkSeatFree(tx, userId);
   if (terms.mode !== 'flexible') return;
-  const available = (await paidHalalas(sqlOf(em), terms.contractId)) - (await drawnHalalas(sqlOf(em), seat.companyId));
+  const available = (await paidHalalas(tx, terms.contractId)) - (await drawnHalalas(tx, seat.companyId));
   if (terms.priceHalalas > available) throw new AppError('COMPANY_BALANCE_EXCEEDED');
 }
 
@@ -170,15 +121,14 @@ export async function lockAndGate(em: EntityManager, userId: string, seat: Seat,
  * it can never be a replay of a request's key (those answer a fingerprint conflict at worst).
  */
 export async function insertCorporatePayment(
-  em: EntityManager,
+  tx: Sql,
   f: { orderId: string; userId: string; priceSar: string; now: Date },
 ): Promise<string> {
   const key = `company-seat:${f.orderId}`;
-  const [row] = await em.execute<{ id: string }[]>(
-    `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
-                           receipt_number, paid_at, created_at, updated_at)
-     values (?, ?, 'company_account', 'company', 'completed', ?, 'SAR', ?, ?, ?, ?, ?, ?) returning id`,
-    [f.orderId, f.userId, f.priceSar, key, createHash('sha256').update(key).digest('hex'), receiptNumber(f.now), f.now, f.now, f.now],
-  );
-  return row.id;
+  return repo.insertCorporatePaymentRow(tx, {
+    ...f,
+    key,
+    fingerprint: createHash('sha256').update(key).digest('hex'),
+    receiptNumber: receiptNumber(f.now),
+  });
 }

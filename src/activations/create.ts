@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
+import { isUniqueViolation, type Db, type Tx } from '../db/sql';
 import type { OrderStatus, SimType } from '../entities';
 import { AppError } from '../http/errors';
 import type { OperatorRegistry } from '../operators/plugin';
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
-import { sqlOf } from '../db/transition';
 import { enqueueStart } from '../workflow-starts/repository';
 import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate, seatTerms, type Seat } from './company';
 import { askOperator, checkEsimGate, pluginFor } from './serial';
-import { liveActivations, lockPerson, SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
+import * as repo from './repository';
+import { SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
 import type { ActivationStartArgs } from './start';
 
 export { SIM_LIMITS };
 
 export interface CreateActivationDeps {
-  orm: MikroORM;
+  db: Db;
   operators: OperatorRegistry;
   /** Makes the run's start at once after the commit (or leaves it to the start relay). */
   starts: StartLauncher;
@@ -32,13 +32,6 @@ export interface CreateActivationDeps {
 function faultAfterCommit(config: Pick<Config, 'FAULT_INJECTION'>): () => void {
   if (config.FAULT_INJECTION !== 'crash-after-activation-commit') return () => undefined;
   return () => process.kill(process.pid, 'SIGKILL');
-}
-
-interface PackageRow {
-  id: string;
-  price_sar: string;
-  operator_id: string;
-  operator_slug: string;
 }
 
 interface CreateInput {
@@ -63,7 +56,7 @@ interface OrderRows {
   orderStatus: OrderStatus;
   /** The order total and the item's unit price (decimal string). */
   priceSar: string;
-  pkg: PackageRow;
+  pkg: repo.SellablePackage;
   input: CreateInput;
 }
 
@@ -74,14 +67,12 @@ interface OrderRows {
  * did not answer, or never came (the process died after the commit) is made by the start relay.
  */
 export function createActivationCreation(deps: CreateActivationDeps) {
-  const { orm, operators, config, clock } = deps;
+  const { db, operators, config, clock } = deps;
   const afterCommit = faultAfterCommit(config);
 
   async function validateIccid(operatorSlug: string, iccid: string, simType: SimType) {
     checkEsimGate(config, simType);
-    const [operator] = await orm.em
-      .fork()
-      .execute<{ id: string }[]>(`select id from operators where slug = ? and kind = 'telecom' and is_active`, [operatorSlug]);
+    const operator = await repo.findActiveOperator(db, operatorSlug);
     if (!operator) throw new AppError('OPERATOR_NOT_FOUND');
     const plugin = pluginFor(operators, operatorSlug, simType);
     const check = await askOperator(plugin, iccid, simType);
@@ -91,7 +82,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
 
   /** A caller with a roster entry activates their company seat (company.ts); everyone else is a consumer. */
   async function create(userId: string, input: CreateInput) {
-    const seat = await findSeat(orm.em.fork(), userId);
+    const seat = await findSeat(db, userId);
     return seat ? createForSeat(userId, seat, input) : createForConsumer(userId, input);
   }
 
@@ -101,16 +92,16 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     await checkSerial(pkg, input);
     const ids = newIds();
     const args = startArgs(userId, ids, input.simType);
-    await transact(async (em) => {
+    await transact(async (tx) => {
       // The user row lock serializes this person's creates, so the SIM limit holds under parallel requests.
       // This is the first of three gates (sim-limit.ts): the type is the person's, not proven for this SIM yet.
-      const identityType = await lockPerson(em, userId);
+      const identityType = await repo.lockPerson(tx, userId);
       const limit = SIM_LIMITS[identityType];
-      if ((await liveActivations(em, userId)) >= limit) {
+      if ((await repo.liveActivations(tx, userId)) >= limit) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
       }
-      await insertOrderRows(em, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.price_sar, pkg, input });
-      await enqueueStart(sqlOf(em), pendingStart.activation(args));
+      await insertOrderRows(tx, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.priceSar, pkg, input });
+      await enqueueStart(tx, pendingStart.activation(args));
     });
     return launch(args);
   }
@@ -124,9 +115,8 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     // Company seats are physical only (eSIM rule 6), whatever the eSIM gate says.
     if (input.simType === 'esim') throw new AppError('ACTIVATION_ESIM_DISABLED');
     checkSeat(seat);
-    const em = orm.em.fork();
-    const terms = await seatTerms(em, seat, input.packageId);
-    await checkSeatFree(em, userId);
+    const terms = await seatTerms(db, seat, input.packageId);
+    await checkSeatFree(db, userId);
     const pkg = await findPackage(terms.packageId);
     await checkSerial(pkg, input);
     const ids = newIds();
@@ -143,35 +133,30 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       });
       const paymentId = await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
       const paid: ActivationStartArgs = { ...startArgs(userId, ids, input.simType), paid: true, companyId: seat.companyId, paymentId };
-      await enqueueStart(sqlOf(tx), pendingStart.activation(paid));
+      await enqueueStart(tx, pendingStart.activation(paid));
       return paid;
     });
     return launch(args);
   }
 
-  async function findPackage(packageId: string): Promise<PackageRow> {
-    const [pkg] = await orm.em.fork().execute<PackageRow[]>(
-      `select p.id, p.price_sar, p.operator_id, o.slug as operator_slug
-         from packages p join operators o on o.id = p.operator_id
-        where p.id = ? and p.is_active and o.is_active and o.kind = 'telecom'`,
-      [packageId],
-    );
+  async function findPackage(packageId: string): Promise<repo.SellablePackage> {
+    const pkg = await repo.findSellablePackage(db, packageId);
     if (!pkg) throw new AppError('NOT_FOUND');
     return pkg;
   }
 
-  async function checkSerial(pkg: PackageRow, input: CreateInput): Promise<void> {
-    const plugin = pluginFor(operators, pkg.operator_slug, input.simType);
+  async function checkSerial(pkg: repo.SellablePackage, input: CreateInput): Promise<void> {
+    const plugin = pluginFor(operators, pkg.operatorSlug, input.simType);
     const check = await askOperator(plugin, input.iccid, input.simType);
     if (!check.valid) throw new AppError(input.simType === 'esim' ? 'ACTIVATION_CODE_INVALID' : 'ACTIVATION_ICCID_INVALID');
   }
 
   /** The create transaction; a serial already in a live activation (unique index) is SERIAL_IN_USE. */
-  async function transact<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+  async function transact<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await orm.em.fork().transactional(work);
+      return await db.transaction(work);
     } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
+      if (isUniqueViolation(err)) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
       }
       throw err;
@@ -179,25 +164,21 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   }
 
   /** Order, order item and activation (`pending` / `waiting`) in the caller's transaction; returns the time written. */
-  async function insertOrderRows(em: EntityManager, f: OrderRows): Promise<Date> {
+  async function insertOrderRows(tx: Tx, f: OrderRows): Promise<Date> {
     const now = clock();
     const { ids, pkg, input } = f;
-    await em.execute(
-      `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at) values (?, ?, ?, ?, ?, 'SAR', ?, ?)`,
-      [ids.orderId, f.userId, f.companyId, f.orderStatus, f.priceSar, now, now],
-    );
-    await em.execute(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values (?, ?, ?, ?, 1, ?)`, [
-      ids.orderItemId,
-      ids.orderId,
-      pkg.id,
-      input.iccid,
-      f.priceSar,
-    ]);
-    await em.execute(
-      `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status, identity_status, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'waiting', ?, ?)`,
-      [ids.activationId, ids.orderId, ids.orderItemId, f.userId, pkg.operator_id, pkg.id, input.iccid, input.simType, now, now],
-    );
+    await repo.insertActivationRows(tx, {
+      ...ids,
+      userId: f.userId,
+      companyId: f.companyId,
+      orderStatus: f.orderStatus,
+      priceSar: f.priceSar,
+      packageId: pkg.id,
+      operatorId: pkg.operatorId,
+      iccid: input.iccid,
+      simType: input.simType,
+      now,
+    });
     return now;
   }
 

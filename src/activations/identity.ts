@@ -1,30 +1,20 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ActivationStatus, IdentityStatus, IdentityType } from '../entities';
+import type { Sql } from '../db/sql';
+import type { IdentityType } from '../entities';
 import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
 import { isUuid } from '../http/fields';
+import { findOwnedIdentity, type OwnedIdentity } from './repository';
 
 export interface IdentityDeps {
-  orm: MikroORM;
+  db: Sql;
   workflows: ActivationWorkflows;
-}
-
-interface OwnedActivation {
-  status: ActivationStatus;
-  identity_status: IdentityStatus;
-  identity_verified_at: string | null;
 }
 
 /** Identity verification of an activation: started through the workflow, read from Postgres. */
 export function createActivationIdentity(deps: IdentityDeps) {
-  async function owned(userId: string, activationId: string): Promise<OwnedActivation> {
+  async function owned(userId: string, activationId: string): Promise<OwnedIdentity> {
     if (!isUuid(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
-    const [row] = await deps.orm.em
-      .fork()
-      .execute<OwnedActivation[]>(
-        'select status, identity_status, identity_verified_at from activations where id = ? and user_id = ? and deleted_at is null',
-        [activationId, userId],
-      );
+    const row = await findOwnedIdentity(deps.db, userId, activationId);
     if (!row) throw new AppError('ACTIVATION_NOT_FOUND');
     return row;
   }
@@ -45,8 +35,8 @@ export function createActivationIdentity(deps: IdentityDeps) {
   async function status(userId: string, activationId: string) {
     const row = await owned(userId, activationId);
     return {
-      status: row.identity_status,
-      verifiedAt: row.identity_status === 'completed' && row.identity_verified_at ? new Date(row.identity_verified_at).toISOString() : null,
+      status: row.identityStatus,
+      verifiedAt: row.identityStatus === 'completed' && row.identityVerifiedAt ? row.identityVerifiedAt.toISOString() : null,
     };
   }
 

@@ -1,5 +1,3 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import QRCode from 'qrcode';
 import type { ActivationStatus, EsimProfile, IdentityStatus, OrderStatus, SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
@@ -8,23 +6,19 @@ import type { PersonalDataCipher } from '../lib/crypto';
 import { parseActivationCode } from '../operators/esim-code';
 import type { OperatorRegistry } from '../operators/plugin';
 import { isUuid } from '../http/fields';
+import type { Sql } from '../db/sql';
+import { historyRows, ownActivationRow, recordRows, telecomOperators, type RecordRow, type StatusRow } from './reads';
 
 /**
  * Read side of activations: the owner's status and history, the super_admin
- * records, the public operator list and the eSIM QR image.
- *
- * Queries are raw SQL on the `pg` pool behind MikroORM: history is a hot path
- * (keyset over `activations_user_history_index`, prepared statements), and every
- * timestamp is formatted by PostgreSQL itself as ISO 8601 UTC with milliseconds,
- * independent of the session's TimeZone and DateStyle.
+ * records, the public operator list and the eSIM QR image. The statements are
+ * reads.ts's (timestamps come back formatted by PostgreSQL as ISO 8601 UTC text).
  */
 export interface ActivationReadDeps {
-  orm: MikroORM;
+  db: Sql;
   cipher: PersonalDataCipher;
   operators: OperatorRegistry;
   config: { FEATURE_ESIM: boolean };
-  /** Defaults to the pool behind `orm`. */
-  pool?: Pool;
 }
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -176,10 +170,6 @@ function checkLimit(limit: number | undefined): number {
   return value;
 }
 
-/** ISO 8601 UTC with milliseconds, formatted by PostgreSQL (null stays null). */
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const isoMicros = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
 /**
  * The profile as the API shows it: only once `activated` (spec eSIM semantics 3),
  * whitelisted fields (never an iccidSuffix), qrUrl always derived from the id.
@@ -198,80 +188,6 @@ export function esimProfileView(id: string, simType: string, status: string, sto
   };
 }
 
-interface StatusRow {
-  id: string;
-  iccid: string;
-  sim_type: SimType;
-  esim_profile: unknown;
-  status: ActivationStatus;
-  identity_status: IdentityStatus;
-  estimated_activation_seconds: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-interface HistoryRow extends StatusRow {
-  cursor_at: string;
-  package_name_en: string;
-  package_name_ar: string;
-  operator_name_en: string;
-  operator_name_ar: string;
-}
-
-type RecordRow = Record<string, unknown> & { id: string; cursor_at: string };
-
-const HISTORY_COLUMNS = `a.id, a.iccid, a.sim_type, a.esim_profile, a.status, a.estimated_activation_seconds,
-       ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at, ${isoMicros('a.created_at')} as cursor_at,
-       p.name_en as package_name_en, p.name_ar as package_name_ar, o.name_en as operator_name_en, o.name_ar as operator_name_ar`;
-
-/**
- * Four fixed statement texts (cursor or not, status or not), each a named
- * prepared statement. The shape is the one the partial index
- * activations_user_history_index (user_id, created_at desc, id desc) where
- * deleted_at is null serves directly: equality on user_id, the row comparison
- * on (created_at, id), the same order, a limit; packages and operators are
- * joined by primary key for the page rows only.
- */
-function historyStatement(withCursor: boolean, withStatus: boolean): { name: string; text: string } {
-  const where = ['a.user_id = $1', 'a.deleted_at is null'];
-  let n = 2;
-  if (withStatus) where.push(`a.status = $${n++}`);
-  if (withCursor) {
-    where.push(`(a.created_at, a.id) < ($${n}::timestamptz, $${n + 1}::uuid)`);
-    n += 2;
-  }
-  return {
-    name: `activation-reads-history-${withCursor ? 'c' : 'f'}${withStatus ? 's' : 'a'}`,
-    text: `select ${HISTORY_COLUMNS}
-             from activations a
-             join packages p on p.id = a.package_id
-             join operators o on o.id = a.operator_id
-            where ${where.join(' and ')}
-            order by a.created_at desc, a.id desc
-            limit $${n}`,
-  };
-}
-
-const RECORD_COLUMNS = `
-  a.id, a.order_id, a.order_item_id, a.user_id, a.operator_id, a.package_id, a.iccid, a.sim_type, a.esim_profile,
-  a.status, a.identity_status, a.identity_ref, a.assigned_officer_id, ${iso('a.activated_at')} as activated_at,
-  a.failed_reason, ${iso('a.retain_until')} as retain_until, ${iso('a.deletion_requested_at')} as deletion_requested_at,
-  ${iso('a.deleted_at')} as deleted_at, a.estimated_activation_seconds,
-  ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at, ${isoMicros('a.created_at')} as cursor_at,
-  ord.user_id as order_user_id, ord.company_id as order_company_id, ord.status as order_status,
-  ord.total_amount_sar as order_total_amount_sar, ${iso('ord.created_at')} as order_created_at, ${iso('ord.updated_at')} as order_updated_at,
-  oi.order_id as item_order_id, oi.package_id as item_package_id, oi.iccid as item_iccid, oi.quantity as item_quantity,
-  oi.unit_price_sar as item_unit_price_sar,
-  u.name as user_name, u.email_encrypted as user_email_encrypted, u.phone_encrypted as user_phone_encrypted,
-  p.operator_id as package_operator_id, p.name_en as package_name_en, p.name_ar as package_name_ar,
-  p.description_en as package_description_en, p.description_ar as package_description_ar, p.data_amount_mb as package_data_amount_mb,
-  p.voice_minutes as package_voice_minutes, p.sms_count as package_sms_count, p.validity_days as package_validity_days,
-  p.price_sar as package_price_sar, p.price_sar_b2b as package_price_sar_b2b, p.is_active as package_is_active,
-  p.is_promotional as package_is_promotional, p.is_name_customized as package_is_name_customized,
-  p.is_price_customized as package_is_price_customized, ${iso('p.created_at')} as package_created_at, ${iso('p.updated_at')} as package_updated_at,
-  op.slug as operator_slug, op.name_en as operator_name_en, op.name_ar as operator_name_ar, op.is_active as operator_is_active,
-  op.logo_url as operator_logo_url, ${iso('op.created_at')} as operator_created_at, ${iso('op.updated_at')} as operator_updated_at`;
-
 /** numeric(12,2) already comes back as text with two decimals; this keeps that true for any scale. */
 function money(value: unknown): string {
   const text = String(value);
@@ -280,29 +196,14 @@ function money(value: unknown): string {
 const moneyOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : money(value));
 
 export function createActivationReads(deps: ActivationReadDeps) {
-  const { cipher, operators, config } = deps;
-  let poolPromise: Promise<Pool> | undefined = deps.pool ? Promise.resolve(deps.pool) : undefined;
-  const pool = () => (poolPromise ??= deps.orm.em.getConnection().getNativeClient());
-
-  async function query<T>(text: string, values: unknown[], name?: string): Promise<T[]> {
-    const result = await (await pool()).query({ name, text, values });
-    return result.rows as T[];
-  }
+  const { db, cipher, operators, config } = deps;
 
   const decrypt = (stored: unknown): string | null => (typeof stored === 'string' && stored.length > 0 ? cipher.decrypt(stored) : null);
 
   /** The caller's own, non-deleted activation; anything else is ACTIVATION_NOT_FOUND, a non-uuid id included. */
   async function ownRow(userId: string, activationId: string): Promise<StatusRow> {
     if (!isUuid(activationId)) throw new AppError('ACTIVATION_NOT_FOUND');
-    const rows = await query<StatusRow>(
-      `select a.id, a.iccid, a.sim_type, a.esim_profile, a.status, a.identity_status, a.estimated_activation_seconds,
-              ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at
-         from activations a
-        where a.id = $1 and a.user_id = $2 and a.deleted_at is null`,
-      [activationId, userId],
-      'activation-reads-own-row',
-    );
-    const row = rows[0];
+    const row = await ownActivationRow(db, userId, activationId);
     if (!row) throw new AppError('ACTIVATION_NOT_FOUND');
     return row;
   }
@@ -325,12 +226,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
   async function history(userId: string, input: HistoryQuery = {}): Promise<Page<ActivationHistoryItem>> {
     const limit = checkLimit(input.limit);
     const cursor = input.cursor !== undefined ? parseCursor(input.cursor) : undefined;
-    const statement = historyStatement(cursor !== undefined, input.status !== undefined);
-    const values: unknown[] = [userId];
-    if (input.status !== undefined) values.push(input.status);
-    if (cursor) values.push(cursor.createdAt, cursor.id);
-    values.push(limit + 1);
-    const rows = await query<HistoryRow>(statement.text, values, statement.name);
+    const rows = await historyRows(db, userId, { status: input.status, cursor, limit: limit + 1 });
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return {
@@ -356,34 +252,16 @@ export function createActivationReads(deps: ActivationReadDeps) {
   async function records(input: RecordsQuery = {}): Promise<Page<ActivationRecord>> {
     const limit = checkLimit(input.limit);
     const cursor = input.cursor !== undefined ? parseCursor(input.cursor) : undefined;
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const param = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    if (!input.includeDeleted) where.push('a.deleted_at is null');
-    if (input.status !== undefined) where.push(`a.status = ${param(input.status)}`);
-    if (input.operatorId !== undefined) where.push(`a.operator_id = ${param(input.operatorId)}::uuid`);
-    if (input.packageId !== undefined) where.push(`a.package_id = ${param(input.packageId)}::uuid`);
-    // Bounds at the API's millisecond resolution: a row whose createdAt reads `to` is included.
-    if (input.from !== undefined) where.push(`a.created_at >= date_trunc('milliseconds', ${param(input.from)}::timestamptz)`);
-    if (input.to !== undefined)
-      where.push(`a.created_at < date_trunc('milliseconds', ${param(input.to)}::timestamptz) + interval '1 millisecond'`);
-    if (cursor) where.push(`(a.created_at, a.id) < (${param(cursor.createdAt)}::timestamptz, ${param(cursor.id)}::uuid)`);
-    const rows = await query<RecordRow>(
-      `select ${RECORD_COLUMNS}
-         from activations a
-         join orders ord on ord.id = a.order_id
-         join order_items oi on oi.id = a.order_item_id
-         join users u on u.id = a.user_id
-         join packages p on p.id = a.package_id
-         join operators op on op.id = a.operator_id
-        ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
-        order by a.created_at desc, a.id desc
-        limit ${param(limit + 1)}`,
-      values,
-    );
+    const rows = await recordRows(db, {
+      status: input.status,
+      operatorId: input.operatorId,
+      packageId: input.packageId,
+      from: input.from,
+      to: input.to,
+      includeDeleted: input.includeDeleted,
+      cursor,
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return { items: page.map(recordView), nextCursor: hasMore ? cursorOf(page[page.length - 1]) : null, hasMore };
@@ -473,22 +351,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
   }
 
   async function listOperators(): Promise<{ data: OperatorListItem[] }> {
-    const rows = await query<{
-      id: string;
-      slug: string;
-      name_en: string;
-      name_ar: string;
-      logo_url: string | null;
-      created_at: string;
-      updated_at: string;
-    }>(
-      `select id, slug, name_en, name_ar, logo_url, ${iso('created_at')} as created_at, ${iso('updated_at')} as updated_at
-         from operators
-        where kind = 'telecom'
-        order by name_en, id`,
-      [],
-      'activation-reads-operators',
-    );
+    const rows = await telecomOperators(db);
     return {
       data: rows.map((row) => ({
         id: row.id,

@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql';
 import type { IdentityType } from '../entities';
+import { lockIdentity, lockPerson } from './repository';
 
 /** How many SIMs a person may hold, by identity type. */
 export const SIM_LIMITS: Record<IdentityType, number> = { citizen: 10, resident: 2, visitor: 1 };
@@ -29,30 +30,10 @@ export const SIM_LIMIT_EXCEEDED = 'SIM_LIMIT_EXCEEDED';
  * The identity lock is a transaction-scoped advisory lock on the hash (no row holds an identity), so
  * gates 2 and 3 of every account of one person are serialized and the limit is exact under parallel
  * requests. Lock order: identity first, then user rows, never the other way round.
+ *
+ * The locks and counts are statements of repository.ts (lockPerson, lockIdentity, liveActivations,
+ * verifiedOthers, handedOffOthers); this file holds the limits and whose lock a gate takes.
  */
-export async function lockPerson(em: EntityManager, userId: string): Promise<IdentityType> {
-  const [user] = await em.execute<{ identity_type: IdentityType }[]>('select identity_type from users where id = ? for update', [userId]);
-  return user.identity_type;
-}
-
-/** Gates 2 and 3: serializes every SIM-limit decision about one verified identity, on any account. */
-export async function lockIdentity(em: EntityManager, idNumberHash: string): Promise<void> {
-  // The prefix keeps these keys apart from the OTP locks, which also hash a keyed hash (src/auth/otp.ts).
-  await em.execute(`select pg_advisory_xact_lock(hashtextextended('sim-limit:' || ?, 0))`, [idNumberHash]);
-}
-
-/** Gate 1: live activations of the account and of every identity it has verified. */
-export async function liveActivations(em: EntityManager, userId: string): Promise<number> {
-  const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations a
-      where a.status not in ('failed', 'cancelled') and a.deleted_at is null
-        and (a.user_id = ?
-             or a.id_number_hash in (select v.id_number_hash from activations v
-                                      where v.user_id = ? and v.identity_status = 'completed' and v.id_number_hash is not null))`,
-    [userId, userId],
-  );
-  return Number(row.n);
-}
 
 /**
  * Whose SIMs gates 2 and 3 count: the verified identity. An activation without a hash (a verification
@@ -61,32 +42,7 @@ export async function liveActivations(em: EntityManager, userId: string): Promis
 export type SimHolder = { idNumberHash: string } | { userId: string };
 
 /** Takes the holder's lock: the identity's advisory lock, or the account's user row. */
-export async function lockHolder(em: EntityManager, holder: SimHolder): Promise<void> {
-  if ('idNumberHash' in holder) await lockIdentity(em, holder.idNumberHash);
-  else await lockPerson(em, holder.userId);
-}
-
-const holderSql = (holder: SimHolder): [string, string] =>
-  'idNumberHash' in holder ? ['id_number_hash = ?', holder.idNumberHash] : ['user_id = ?', holder.userId];
-
-/** Gate 2: the holder's other live activations whose verification completed, on any account. */
-export async function verifiedOthers(em: EntityManager, holder: SimHolder, activationId: string): Promise<number> {
-  const [where, key] = holderSql(holder);
-  const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations where ${where} and id <> ? and identity_status = 'completed'
-        and status not in ('failed', 'cancelled') and deleted_at is null`,
-    [key, activationId],
-  );
-  return Number(row.n);
-}
-
-/** Gate 3: the holder's other activations handed to the operator, on any account. */
-export async function handedOffOthers(em: EntityManager, holder: SimHolder, activationId: string): Promise<number> {
-  const [where, key] = holderSql(holder);
-  const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from activations where ${where} and id <> ? and status in ('in_progress', 'activated')
-        and deleted_at is null`,
-    [key, activationId],
-  );
-  return Number(row.n);
+export async function lockHolder(sql: Sql, holder: SimHolder): Promise<void> {
+  if ('idNumberHash' in holder) await lockIdentity(sql, holder.idNumberHash);
+  else await lockPerson(sql, holder.userId);
 }

@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
 import { likeSubstring } from '../db/like';
+import { query, type Sql } from '../db/sql';
 import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
 import { capRows, csvColumns, CSV_EXPORT_ROW_CAP, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -26,16 +26,17 @@ export interface AdminLinkFilter {
  */
 type NameMatch = { pattern: string; ids?: { users: string[]; companies: string[] } };
 
-async function nameMatchOf(pool: Pool, search: string | undefined, max: number): Promise<NameMatch | undefined> {
+const NAME_MATCH = query(
+  'admin-links.name-match',
+  `select array(select id from users where name ilike $1 limit $2)::text[] as users,
+          array(select id from companies where name ilike $1 limit $2)::text[] as companies`,
+);
+
+async function nameMatchOf(sql: Sql, search: string | undefined, max: number): Promise<NameMatch | undefined> {
   const text = search?.trim();
   if (!text) return undefined;
   const pattern = likeSubstring(text);
-  const { rows } = await pool.query<{ users: string[]; companies: string[] }>(
-    `select array(select id from users where name ilike $1 limit $2)::text[] as users,
-            array(select id from companies where name ilike $1 limit $2)::text[] as companies`,
-    [pattern, max + 1],
-  );
-  const [{ users, companies }] = rows;
+  const { users, companies } = (await sql.one<{ users: string[]; companies: string[] }>(NAME_MATCH, [pattern, max + 1]))!;
   return users.length > max || companies.length > max ? { pattern } : { pattern, ids: { users, companies } };
 }
 
@@ -52,7 +53,7 @@ interface Row {
   email_encrypted: string | null;
   phone_encrypted: string | null;
   status: LinkStatus;
-  /** ISO 8601 UTC text with milliseconds, formatted by the query (the pool reads timestamps as text). */
+  /** ISO 8601 UTC text with milliseconds, formatted by the query. */
   expires_at: string;
   updated_at: string;
 }
@@ -96,9 +97,9 @@ const JOINS = 'join users u on u.id = l.user_id left join companies c on c.id = 
  * Newest first by (created_at, id), the order of invitation_links_created_index, so an unfiltered
  * page or the export reads the index and stops at its limit.
  */
-async function pageRows(pool: Pool, { clause, values }: Where, now: Date, limit: number, offset: number): Promise<Row[]> {
+async function pageRows(sql: Sql, { clause, values }: Where, now: Date, limit: number, offset: number): Promise<Row[]> {
   const n = values.length;
-  const { rows } = await pool.query<Row>(
+  return sql.rows<Row>(
     `select l.id, u.name as person_name, c.name as company_name, l.channel, u.email_encrypted, u.phone_encrypted,
             case when l.status in (${ACTIVE_LINK_SQL}) and l.expires_at <= $${n + 1}::timestamptz then 'expired' else l.status end as status,
             ${iso('l.expires_at')} as expires_at, ${iso('l.updated_at')} as updated_at
@@ -106,12 +107,11 @@ async function pageRows(pool: Pool, { clause, values }: Where, now: Date, limit:
       order by l.created_at desc, l.id desc limit $${n + 2} offset $${n + 3}`,
     [...values, now, limit, offset],
   );
-  return rows;
 }
 
-async function countRows(pool: Pool, { clause, values }: Where): Promise<number> {
-  const { rows } = await pool.query<{ total: string }>(`select count(*) as total from invitation_links l ${clause}`, values);
-  return Number(rows[0].total);
+async function countRows(sql: Sql, { clause, values }: Where): Promise<number> {
+  const row = await sql.one<{ total: string }>(`select count(*) as total from invitation_links l ${clause}`, values);
+  return Number(row!.total);
 }
 
 /**
@@ -124,20 +124,21 @@ async function countRows(pool: Pool, { clause, values }: Where): Promise<number>
  * - expired: status `expired`, or active and past expiry (lazy expiry), the list's total for status=expired.
  * Revoked links count in none of them.
  */
-async function statsOf(pool: Pool, now: Date) {
-  // One count per tile, each a range of invitation_links_created_index or invitation_links_status_expiry_index
-  // (index-only scans) instead of one pass over the whole table.
-  const count = (where: string) => `(select count(*) from invitation_links where ${where})`;
-  const { rows } = await pool.query<Record<'sent24h' | 'used' | 'exported' | 'pending' | 'failed' | 'expired', string>>(
-    `select ${count(`created_at > $1::timestamptz - interval '24 hours' and created_at <= $1::timestamptz`)} as sent24h,
-            ${count(`status = 'used'`)} as used,
-            ${count(`status = 'exported' and expires_at > $1::timestamptz`)} as exported,
-            ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at > $1::timestamptz`)} as pending,
-            ${count(`status = 'failed'`)} as failed,
-            ${count(`status = 'expired'`)} + ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at <= $1::timestamptz`)} as expired`,
-    [now],
-  );
-  const [s] = rows;
+// One count per tile, each a range of invitation_links_created_index or invitation_links_status_expiry_index
+// (index-only scans) instead of one pass over the whole table.
+const count = (where: string) => `(select count(*) from invitation_links where ${where})`;
+const STATS = query(
+  'admin-links.stats',
+  `select ${count(`created_at > $1::timestamptz - interval '24 hours' and created_at <= $1::timestamptz`)} as sent24h,
+          ${count(`status = 'used'`)} as used,
+          ${count(`status = 'exported' and expires_at > $1::timestamptz`)} as exported,
+          ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at > $1::timestamptz`)} as pending,
+          ${count(`status = 'failed'`)} as failed,
+          ${count(`status = 'expired'`)} + ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at <= $1::timestamptz`)} as expired`,
+);
+
+async function statsOf(sql: Sql, now: Date) {
+  const s = (await sql.one<Record<'sent24h' | 'used' | 'exported' | 'pending' | 'failed' | 'expired', string>>(STATS, [now]))!;
   return {
     sent24h: Number(s.sent24h),
     used: Number(s.used),
@@ -153,16 +154,16 @@ export const LINKS_CSV_COLUMNS = csvColumns('person', 'company', 'channel', 'des
 type LinksCsvKey = (typeof LINKS_CSV_COLUMNS)[number]['key'];
 
 export function createAdminLinkReads(deps: {
-  pool: Pool;
+  db: Sql;
   cipher: PersonalDataCipher;
   clock: () => Date;
   /** Most people (or companies) a search names by id; past it, names are tested along the scan. */
   namedMatchesMax?: number;
 }) {
-  const { pool, cipher, clock } = deps;
+  const { db, cipher, clock } = deps;
   const namedMatchesMax = deps.namedMatchesMax ?? 2_000;
   const whereFor = async (filter: AdminLinkFilter, now: Date) =>
-    whereOf(filter, await nameMatchOf(pool, filter.search, namedMatchesMax), now);
+    whereOf(filter, await nameMatchOf(db, filter.search, namedMatchesMax), now);
   const decrypt = (stored: string | null) => (stored ? cipher.decrypt(stored) : null);
 
   // Only the contact the channel shows is decrypted.
@@ -190,9 +191,9 @@ export function createAdminLinkReads(deps: {
     const now = clock();
     const where = await whereFor(query, now);
     const [rows, total, stats] = await Promise.all([
-      pageRows(pool, where, now, query.limit, offsetOf(query)),
-      countRows(pool, where),
-      statsOf(pool, now),
+      pageRows(db, where, now, query.limit, offsetOf(query)),
+      countRows(db, where),
+      statsOf(db, now),
     ]);
     const body = offsetPageBody('links', rows.map(view), total, query);
     return { data: { ...body.data, stats } };
@@ -201,7 +202,7 @@ export function createAdminLinkReads(deps: {
   /** At most 5,000 rows, newest first; one more is read so `truncated` means rows were really left out. */
   async function exportCsv(filter: AdminLinkFilter) {
     const now = clock();
-    const found = await pageRows(pool, await whereFor(filter, now), now, CSV_EXPORT_ROW_CAP + 1, 0);
+    const found = await pageRows(db, await whereFor(filter, now), now, CSV_EXPORT_ROW_CAP + 1, 0);
     const { rows, truncated } = capRows(found, CSV_EXPORT_ROW_CAP);
     const csvRow = (row: Row): Record<LinksCsvKey, CsvValue> => {
       const link = view(row);

@@ -1,4 +1,4 @@
-import type { ClientType, OtpPurpose, UserRow } from '../entities';
+import type { AppRole, ClientType, OtpPurpose, UserRow } from '../entities';
 import { query, type Sql } from '../db/sql';
 
 /**
@@ -52,9 +52,62 @@ export async function touchUser(sql: Sql, id: string, now: Date): Promise<void> 
   await sql.exec(query('auth.touch-user', 'update users set updated_at = $2 where id = $1'), [id, now]);
 }
 
+/** A user written whole, signed in before (`npm run create-user`): identifiers proven, role and areas as given. */
+export async function insertVerifiedUser(
+  sql: Sql,
+  user: Pick<
+    UserRow,
+    | 'name'
+    | 'appRole'
+    | 'identityType'
+    | 'phoneEncrypted'
+    | 'phoneHash'
+    | 'emailEncrypted'
+    | 'emailHash'
+    | 'managedAreas'
+    | 'managedAreasWrite'
+  > & { now: Date },
+): Promise<{ id: string }> {
+  const row = await sql.one<{ id: string }>(
+    query(
+      'auth.insert-verified-user',
+      `insert into users (name, app_role, identity_type, phone_encrypted, phone_hash, email_encrypted, email_hash,
+                          managed_areas, managed_areas_write, verified_at, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10) returning id`,
+    ),
+    [
+      user.name,
+      user.appRole,
+      user.identityType,
+      user.phoneEncrypted,
+      user.phoneHash,
+      user.emailEncrypted,
+      user.emailHash,
+      user.managedAreas,
+      user.managedAreasWrite,
+      user.now,
+    ],
+  );
+  return row!;
+}
+
 /** Registration completed: the first sign-in (verify-otp or an invitation link). Later sign-ins keep the first instant. */
 export async function markVerified(sql: Sql, id: string, now: Date): Promise<void> {
   await sql.exec(query('auth.mark-verified', 'update users set verified_at = coalesce(verified_at, $2) where id = $1'), [id, now]);
+}
+
+const STAFF_ACCESS = query(
+  'auth.staff-access',
+  `select app_role as "appRole", managed_areas as "managedAreas", managed_areas_write as "managedAreasWrite"
+     from users where id = $1 and is_active`,
+);
+
+/** An active user's role and portal areas, as the staff guard reads them on every request (src/http/guards.ts). */
+export async function findStaffAccess(
+  sql: Sql,
+  userId: string,
+): Promise<{ appRole: AppRole; managedAreas: string[] | null; managedAreasWrite: string[] | null } | undefined> {
+  return sql.one(STAFF_ACCESS, [userId]);
 }
 
 // --- Identifiers (the rules are identifiers.ts's) -------------------------------------------------

@@ -1,4 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/sql';
+import { insertOperatorIfAbsent, insertPackageIfAbsent } from './repository';
 
 /** Fixed ids so the seed is idempotent and people can paste them into requests. */
 export const DEMO = {
@@ -76,35 +77,23 @@ const PACKAGES = [
 ];
 
 /** Seeds the mock operators and a few packages; running it again changes nothing. */
-export async function seedDemoCatalog(em: EntityManager, now = new Date()): Promise<void> {
-  for (const op of OPERATORS) {
-    await em.execute(
-      `insert into operators (id, slug, kind, name_en, name_ar, is_active, created_at, updated_at)
-       values (?, ?, 'telecom', ?, ?, true, ?, ?) on conflict (slug) do nothing`,
-      [op.id, op.slug, op.nameEn, op.nameAr, now, now],
-    );
-  }
+export async function seedDemoCatalog(sql: Sql, now = new Date()): Promise<void> {
+  for (const op of OPERATORS) await insertOperatorIfAbsent(sql, { ...op, now });
   for (const pkg of PACKAGES) {
-    await em.execute(
-      `insert into packages (id, operator_id, name_en, name_ar, description_en, description_ar, data_amount_mb, voice_minutes,
-         sms_count, validity_days, price_sar, price_sar_b2b, is_active, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?, ?) on conflict (id) do nothing`,
-      [
-        pkg.id,
-        pkg.operatorId,
-        pkg.nameEn,
-        pkg.nameAr,
-        `${pkg.nameEn}, ${pkg.days} days`,
-        `${pkg.nameAr}، ${pkg.days} يوماً`,
-        pkg.dataMb,
-        pkg.minutes,
-        pkg.sms,
-        pkg.days,
-        pkg.price,
-        pkg.b2b,
-        now,
-        now,
-      ],
-    );
+    await insertPackageIfAbsent(sql, {
+      id: pkg.id,
+      operatorId: pkg.operatorId,
+      nameEn: pkg.nameEn,
+      nameAr: pkg.nameAr,
+      descriptionEn: `${pkg.nameEn}, ${pkg.days} days`,
+      descriptionAr: `${pkg.nameAr}، ${pkg.days} يوماً`,
+      dataAmountMb: pkg.dataMb,
+      voiceMinutes: pkg.minutes,
+      smsCount: pkg.sms,
+      validityDays: pkg.days,
+      priceSar: pkg.price,
+      priceSarB2b: pkg.b2b,
+      now,
+    });
   }
 }

@@ -7,10 +7,11 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
-import { APP_ROLES, IDENTITY_TYPES, User } from '../entities';
+import { APP_ROLES, IDENTITY_TYPES } from '../entities';
 import { createPersonalDataCipher, type PersonalDataCipher } from '../lib/crypto';
 import { messageOf } from '../lib/errors';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { insertVerifiedUser } from '../auth/repository';
+import { createDb, type Sql } from '../db/sql';
 
 const Args = z
   .object({
@@ -52,7 +53,7 @@ export function parseCreateUserArgs(argv: string[]): CreateUserArgs {
 }
 
 /** Inserts the user, verified, with the given role (and areas for an `admin`). */
-export async function createUser(em: EntityManager, cipher: PersonalDataCipher, args: CreateUserArgs) {
+export async function createUser(sql: Sql, cipher: PersonalDataCipher, args: CreateUserArgs) {
   const list = (v?: string) =>
     v
       ? v
@@ -60,8 +61,7 @@ export async function createUser(em: EntityManager, cipher: PersonalDataCipher, 
           .map((s) => s.trim())
           .filter(Boolean)
       : [];
-  const now = new Date();
-  const user = em.create(User, {
+  const { id } = await insertVerifiedUser(sql, {
     name: args.name,
     appRole: args.role,
     identityType: args['identity-type'],
@@ -71,12 +71,9 @@ export async function createUser(em: EntityManager, cipher: PersonalDataCipher, 
     emailHash: args.email ? cipher.lookupHash(args.email) : null,
     managedAreas: args.role === 'admin' ? list(args.areas) : null,
     managedAreasWrite: args.role === 'admin' ? list(args['areas-write']) : null,
-    verifiedAt: now,
-    createdAt: now,
-    updatedAt: now,
+    now: new Date(),
   });
-  await em.flush();
-  return { id: user.id, role: user.appRole, name: user.name };
+  return { id, role: args.role, name: args.name };
 }
 
 async function main(): Promise<void> {
@@ -85,7 +82,7 @@ async function main(): Promise<void> {
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
   const db = await openDatabase(config, { migrate: true });
   try {
-    console.log(JSON.stringify(await createUser(db.orm.em.fork(), cipher, args)));
+    console.log(JSON.stringify(await createUser(db.db, cipher, args)));
   } finally {
     await db.close();
   }

@@ -209,7 +209,7 @@ async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<st
   const db = await openDatabase(config, { migrate: false });
   try {
     const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-    await createUser(db.orm.em.fork(), cipher, { role: 'super_admin', name: 'Demo Ops', phone, 'identity-type': 'citizen' });
+    await createUser(db.db, cipher, { role: 'super_admin', name: 'Demo Ops', phone, 'identity-type': 'citizen' });
   } finally {
     await db.close();
   }

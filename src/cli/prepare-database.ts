@@ -11,8 +11,7 @@ import { messageOf } from '../lib/errors';
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await openDatabase(config, { migrate: true });
-  await db.orm.em.fork().transactional((em) => seedDemoCatalog(em));
-  await db.orm.close();
+  await db.db.transaction((tx) => seedDemoCatalog(tx));
   console.log(`DATABASE_URL=${db.url}`);
   const stop = async () => {
     await db.close().catch(() => undefined);

@@ -1,11 +1,13 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import { Pool } from 'pg';
+import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { EmbeddedDatabase } from './embedded';
-import { migrate, nativePool, openOrm } from './orm';
+import { migrate, openOrm } from './orm';
+import { createDb, type Db } from './sql';
 
+/** The process's database: the one pool, the data interface over it (src/db/sql.ts), and where it is. */
 export interface Database {
-  orm: MikroORM;
+  db: Db;
   pool: Pool;
   url: string;
   close(): Promise<void>;
@@ -13,10 +15,16 @@ export interface Database {
 
 export const EMBEDDED_DB_NAME = 'activation_sys';
 
-/** DATABASE_URL when set; otherwise the embedded PostgreSQL under EMBEDDED_PG_DIR. */
+type DatabaseConfig = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX' | 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>;
+
+/**
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL under EMBEDDED_PG_DIR. With `migrate`,
+ * the committed migrations run first through MikroORM's migrator, whose connection is closed before
+ * the pool opens: MikroORM is the schema's source and migration runner, never a second pool.
+ */
 export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX' | 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>,
-  opts: { migrate: boolean },
+  config: DatabaseConfig,
+  opts: { migrate: boolean; logger?: Pick<Logger, 'warn'> },
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
@@ -27,15 +35,35 @@ export async function openDatabase(
     await embedded.createDatabase(EMBEDDED_DB_NAME);
     url = embedded.url(EMBEDDED_DB_NAME);
   }
-  const orm = await openOrm(url, config.DATABASE_POOL_MAX);
-  if (opts.migrate) await migrate(orm);
+  if (opts.migrate) await runMigrations(url);
+  const pool = openPool(url, config.DATABASE_POOL_MAX, (err) => opts.logger?.warn({ err }, 'idle database connection lost'));
   return {
-    orm,
-    pool: await nativePool(orm),
+    db: createDb(pool),
+    pool,
     url,
     async close() {
-      await orm.close();
+      await pool.end();
       await embedded?.stop();
     },
   };
+}
+
+/** Applies the committed migrations (src/db/migrations) and closes the migrator's connection. */
+export async function runMigrations(url: string): Promise<void> {
+  const orm = await openOrm(url, 1);
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close();
+  }
+}
+
+/**
+ * The pool. A connection that dies while idle (a restarted server, a dropped network) is reported on
+ * the pool and replaced; without the listener, pg would raise it as an unhandled error.
+ */
+export function openPool(url: string, max = 10, onIdleError: (err: Error) => void = () => undefined): Pool {
+  const pool = new Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  pool.on('error', onIdleError);
+  return pool;
 }

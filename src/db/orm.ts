@@ -1,10 +1,9 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { Pool } from 'pg';
 import { entities } from '../entities';
 import { migrationsList } from './migrations';
 
-/** MikroORM options shared by the API, the worker, the CLI and the tests. */
+/** MikroORM options: the entities are the schema's source, and its migrator applies src/db/migrations. */
 export function ormOptions(clientUrl: string, poolMax = 10): Options {
   return {
     clientUrl,
@@ -36,9 +35,4 @@ export async function openOrm(clientUrl: string, poolMax?: number): Promise<Mikr
 
 export async function migrate(orm: MikroORM): Promise<void> {
   await orm.migrator.up();
-}
-
-/** The `pg` pool behind MikroORM, for the two hot paths that skip the ORM (rate limit, session check). */
-export async function nativePool(orm: MikroORM): Promise<Pool> {
-  return orm.em.getConnection().getNativeClient();
 }

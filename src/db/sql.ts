@@ -1,4 +1,4 @@
-import { types, type Pool, type PoolClient, type QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 
 /**
  * The one way to Postgres (docs/architecture.md, "Data access"). Repositories and reads modules take
@@ -55,9 +55,7 @@ type Runner = Pick<Pool | PoolClient, 'query'>;
 function sqlOn(runner: Runner): Sql {
   const run = async <T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) => {
     const config = typeof statement === 'string' ? { text: statement } : statement;
-    // pg's own parsers (timestamptz as Date, bigint and numeric as text), whatever the pool's
-    // owner set: the pool comes from MikroORM, which keeps dates as text for its hydration.
-    return runner.query<T>({ ...config, values: values as unknown[] | undefined, types });
+    return runner.query<T>({ ...config, values: values as unknown[] | undefined });
   };
   return {
     async rows<T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) {

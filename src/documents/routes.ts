@@ -3,7 +3,7 @@ import { membershipOf } from '../companies/membership';
 import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid, PathId } from '../http/fields';
-import { guard, staffAccessFromPool } from '../http/guards';
+import { guard, staffAccessOf } from '../http/guards';
 import { file, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import { readOrganizationSettings } from '../settings/organization';
@@ -21,7 +21,7 @@ export const PDF = 'application/pdf';
 /** GET /documents/:type/:entityId.pdf: generated documents (consumer spec "PDF documents", b2b spec "Admin: settings"). */
 export function documentRoutes(api: Api, deps: DocumentRouteDeps): void {
   const types = deps.types ?? documentTypes;
-  const access: DocumentAccess = { staffAccess: staffAccessFromPool(deps.db.pool), membership: membershipOf(deps.db) };
+  const access: DocumentAccess = { staffAccess: staffAccessOf(deps.db), membership: membershipOf(deps.db) };
 
   api.define(
     {

@@ -1,10 +1,11 @@
-import type { Pool } from 'pg';
+import type { Sql } from '../db/sql';
 import { guard } from '../http/guards';
 import { json, Reply, type Api } from '../http/route';
 import { z } from '../openapi/registry';
+import { pingDatabase } from './repository';
 
 export interface ReadinessDeps {
-  pool: Pool;
+  db: Sql;
   /** Resolves when Temporal answers; rejects otherwise. */
   temporalReady(): Promise<void>;
 }
@@ -61,7 +62,7 @@ export function healthRoutes(api: Api, deps: ReadinessDeps): void {
       errors: [],
     },
     async () => {
-      const [postgres, temporal] = await Promise.all([check(() => deps.pool.query('select 1')), check(() => deps.temporalReady())]);
+      const [postgres, temporal] = await Promise.all([check(() => pingDatabase(deps.db)), check(() => deps.temporalReady())]);
       const ready = postgres === 'ok' && temporal === 'ok';
       const body = { status: ready ? ('ready' as const) : ('not_ready' as const), checks: { postgres, temporal } };
       return ready ? body : new Reply(503, body);

@@ -1,8 +1,9 @@
 import { parse as parseCookies } from 'cookie';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Pool } from 'pg';
 import { deviceIdOf } from '../auth/devices';
+import { findStaffAccess } from '../auth/repository';
 import type { Principal, SessionService } from '../auth/sessions';
+import type { Sql } from '../db/sql';
 import type { AppRole, CompanyRole, CompanyStatus } from '../entities';
 import type { ErrorCode } from './error-codes';
 import { AppError } from './errors';
@@ -195,14 +196,6 @@ export function createGuards(deps: GuardDeps) {
 export type GuardMiddleware = ReturnType<typeof createGuards>;
 
 /** Fresh role and areas: one indexed read per staff request. */
-export function staffAccessFromPool(pool: Pool) {
-  return async (userId: string): Promise<StaffAccess | null> => {
-    const { rows } = await pool.query<{ app_role: AppRole; managed_areas: string[] | null; managed_areas_write: string[] | null }>({
-      name: 'guard-staff-access',
-      text: 'select app_role, managed_areas, managed_areas_write from users where id = $1 and is_active',
-      values: [userId],
-    });
-    const row = rows[0];
-    return row ? { appRole: row.app_role, managedAreas: row.managed_areas, managedAreasWrite: row.managed_areas_write } : null;
-  };
+export function staffAccessOf(db: Sql) {
+  return async (userId: string): Promise<StaffAccess | null> => (await findStaffAccess(db, userId)) ?? null;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
+import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import type { QuoteRuns } from '../quotes/runs';
 import { quoteNegotiationWorkflow } from '../../workflows/quote-negotiation';
@@ -21,7 +21,6 @@ import {
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
 import { readQuoteTip } from './quote-tip';
-import { sqlOf } from '../db/transition';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';
@@ -38,7 +37,7 @@ export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEA
 export function createQuoteRuns(
   client: Client,
   config: QuoteRunsConfig,
-  opts: { orm: MikroORM; startDeadlineMs?: number; updateDeadlineMs?: number },
+  opts: { db: Sql; startDeadlineMs?: number; updateDeadlineMs?: number },
 ): QuoteRuns {
   const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
@@ -73,7 +72,7 @@ export function createQuoteRuns(
    * SERVICE_UNAVAILABLE, and the client repeats it once the start relay made it.
    */
   async function answerFinished(action: QuoteAction, chainRootId: string, request: QuoteActionRequest): Promise<never> {
-    const tip = await readQuoteTip(sqlOf(opts.orm.em.fork()), chainRootId);
+    const tip = await readQuoteTip(opts.db, chainRootId);
     if (!tip) throw new AppError('QUOTE_NOT_FOUND');
     const refused = tipRefusal(action, tip, request.versionId);
     if (refused) throw new AppError(refused.type, { message: refused.message });

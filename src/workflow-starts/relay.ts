@@ -2,7 +2,6 @@
 // Temporal answers. It runs in the worker process beside the webhook inbox relay, on the same relay
 // loop (src/relay/loop.ts), and reads only Postgres to know what to start: a Temporal outage stops
 // nothing but the starts themselves, which it retries with backoff.
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { activationStarter } from '../activations/start';
 import type { Config } from '../config';
@@ -85,15 +84,15 @@ export type StartRelayConfig = ActivationWorkflowConfig &
   >;
 
 /** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
-export function startStartRelay(config: StartRelayConfig, deps: { db: Db; orm: MikroORM; logger: Logger }): { stop(): Promise<void> } {
+export function startStartRelay(config: StartRelayConfig, deps: { db: Db; logger: Logger }): { stop(): Promise<void> } {
   const logger = deps.logger.child({ component: 'start-relay' });
   const running = runOnOwnClient(config, (client) =>
     createStartRelay({
       db: deps.db,
       starters: workflowStarters({
-        activation: activationStarter({ orm: deps.orm, workflows: createActivationWorkflows(client, config), config }),
+        activation: activationStarter({ db: deps.db, workflows: createActivationWorkflows(client, config), config }),
         companies: createCompanyRuns(client, config, { logger }),
-        quotes: createQuoteRuns(client, config, { orm: deps.orm }),
+        quotes: createQuoteRuns(client, config, { db: deps.db }),
       }),
       logger,
       batchSize: config.START_RELAY_BATCH_SIZE,

@@ -220,7 +220,7 @@ describe('GET /admin/links', () => {
     await b('Nora Ali', 'used');
     await b('Huda Karim', 'failed');
     // namedMatchesMax 0: any match at all takes the scan; the route names up to 2,000 of each.
-    const scanning = createAdminLinkReads({ pool: t.db.pool, cipher: cipher(), clock: t.clock, namedMatchesMax: 0 });
+    const scanning = createAdminLinkReads({ db: t.db.sql, cipher: cipher(), clock: t.clock, namedMatchesMax: 0 });
     // `_` and `%` are literal: unescaped, `_` would match every name.
     const searches = ['nora', 'NORA ', 'acme', '100%', '_', 'huda', 'blue', 'nobody'];
     for (const search of searches) {

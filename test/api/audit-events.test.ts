@@ -7,7 +7,6 @@ import { bearer, errorCode, signUp } from '../helpers/app';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
 import { superAdminApp } from '../helpers/staff';
-import { sqlOf } from '../../src/db/transition';
 
 // GET /admin/audit-events: the trail written by writeAudit, readable by super_admin, newest first, paged and filtered.
 const t = superAdminApp('Root');
@@ -21,8 +20,8 @@ let minute = 0;
 async function audit(action: `${string}.${string}`, entity: { type: string; id?: string; companyId?: string }) {
   minute += 1;
   const at = new Date(Date.UTC(2026, 10, 1, 0, minute));
-  const id = await t.db.orm.em.fork().transactional((em) =>
-    writeAudit(sqlOf(em), {
+  const id = await t.db.sql.transaction((tx) =>
+    writeAudit(tx, {
       action,
       actorUserId: t.admin.userId,
       companyId: entity.companyId ?? null,

@@ -4,7 +4,6 @@ import request from 'supertest';
 import { auditRequestContext, writeAudit } from '../../src/audit/writer';
 import { insertUser as insertUserRow } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
-import { sqlOf } from '../../src/db/transition';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -37,9 +36,9 @@ async function rowsOf(action: string): Promise<AuditRow[]> {
 describe('writeAudit', () => {
   it('writes nothing when the caller’s transaction rolls back', async () => {
     const actor = await insertUser('Rollback admin');
-    const attempt = db.orm.em.fork().transactional(async (em) => {
-      await writeAudit(sqlOf(em), { action: 'org.settings_updated', actorUserId: actor, entityType: 'organization_settings' });
-      await em.execute('update users set name = ? where id = ?', ['Renamed', actor]);
+    const attempt = db.sql.transaction(async (tx) => {
+      await writeAudit(tx, { action: 'org.settings_updated', actorUserId: actor, entityType: 'organization_settings' });
+      await tx.exec('update users set name = $1 where id = $2', ['Renamed', actor]);
       throw new Error('the use case failed after the audit row');
     });
     await expect(attempt).rejects.toThrow('the use case failed after the audit row');
@@ -51,8 +50,8 @@ describe('writeAudit', () => {
     const actor = await insertUser('Status admin');
     const companyId = randomUUID();
     const at = new Date('2026-05-05T05:05:05.505Z');
-    const id = await db.orm.em.fork().transactional((em) =>
-      writeAudit(sqlOf(em), {
+    const id = await db.sql.transaction((tx) =>
+      writeAudit(tx, {
         action: 'company.status_changed',
         actorUserId: actor,
         companyId,
@@ -82,19 +81,15 @@ describe('writeAudit', () => {
 
   it('writes a system action with defaults, and keeps the row when its actor is deleted', async () => {
     const before = Date.now();
-    await db.orm.em
-      .fork()
-      .transactional((em) => writeAudit(sqlOf(em), { action: 'company.system_check', actorUserId: null, entityType: 'company' }));
+    await db.sql.transaction((tx) => writeAudit(tx, { action: 'company.system_check', actorUserId: null, entityType: 'company' }));
     const [system] = await rowsOf('company.system_check');
     expect(system).toMatchObject({ actor_user_id: null, company_id: null, entity_id: null, details: {}, ip: null, user_agent: null });
     expect(system.created_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
 
     const actor = await insertUser('Leaving admin');
-    await db.orm.em
-      .fork()
-      .transactional((em) =>
-        writeAudit(sqlOf(em), { action: 'company.roster_export', actorUserId: actor, entityType: 'roster', details: { rows: 12 } }),
-      );
+    await db.sql.transaction((tx) =>
+      writeAudit(tx, { action: 'company.roster_export', actorUserId: actor, entityType: 'roster', details: { rows: 12 } }),
+    );
     await db.query('delete from users where id = $1', [actor]);
     expect(await rowsOf('company.roster_export')).toEqual([expect.objectContaining({ actor_user_id: null, details: { rows: 12 } })]);
   });
@@ -102,9 +97,9 @@ describe('writeAudit', () => {
   it.each([{ token: 'abc' }, { rawLink: 'https://x/y' }, { after: { entries: [{ link: 'https://x' }] } }, { Authorization: 'Bearer x' }])(
     'refuses details holding a secret (%j) and so rolls the use case back',
     async (details) => {
-      const attempt = db.orm.em
-        .fork()
-        .transactional((em) => writeAudit(sqlOf(em), { action: 'company.links_export', actorUserId: null, entityType: 'roster', details }));
+      const attempt = db.sql.transaction((tx) =>
+        writeAudit(tx, { action: 'company.links_export', actorUserId: null, entityType: 'roster', details }),
+      );
       await expect(attempt).rejects.toThrow(/never audited/);
       expect(await rowsOf('company.links_export')).toEqual([]);
     },

@@ -200,7 +200,7 @@ describe('an identifier its own channel never proved blocks nobody', () => {
   it('an identifier staff entered counts as proven: registering it answers AUTH_PHONE_EXISTS', async () => {
     const phone = newPhone();
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
-    await createUser(t.db.orm.em.fork(), cipher, parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]));
+    await createUser(t.db.sql, cipher, parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]));
     const res = await register({ phone });
     expect([res.status, errorCode(res)]).toEqual([401, 'AUTH_PHONE_EXISTS']);
   });

@@ -347,11 +347,7 @@ describe('POST /auth/login and POST /auth/verify-otp', () => {
   it('signs in a company-staged user with any E.164 phone, while register stays Saudi-only', async () => {
     const phone = '+971501234567';
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
-    const { id } = await createUser(
-      t.db.orm.em.fork(),
-      cipher,
-      parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]),
-    );
+    const { id } = await createUser(t.db.sql, cipher, parseCreateUserArgs(['--role', 'end_user', '--name', 'Staged', '--phone', phone]));
 
     const login = await request(t.app).post('/auth/login').send({ phone });
     expect([login.status, login.body]).toEqual([200, { message: match.any(String) }]);

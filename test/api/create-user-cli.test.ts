@@ -17,7 +17,7 @@ describe('create-user command', () => {
   it('creates a super_admin who can then sign in by OTP', async () => {
     const args = parseCreateUserArgs(['--role', 'super_admin', '--name', 'Ops', '--phone', '+966500000009']);
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
-    const created = await createUser(t.db.orm.em.fork(), cipher, args);
+    const created = await createUser(t.db.sql, cipher, args);
     expect(created).toEqual({ id: match.any(String), role: 'super_admin', name: 'Ops' });
 
     await request(t.app).post('/auth/login').send({ phone: '+966500000009' }).expect(200);
@@ -46,7 +46,7 @@ describe('create-user command', () => {
       'b2b',
     ]);
     const cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
-    const { id } = await createUser(t.db.orm.em.fork(), cipher, args);
+    const { id } = await createUser(t.db.sql, cipher, args);
     const [row] = await t.db.query<{ managed_areas: string[]; managed_areas_write: string[] }>(
       'select managed_areas, managed_areas_write from users where id = $1',
       [id],

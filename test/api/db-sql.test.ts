@@ -1,5 +1,4 @@
 import { createDb, query, type Db } from '../../src/db/sql';
-import { sqlOf } from '../../src/db/transition';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 
 // The one data-access interface (src/db/sql.ts) on a real Postgres: statements with $n placeholders,
@@ -81,23 +80,7 @@ it('opens the isolation level and read-only mode asked for', async () => {
   expect(modes).toEqual({ isolation: 'repeatable read', readOnly: 'on' });
 });
 
-describe('sqlOf (transitional): a repository written for Sql, called from inside a MikroORM transaction', () => {
-  it('runs $n statements in the same transaction, arrays included, and rolls back with it', async () => {
-    await expect(
-      t.orm.em.fork().transactional(async (em) => {
-        const sql = sqlOf(em);
-        expect(await sql.exec('insert into sql_probe (id, label) values ($2, $1)', ['via-orm', 30])).toBe(1);
-        expect(await sql.one<{ n: number }>('select count(*)::int as n from sql_probe where id = any($1::int[])', [[30, 31]])).toEqual({
-          n: 1,
-        });
-        throw new Error('undo');
-      }),
-    ).rejects.toThrow('undo');
-    expect(await labels()).not.toContain('via-orm');
-  });
-});
-
-it('reads timestamps as Date and bigint as text, though the pool is MikroORM’s (which keeps dates as text)', async () => {
+it('reads timestamps as Date and bigint as text (pg’s own parsers)', async () => {
   const row = await db.one<{ at: Date; big: string }>(
     `select timestamptz '2026-01-02 03:04:05.678+00' as at, 9007199254740993::bigint as big`,
   );

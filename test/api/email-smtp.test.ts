@@ -35,7 +35,7 @@ describe('OTP e-mails over SMTP', () => {
       SMTP_TIMEOUT_MS: '3000',
     });
     const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
-    app = createApp({ config, orm: db.orm, pool: db.pool, logger, messages: createProviders(config, logger).messages });
+    app = createApp({ config, db: db.sql, logger, messages: createProviders(config, logger).messages });
   });
   afterAll(async () => {
     await (app.locals.stop as () => Promise<void>)();

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const purge = (target: PurgeTarget, keepMs: number) =>
-  createHousekeepingActivities({ orm: t.db.orm, clock: t.clock }).purgeExpired({ target, keepMs, batchSize: 1000 });
+  createHousekeepingActivities({ db: t.db.sql, clock: t.clock }).purgeExpired({ target, keepMs, batchSize: 1000 });
 const session = (token: string) => request(t.app).get('/auth/session').set(bearer(token));
 const count = async (sql: string, params: unknown[]) => (await t.db.query(sql, params)).length;
 

@@ -81,8 +81,7 @@ describe('global rate limit', () => {
   it('shares counts across API instances through Postgres', async () => {
     const second = createApp({
       config: t.config,
-      orm: t.db.orm,
-      pool: t.db.pool,
+      db: t.db.sql,
       logger: createLogger('silent'),
       messages: createMemoryMessageSender(),
     });

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase(2);
-  await db.orm.migrator.down({ to: 'Migration20261123202542_audit_and_companies' });
+  await db.migrations.down('Migration20261123202542_audit_and_companies');
 });
 afterAll(() => db.drop());
 
@@ -40,7 +40,7 @@ it('moves the identifiers of never-verified registrations to claims and spends d
     [dual, unfinished.id, unfinished.phoneHash, unfinished.emailHash],
   );
 
-  await db.orm.migrator.up({ to: 'Migration20261123214916_identifier_proof' });
+  await db.migrations.up('Migration20261123214916_identifier_proof');
 
   const rows = await db.query<Record<string, string | null>>(
     'select id, phone_hash, email_hash, pending_phone_hash, pending_email_hash, pending_phone_encrypted from users where id = any($1)',
@@ -76,7 +76,7 @@ it('makes a claim nobody holds the account identifier, unproven; of two claimant
   const signedIn = await claimant({ verified: true, held: hash('e2'), claimed: hash('p2'), createdAt: '2026-11-01T00:00:00Z' });
   const unfinished = await claimant({ verified: false, claimed: hash('p2'), createdAt: '2026-11-02T00:00:00Z' });
 
-  await db.orm.migrator.up();
+  await db.migrations.up();
 
   const rows = await db.query<Record<string, string | boolean | null>>(
     'select id, phone_hash, phone_encrypted, phone_proven, pending_phone_hash, email_hash, email_proven from users where id = any($1)',

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase(2);
-  await db.orm.migrator.down({ to: 'Migration20261123215928_blocklists' });
+  await db.migrations.down('Migration20261123215928_blocklists');
 });
 afterAll(() => db.drop());
 
@@ -36,7 +36,7 @@ it('fails all but the newest live payment of an order as superseded, then refuse
   const failed = await payment(userId, orderA, 'failed', '2026-01-01T10:03:00Z');
   const alone = await payment(userId, orderB, 'processing', '2026-01-01T10:00:00Z');
 
-  await db.orm.migrator.up();
+  await db.migrations.up();
 
   const rows = await db.query<{ id: string; status: string; failure_reason: string | null }>(
     'select id, status, failure_reason from payments where user_id = $1',

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase(2);
-  await db.orm.migrator.down({ to: 'Migration20261124061733_name_trigram_indexes' });
+  await db.migrations.down('Migration20261124061733_name_trigram_indexes');
   await seedCatalog(db);
 });
 afterAll(() => db.drop());
@@ -41,7 +41,7 @@ it('turns pending activations whose start nobody saw into pending starts, and dr
   await activation({ status: 'pending', startedAt: '2026-01-01T10:00:01Z', createdAt: '2026-01-01T10:00:00Z' });
   await activation({ status: 'failed', startedAt: null, createdAt: '2026-01-01T10:00:00Z' });
 
-  await db.orm.migrator.up();
+  await db.migrations.up();
 
   const rows = await db.query<{
     kind: string;

@@ -59,7 +59,7 @@ beforeAll(async () => {
   port = smtp!.port;
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
   const messages = createProviders(config(), logger).messages;
-  app = createApp({ config: config(), orm: db.orm, pool: db.pool, logger, messages, undeliveredMessages: undelivered });
+  app = createApp({ config: config(), db: db.sql, logger, messages, undeliveredMessages: undelivered });
   const cipher = createPersonalDataCipher(config().DATA_ENCRYPTION_KEY, config().DATA_HASH_KEY);
   relay = createMessageRelay({
     db: db.sql,

@@ -45,7 +45,7 @@ quotes.start = (input) => take(`quote:${input.chainRootId}`);
 /** The worker's starters (src/workflow-starts/relay.ts), on the fakes. */
 const starters = (): WorkflowStarters =>
   workflowStarters({
-    activation: activationStarter({ orm: t.db.orm, workflows: activations.workflows, config: t.config }),
+    activation: activationStarter({ db: t.db.sql, workflows: activations.workflows, config: t.config }),
     companies,
     quotes,
   });

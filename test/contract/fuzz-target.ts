@@ -17,12 +17,12 @@ import path from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import pino from 'pino';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { createApp } from '../../src/app';
 import { seedDemoCatalog } from '../../src/catalog/demo-seed';
 import { loadConfig, type Config } from '../../src/config';
-import { migrate, nativePool, openOrm } from '../../src/db/orm';
+import { openPool, runMigrations } from '../../src/db/database';
+import { createDb } from '../../src/db/sql';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationWorkflows } from '../../src/temporal/activations';
@@ -166,11 +166,11 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const baseUrl = `http://127.0.0.1:${port}`;
     const config = fuzzConfig(baseUrl, port, `fuzz-${randomBytes(4).toString('hex')}`, dir, temporal.value.address);
 
-    const orm: MikroORM = await openOrm(database.value.url, 20);
-    stops.add('orm', () => orm.close());
-    await migrate(orm);
-    await orm.em.fork().transactional((em) => seedDemoCatalog(em));
-    const pool: Pool = await nativePool(orm);
+    await runMigrations(database.value.url);
+    const pool: Pool = openPool(database.value.url, 20);
+    stops.add('pool', () => pool.end());
+    const db = createDb(pool);
+    await db.transaction((tx) => seedDemoCatalog(tx));
 
     const workerLog = pino({ name: 'worker', level: 'info' }, pino.destination({ dest: path.join(dir, 'worker.log'), sync: true }));
     const nativeConnection = await connectWithRetry(temporal.value.address, { timeoutMs: 30_000, logger: workerLog });
@@ -183,7 +183,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const worker: RunningWorker = await startWorker({
       connection: nativeConnection,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
-      activityDeps: buildActivityDeps(config, { orm, pool }),
+      activityDeps: buildActivityDeps(config, { db }),
       dataConverter,
       logger: workerLog,
     });
@@ -192,8 +192,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     const messages = createMemoryMessageSender();
     const app = createApp({
       config,
-      orm,
-      pool,
+      db,
       logger: createLogger('info', pino.destination({ dest: path.join(dir, 'api.log'), sync: true })),
       messages,
       temporalReady: async () => {
@@ -203,7 +202,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       paymentWorkflows: createPaymentWorkflows(client, config),
       // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
       companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
-      quoteRuns: createQuoteRuns(client, config, { orm }),
+      quoteRuns: createQuoteRuns(client, config, { db }),
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {
@@ -219,8 +218,8 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
         }),
     );
 
-    const identities = await seedIdentities({ baseUrl, messages: messages.messages, orm, pool, config });
-    const login: LoginServer = await startLoginServer({ orm, pool, config, identities });
+    const identities = await seedIdentities({ baseUrl, messages: messages.messages, db, config });
+    const login: LoginServer = await startLoginServer({ db, config, identities });
     stops.add('login server', () => login.close());
     const authFile = path.join(dir, 'auth.json');
     writeFileSync(authFile, JSON.stringify(wfcAuthDocument(login.url), null, 2));

@@ -4,11 +4,9 @@
 // of ours (a Web Fuzzing Commons auth file points at it) instead of the API's OTP sign-in:
 // the OTP request limit (3 per 15 minutes) would refuse the re-logins schemathesis makes
 // whenever a token stops working, e.g. after it fuzzed POST /auth/logout with it.
-import { createDb } from '../../src/db/sql';
+import type { Db } from '../../src/db/sql';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import { DEMO } from '../../src/catalog/demo-seed';
 import { createUser } from '../../src/cli/create-user';
 import type { Config } from '../../src/config';
@@ -77,14 +75,13 @@ async function registerEndUser(baseUrl: string, messages: OutgoingMessage[], nam
 export async function seedIdentities(deps: {
   baseUrl: string;
   messages: OutgoingMessage[];
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   config: Config;
 }): Promise<Identity[]> {
   const user = await registerEndUser(deps.baseUrl, deps.messages, 'user');
   const peer = await registerEndUser(deps.baseUrl, deps.messages, 'peer');
   const cipher = createPersonalDataCipher(deps.config.DATA_ENCRYPTION_KEY, deps.config.DATA_HASH_KEY);
-  const admin = await createUser(deps.orm.em.fork(), cipher, {
+  const admin = await createUser(deps.db, cipher, {
     role: 'super_admin',
     name: 'Fuzz super_admin',
     phone: PHONES.super_admin,
@@ -116,14 +113,13 @@ const ROSTER = Array.from({ length: 6 }, (_, i) => ({
  */
 async function seedCompanyAdmin(deps: {
   baseUrl: string;
-  orm: MikroORM;
-  pool: Pool;
+  db: Db;
   config: Config;
   cipher: ReturnType<typeof createPersonalDataCipher>;
   superAdmin: Identity;
 }): Promise<Identity> {
-  const sessions = createSessionService({ db: createDb(deps.pool), clock: () => new Date(), config: deps.config });
-  const admin = await createUser(deps.orm.em.fork(), deps.cipher, {
+  const sessions = createSessionService({ db: deps.db, clock: () => new Date(), config: deps.config });
+  const admin = await createUser(deps.db, deps.cipher, {
     role: 'b2b_admin',
     name: 'Fuzz company admin',
     phone: PHONES.company_admin,
@@ -184,8 +180,8 @@ async function seedCompanyAdmin(deps: {
 }
 
 /** The loopback login endpoint: each POST issues a fresh mobile session, exactly as verify-otp does. */
-export async function startLoginServer(deps: { orm: MikroORM; pool: Pool; config: Config; identities: Identity[] }): Promise<LoginServer> {
-  const sessions = createSessionService({ db: createDb(deps.pool), clock: () => new Date(), config: deps.config });
+export async function startLoginServer(deps: { db: Db; config: Config; identities: Identity[] }): Promise<LoginServer> {
+  const sessions = createSessionService({ db: deps.db, clock: () => new Date(), config: deps.config });
   const byName = new Map(deps.identities.map((identity) => [identity.name as string, identity]));
   const server: Server = createServer((req, res) => {
     const identity = byName.get((req.url ?? '').replace(/^\/sessions\//, ''));

@@ -23,7 +23,7 @@ export function esimCode(matchingId = 'MATCH'): string {
 }
 
 export async function seedCatalog(db: TestDatabase): Promise<void> {
-  await db.orm.em.fork().transactional((em) => seedDemoCatalog(em));
+  await db.sql.transaction((tx) => seedDemoCatalog(tx));
 }
 
 /** Records what the API asked of Temporal; `fail` makes starts fail. */

@@ -7,7 +7,7 @@ import type { SessionService } from '../../src/auth/sessions';
 import { membershipOf } from '../../src/companies/membership';
 import { createResponseContract, type ContractViolation } from '../../src/http/contract';
 import { createErrorHandler } from '../../src/http/error-middleware';
-import { createGuards, staffAccessFromPool } from '../../src/http/guards';
+import { createGuards, staffAccessOf } from '../../src/http/guards';
 import { requestLogger } from '../../src/http/logger';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { createApi, type Api } from '../../src/http/route';
@@ -37,7 +37,7 @@ export function createRouteTestApp(
   const rateLimit = globalRateLimit({ pool: t.db.pool, max: t.config.RATE_LIMIT_MAX, windowSeconds: t.config.RATE_LIMIT_WINDOW_SECONDS });
   const guards = createGuards({
     sessions: opts.sessions,
-    staffAccess: staffAccessFromPool(t.db.pool),
+    staffAccess: staffAccessOf(t.db.sql),
     membership: membershipOf(t.db.sql),
   });
   const api = createApi({ registry, guards, rateLimit, contract });

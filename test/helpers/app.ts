@@ -42,8 +42,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', ...opts.env });
   const app = createApp({
     config,
-    orm: db.orm,
-    pool: db.pool,
+    db: db.sql,
     logger,
     clock,
     messages: sender,

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { nativePool, openOrm } from '../../src/db/orm';
+import { openPool } from '../../src/db/database';
+import { openOrm } from '../../src/db/orm';
 import { createDb, type Db } from '../../src/db/sql';
 
 export interface TestDatabase {
-  orm: MikroORM;
   pool: Pool;
   /** The app's data-access interface on this database (src/db/sql.ts). */
   sql: Db;
   name: string;
+  /** The migrator on this database (migration tests): each call opens it, runs, and closes it. */
+  migrations: { up(to?: string): Promise<void>; down(to: string): Promise<void> };
   /** Runs a SQL query against this test file's database. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   drop(): Promise<void>;
@@ -32,20 +33,30 @@ export async function createTestDatabase(poolMax = 20): Promise<TestDatabase> {
   await admin((c) => c.query(`create database ${name} template activation_sys_template`));
   const url = new URL(process.env.TEST_DATABASE_ADMIN_URL!);
   url.pathname = `/${name}`;
-  const orm = await openOrm(url.toString(), poolMax);
-  const pool = await nativePool(orm);
+  const pool = openPool(url.toString(), poolMax);
+  const withMigrator = async (run: (migrator: Awaited<ReturnType<typeof openOrm>>['migrator']) => Promise<unknown>) => {
+    const orm = await openOrm(url.toString(), 1);
+    try {
+      await run(orm.migrator);
+    } finally {
+      await orm.close();
+    }
+  };
   return {
-    orm,
     pool,
     sql: createDb(pool),
     name,
+    migrations: {
+      up: (to) => withMigrator((m) => m.up(to ? { to } : undefined)),
+      down: (to) => withMigrator((m) => m.down({ to })),
+    },
     async query<T>(sql: string, params?: unknown[]): Promise<T[]> {
       const { rows } = await pool.query<Record<string, unknown>>(sql, params);
       // The caller names the row shape it selected (pg types rows loosely anyway).
       return rows as T[];
     },
     async drop() {
-      await orm.close();
+      await pool.end();
       await admin((c) => c.query(`drop database if exists ${name} with (force)`));
     },
   };

@@ -9,7 +9,7 @@ export const OPERATOR_API_BASE = 'https://secret-operator-api.example.net';
 
 /** Demo catalog, operator secrets on every row, and an eSIM store provider row that must never be listed. */
 export async function seedCatalog(t: TestApp): Promise<void> {
-  await seedDemoCatalog(t.db.orm.em.fork());
+  await seedDemoCatalog(t.db.sql);
   await t.db.query(
     `insert into operators (id, slug, kind, name_en, name_ar, logo_url, is_active, api_base_url, api_config, created_at, updated_at)
      values ($1, 'esim-store-1', 'esim_store', 'A eSIM Store', 'متجر الشرائح', 'https://cdn.example/store.png', true, $2, $3, now(), now())

@@ -2,22 +2,21 @@
 // every provider: what workflow tests with real activities hand their worker.
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { Config } from '../../src/config';
-import type { TestDatabase } from './db';
 import { createMockIdentityProvider } from '../../src/identity/provider';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
+import type { TestDatabase } from './db';
 
 /** Mock operators and payments, an identity provider that decides at the first poll, in-memory messages. */
 export function realActivities(
-  db: Pick<TestDatabase, 'orm' | 'sql'>,
+  db: Pick<TestDatabase, 'sql'>,
   config: Pick<Config, 'DATA_ENCRYPTION_KEY' | 'DATA_HASH_KEY' | 'PUBLIC_BASE_URL'>,
   overrides: Partial<ActivityDeps> = {},
 ) {
   return createActivities({
-    orm: db.orm,
     db: db.sql,
     operators: new OperatorRegistry(mockOperators()),
     identity: createMockIdentityProvider({ delayMs: 0 }),

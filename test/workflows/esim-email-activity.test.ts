@@ -36,7 +36,7 @@ afterAll(() => t.close());
 
 function sendEsimQrEmail(send: MessageSender['send'], id = activationId) {
   const acts = createActivationActivities({
-    orm: t.db.orm,
+    db: t.db.sql,
     operators: new OperatorRegistry(mockOperators()),
     identity: createMockIdentityProvider({ delayMs: 0 }),
     cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),

@@ -39,7 +39,7 @@ beforeEach(async () => {
 type PurgeInput = Parameters<HousekeepingActivities['purgeExpired']>[0];
 
 function purge(target: PurgeTarget, keepMs: number, batchSize = 1000): Promise<{ deleted: number }> {
-  const activities = createHousekeepingActivities({ orm: t.db.orm, clock: t.clock });
+  const activities = createHousekeepingActivities({ db: t.db.sql, clock: t.clock });
   return new MockActivityEnvironment().run((input: PurgeInput) => activities.purgeExpired(input), { target, keepMs, batchSize });
 }
 

@@ -40,7 +40,7 @@ function slowOperator(delayMs: number): OperatorPlugin {
 
 const activities = (operator: OperatorPlugin) =>
   createActivationActivities({
-    orm: t.db.orm,
+    db: t.db.sql,
     operators: new OperatorRegistry([operator]),
     identity: createMockIdentityProvider({ delayMs: 0 }),
     cipher: createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY),

@@ -44,8 +44,8 @@ function ports(config: ReturnType<typeof loadConfig>) {
     companies: createCompanyRuns(env.client, { ...temporalConfig, LOG_LEVEL: 'silent' }),
     // Read when an action meets a finished chain, long after the app (and its database) exists.
     quotes: createQuoteRuns(env.client, temporalConfig, {
-      get orm() {
-        return t.db.orm;
+      get db() {
+        return t.db.sql;
       },
     }),
   };
@@ -76,7 +76,7 @@ async function relayStarts() {
   const relay = createStartRelay({
     db: t.db.sql,
     starters: workflowStarters({
-      activation: activationStarter({ orm: t.db.orm, workflows: real.activations, config: t.config }),
+      activation: activationStarter({ db: t.db.sql, workflows: real.activations, config: t.config }),
       companies: real.companies,
       quotes: real.quotes,
     }),

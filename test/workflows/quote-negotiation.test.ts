@@ -61,7 +61,7 @@ beforeAll(async () => {
       },
     },
   });
-  runs = createQuoteRuns(env.client, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false }, { orm: db.orm });
+  runs = createQuoteRuns(env.client, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false }, { db: db.sql });
   adminId = await insertUser(db, 'Reviewer', 'admin');
   pkg = await insertPackage(db, { priceSarB2b: '49.50' });
 });

@@ -39,7 +39,7 @@ it('finds a chain run by QuoteRef and all of a company’s chain runs by Company
   const runs = createQuoteRuns(
     env.client,
     { TEMPORAL_TASK_QUEUE: uniqueTaskQueue('quote-sa'), TEMPORAL_SEARCH_ATTRIBUTES: true },
-    { orm: db.orm },
+    { db: db.sql },
   );
   const companyId = randomUUID();
   const chains = [randomUUID(), randomUUID()];

@@ -93,7 +93,7 @@ beforeEach(async () => {
     dataConverter: testDataConverter,
     activities: {
       ...createActivationActivities({
-        orm: w.t.db.orm,
+        db: w.t.db.sql,
         operators: new OperatorRegistry(mockOperators()),
         identity: createMockIdentityProvider({ delayMs: 0 }),
         cipher: createPersonalDataCipher(w.t.config.DATA_ENCRYPTION_KEY, w.t.config.DATA_HASH_KEY),

@@ -31,15 +31,15 @@ beforeAll(async () => {
   const taskQueue = uniqueTaskQueue('update-ids');
   const temporal = { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
   // The quote runs read the app's database only for a finished chain (it exists by then).
-  const orm = {
-    get orm() {
-      return t.db.orm;
+  const db = {
+    get db() {
+      return t.db.sql;
     },
   };
   t = await createTestApp({
     deps: {
       companyRuns: createCompanyRuns(env.client, { ...temporal, LOG_LEVEL: 'silent' }),
-      quoteRuns: createQuoteRuns(env.client, temporal, orm),
+      quoteRuns: createQuoteRuns(env.client, temporal, db),
     },
   });
   worker = await runTestWorker(env, {
