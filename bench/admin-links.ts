@@ -13,11 +13,14 @@
  * word nobody has.
  */
 import type { ChildProcess } from 'node:child_process';
-import { nativePool, openOrm } from '../src/db/orm';
+import { openPool } from '../src/db/database';
 import { createMemoryMessageSender } from '../src/providers/messages';
-import { asker, type TimingSamples } from './processes';
-import { fmt, latencyStats, type LatencyStats } from './stats';
-import { forkTimedApp, serveTimedApp, signedInUser, type TimedAppDeps } from './timed-app';
+import type { Phase } from './lib/phase';
+import { asker } from './lib/processes';
+import { signedInUser } from './lib/sign-up';
+import { fmt, latencyStats, type LatencyStats } from './lib/stats';
+import { forkTimedApp, serveTimedApp, type TimedAppDeps } from './lib/timed-app';
+import type { TimingSamples } from './lib/timing';
 
 const LINKS = 300_000;
 /** Consumers named Yasmin with no invitation link: many matching names, no matching link. */
@@ -44,6 +47,13 @@ const QUERIES: Array<{ label: string; search?: string }> = [
 ];
 
 export type AdminLinksDeps = TimedAppDeps;
+
+/** Its own timed server and 300,000 links; no budget, so no verdict. */
+export const adminLinksPhase: Phase<AdminLinksReport> = {
+  name: 'admin-links',
+  plan: () => 'GET /admin/links at 300,000 links',
+  run: (ctx) => benchAdminLinks(ctx),
+};
 
 export interface AdminLinksReport {
   route: string;
@@ -82,9 +92,8 @@ async function startServer(deps: AdminLinksDeps): Promise<{ proc: ChildProcess; 
 
 /** Companies, people and one live emailed link each, newest one a minute apart; deterministic ids. */
 async function seed(databaseUrl: string): Promise<void> {
-  const orm = await openOrm(databaseUrl, 2);
+  const pool = openPool(databaseUrl, 2);
   try {
-    const pool = await nativePool(orm);
     const companyId = (n: string) => `md5('admin-links-bench-company-' || ${n})::uuid`;
     await pool.query(
       `insert into companies (id, cr_number, name, contact_name, contact_email_encrypted, contact_email_hash,
@@ -115,11 +124,11 @@ async function seed(databaseUrl: string): Promise<void> {
     );
     await pool.query('analyze users; analyze companies; analyze invitation_links');
   } finally {
-    await orm.close();
+    await pool.end();
   }
 }
 
-export async function adminLinksPhase(deps: AdminLinksDeps): Promise<AdminLinksReport> {
+async function benchAdminLinks(deps: AdminLinksDeps): Promise<AdminLinksReport> {
   console.log(`\nbench: GET /admin/links with ${fmt(LINKS, 0)} links (${REQUESTS} sequential requests per query)`);
   const seeded = performance.now();
   await seed(deps.databaseUrl);

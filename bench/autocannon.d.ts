@@ -1,4 +1,4 @@
-// autocannon ships no type declarations; these are the parts bench/run.ts uses.
+// autocannon ships no type declarations; these are the parts bench/lib/load.ts uses.
 declare module 'autocannon' {
   namespace autocannon {
     interface Result {

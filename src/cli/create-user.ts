@@ -11,7 +11,7 @@ import { APP_ROLES, IDENTITY_TYPES } from '../entities';
 import { createPersonalDataCipher, type PersonalDataCipher } from '../lib/crypto';
 import { messageOf } from '../lib/errors';
 import { insertVerifiedUser } from '../auth/repository';
-import { createDb, type Sql } from '../db/sql';
+import type { Sql } from '../db/sql';
 
 const Args = z
   .object({

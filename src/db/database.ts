@@ -22,10 +22,7 @@ type DatabaseConfig = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX' | 'EMBED
  * the committed migrations run first through MikroORM's migrator, whose connection is closed before
  * the pool opens: MikroORM is the schema's source and migration runner, never a second pool.
  */
-export async function openDatabase(
-  config: DatabaseConfig,
-  opts: { migrate: boolean; logger?: Pick<Logger, 'warn'> },
-): Promise<Database> {
+export async function openDatabase(config: DatabaseConfig, opts: { migrate: boolean; logger?: Pick<Logger, 'warn'> }): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {

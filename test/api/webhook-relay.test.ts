@@ -240,7 +240,8 @@ describe('the running loop', () => {
     const p = await payment();
     const [id] = await send(p, [OK]);
     await eventually(() => expect(deliveredTo(temporal, p)).toEqual([id]), 3_000);
-    expect((await inboxRows(w.t, p.paymentId))[0].status).toBe('delivered');
+    // The row is marked in the transaction that handed it over, which commits just after the signal.
+    await eventually(async () => expect((await inboxRows(w.t, p.paymentId))[0].status).toBe('delivered'), 3_000);
 
     await relay.stop();
     const q = await payment();

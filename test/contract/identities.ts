@@ -72,12 +72,7 @@ async function registerEndUser(baseUrl: string, messages: OutgoingMessage[], nam
 }
 
 /** The end users through the API, the super_admin as `npm run create-user` makes one. */
-export async function seedIdentities(deps: {
-  baseUrl: string;
-  messages: OutgoingMessage[];
-  db: Db;
-  config: Config;
-}): Promise<Identity[]> {
+export async function seedIdentities(deps: { baseUrl: string; messages: OutgoingMessage[]; db: Db; config: Config }): Promise<Identity[]> {
   const user = await registerEndUser(deps.baseUrl, deps.messages, 'user');
   const peer = await registerEndUser(deps.baseUrl, deps.messages, 'peer');
   const cipher = createPersonalDataCipher(deps.config.DATA_ENCRYPTION_KEY, deps.config.DATA_HASH_KEY);

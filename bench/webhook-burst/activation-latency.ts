@@ -1,5 +1,5 @@
 /**
- * Payment → `activated` latency (part of the webhook phase of `npm run bench`).
+ * Payment → `activated` latency (part of the webhook phase of `npm run bench`, bench/webhook-burst.ts).
  *
  * 100 activations whose identity verification completed first (verify-identity update,
  * mock identity provider deciding at once, the workflow's poll every second), each with
@@ -16,8 +16,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { fmt, latencyStats, type LatencyStats } from './stats';
+import { sleep } from '../lib/processes';
+import { fmt, latencyStats, type LatencyStats } from '../lib/stats';
 import {
   activationWorkflows,
   forEachConcurrently,
@@ -28,7 +28,7 @@ import {
   WEBHOOK_PATH,
   type httpClient,
   type PaymentFixture,
-} from './webhook-fixtures';
+} from './fixtures';
 
 export const LATENCY_ACTIVATIONS = 100;
 export const LATENCY_BUDGET_P50_MS = 500;
@@ -50,7 +50,6 @@ export interface LatencyReport {
 }
 
 export interface LatencyDeps {
-  orm: MikroORM;
   pool: Pool;
   client: Client;
   http: ReturnType<typeof httpClient>;
@@ -60,7 +59,7 @@ export interface LatencyDeps {
 }
 
 export async function measureActivationLatency(deps: LatencyDeps): Promise<LatencyReport> {
-  const fixtures = await insertFixtures(deps.orm, deps.pool, LATENCY_ACTIVATIONS, deps.fixtureSet);
+  const fixtures = await insertFixtures(deps.pool, LATENCY_ACTIVATIONS, deps.fixtureSet);
   await startActivations(deps.client, fixtures);
   const t = performance.now();
   await completeIdentities(deps, fixtures);
@@ -154,8 +153,4 @@ export function printLatency(r: LatencyReport): void {
     `  ${verdict}  payment -> activated p50 ${fmt(r.paymentToActivated.p50, 1)} ms (< ${r.budget.p50LimitMs} ms), ` +
       `${r.activations - r.failures.length}/${r.activations} activated`,
   );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,43 +1,10 @@
-/** Helpers shared by the bench phases (run.ts, roster.ts, webhook-burst.ts): processes, and the server children they fork. */
-
-import type { ChildProcess, Serializable } from 'node:child_process';
+/**
+ * What a server child measures inside its own process: requests timed from the request event to
+ * the response's 'finish', and the texts of the statements the app prepares (for EXPLAIN).
+ */
 import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import type { Pool } from 'pg';
-
-/** Whether a process exists (one of another user counts: EPERM). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Seconds since `since` (a performance.now() reading). */
-export const seconds = (since: number) => (performance.now() - since) / 1000;
-
-/** Sends a request to a server child and waits for its answer of the given type. */
-export type Ask<M extends { type: string }> = <K extends M['type']>(
-  child: { proc: ChildProcess },
-  request: Serializable,
-  type: K,
-) => Promise<Extract<M, { type: K }>>;
-
-/** The `ask` of a server child whose answers are `M` (the child's message union). */
-export function asker<M extends { type: string }>(): Ask<M> {
-  return <K extends M['type']>(child: { proc: ChildProcess }, request: Serializable, type: K) =>
-    new Promise<Extract<M, { type: K }>>((resolve, reject) => {
-      const onMessage = (msg: M) => {
-        if (msg.type !== type) return;
-        child.proc.off('message', onMessage);
-        resolve(msg as Extract<M, { type: K }>);
-      };
-      child.proc.on('message', onMessage);
-      child.proc.send(request, (err) => err && reject(err));
-    });
-}
 
 /**
  * Records the text of the named statements as the app sends them through the
@@ -101,27 +68,4 @@ export function requestTimer(
     return out;
   };
   return { listener, take };
-}
-
-/** A JSON POST to the server child at `baseUrl`: its status and body. */
-export function jsonPoster(baseUrl: string) {
-  return async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${baseUrl}${url}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    return { status: res.status, json };
-  };
-}
-
-/** The code of the latest OTP the memory message sender sent to `phone` (throws when none was). */
-export function sentOtp(sent: { to: string; text: string }[], phone: string): string {
-  const code = [...sent]
-    .reverse()
-    .find((m) => m.to === phone)
-    ?.text.match(/\b(\d{6})\b/)?.[1];
-  if (!code) throw new Error('no OTP was sent');
-  return code;
 }

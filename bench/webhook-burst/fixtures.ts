@@ -1,17 +1,16 @@
-// What the webhook phases of the bench send and settle (bench/webhook-burst.ts,
-// bench/activation-latency.ts): payment fixtures written with SQL, their activation
-// workflows, signed processor events, and a keep-alive HTTP client.
+// What the webhook phase of the bench sends and settles (bench/webhook-burst.ts,
+// webhook-burst/activation-latency.ts): its parameters, payment fixtures written with
+// SQL, their activation workflows, signed processor events, and a keep-alive HTTP client.
+import { createDb } from '../../src/db/sql';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import Stripe from 'stripe';
 import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { createDb } from '../src/db/sql';
-import { seedDemoCatalog, DEMO } from '../src/catalog/demo-seed';
-import { loadConfig } from '../src/config';
-import { createActivationWorkflows } from '../src/temporal/activations';
-import { activationWorkflowId, stateQuery } from '../workflows/activation-contract';
+import { seedDemoCatalog, DEMO } from '../../src/catalog/demo-seed';
+import { loadConfig } from '../../src/config';
+import { createActivationWorkflows } from '../../src/temporal/activations';
+import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 
 export const TASK_QUEUE = 'bench-webhooks';
 export const WEBHOOK_PATH = '/webhooks/card-processor';
@@ -23,6 +22,21 @@ const AMOUNT_MINOR = 4900;
 const CURRENCY = 'SAR';
 /** How often activation workflows started here poll the (mock) identity provider. */
 export const IDENTITY_POLL_SECONDS = 1;
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+export const PAYMENTS = 100;
+export const DELIVERIES = PAYMENTS * DELIVERIES_PER_PAYMENT;
+export const SETTLE_TIMEOUT_MS = 60_000;
+export const HEALTHZ_PATH = '/healthz';
+/** Budget: webhook acknowledgements per second at least this share of GET /healthz requests per second. */
+export const ACK_BUDGET_RATIO = 0.2;
+/** Temporal stays stopped this long after the outage burst's last acknowledgement (the relay retries meanwhile). */
+export const OUTAGE_SECONDS = 3;
+/** Fixture sets (ICCIDs apart): the burst, the latency phase, the outage burst. */
+export const FIXTURE_SET = { burst: 1, latency: 2, outage: 3 } as const;
 
 // ---------------------------------------------------------------------------
 // Fixtures
@@ -43,7 +57,7 @@ export interface PaymentFixture {
  * `set` (0-99) keeps the ICCIDs of several fixture sets apart. One statement; ids
  * from PostgreSQL, returned in order.
  */
-export async function insertFixtures(orm: MikroORM, pool: Pool, count: number, set: number): Promise<PaymentFixture[]> {
+export async function insertFixtures(pool: Pool, count: number, set: number): Promise<PaymentFixture[]> {
   await seedDemoCatalog(createDb(pool)); // idempotent: the history phase may have seeded it
   const { rows } = await pool.query<{ payment_id: string; order_id: string; user_id: string; activation_id: string; intent_id: string }>(
     `with spec as materialized (

@@ -1,4 +1,4 @@
-/** Small number helpers shared by the bench phases (run.ts, webhook-burst.ts). */
+/** Small number helpers shared by the bench phases. */
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -3,30 +3,9 @@
  * inserted in bulk. Ids are derived from a label and a row number (md5 → uuid), so each table's
  * statement can join the rows of the one before by number, without round trips.
  */
-
-/** Anything with pg's `query` (a PoolClient, a Pool). */
-export interface Queryable {
-  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
-}
+import type { Queryable } from '../lib/sign-up';
 
 const OPERATOR_ID = '7e57b2b0-0000-4000-8000-000000000001';
-
-/** An approved company with `adminUserId` as its admin, the user a b2b_admin; returns the company id. */
-export async function insertCompanyOf(db: Queryable, adminUserId: string, crNumber: string, name: string): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(
-    `with c as (
-       insert into companies (cr_number, name, contact_name, contact_email_encrypted, contact_email_hash, contact_phone_encrypted,
-                              contact_phone_hash, status, payment_mode, approved_at, created_at, updated_at)
-       values ($2::text, $3::text, 'Bench', 'v1.a.b.c', md5($2::text) || md5($3::text), 'v1.d.e.f', md5($3::text) || md5($2::text),
-               'approved', 'flexible', now(), now(), now())
-       returning id),
-     m as (insert into company_users (company_id, user_id, role, created_at) select id, $1::uuid, 'admin', now() from c)
-     select id from c`,
-    [adminUserId, crNumber, name],
-  );
-  await db.query(`update users set app_role = 'b2b_admin' where id = $1`, [adminUserId]);
-  return rows[0].id;
-}
 
 /** `count` live B2B packages (telecom operator, B2B price 80.00) named `<prefix> n`; returns their ids. */
 export async function insertPackages(db: Queryable, prefix: string, count: number): Promise<string[]> {
