@@ -42,7 +42,7 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
 # 2. Temporal dev server, persisted in SQLite, with the UI. Payloads are encrypted (src/temporal/codec.ts):
 # the UI decodes them through the API's codec endpoint, for a super_admin signed in to the API in the same
 # browser. The CLI cannot tell the UI to send cookies: the operator turns on "Include cross-origin
-# credentials" in the UI's Codec Server settings once (README, Runbook: reading payloads).
+# credentials" in the UI's Codec Server settings once (docs/runbook.md, Reading encrypted payloads).
 "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
   --ui-codec-endpoint "http://127.0.0.1:$PORT/temporal-codec" \
   --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \

@@ -21,7 +21,7 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
       guard: guard.public,
       summary: 'Check a serial with an operator',
       description:
-        "A serial the operator refuses answers 200 `{ valid: false, error }`. The mock operator's outcomes are listed in the README.",
+        "A serial the operator refuses answers 200 `{ valid: false, error }`. The mock operator's outcomes are listed in docs/demo.md.",
       query: s.ValidateIccidQuery,
       body: s.ValidateIccidBody,
       response: json(s.ValidateIccidResponse),

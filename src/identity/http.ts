@@ -17,7 +17,7 @@ export interface HttpIdentityOptions {
 const STATUSES = new Set<string>(IDENTITY_STATUSES);
 
 /**
- * National identity verification over HTTP. The contract (README, Configuration):
+ * National identity verification over HTTP. The contract (docs/configuration.md, Real adapters):
  *
  *   POST {IDENTITY_HTTP_URL}/verifications            Authorization: Bearer {IDENTITY_HTTP_TOKEN}
  *   Idempotency-Key: <one key per initiation>

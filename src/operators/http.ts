@@ -45,7 +45,7 @@ export interface HttpOperatorOptions extends OperatorEndpoint {
 }
 
 /**
- * A telecom operator over HTTP. The contract (README, Configuration), every call with
+ * A telecom operator over HTTP. The contract (docs/configuration.md, Real adapters), every call with
  * `Authorization: Bearer {OPERATOR_HTTP_TOKEN}` and JSON bodies:
  *
  *   POST {base}/validate        { "serial": "8996…" | "LPA:1$…", "simType": "physical|esim" }

@@ -4,7 +4,7 @@ import { OperatorRejection, OperatorTimeout, OperatorUnavailable, type IssuedEsi
 
 /**
  * The deterministic mock operator. Outcomes are chosen by the serial, so tests
- * and people can reach every branch (the README lists them):
+ * and people can reach every branch (docs/demo.md lists them):
  *
  * Physical ICCIDs: valid when 19 digits, starting `89`, passing Luhn. Then, by
  * the digits before the check digit:

@@ -15,7 +15,7 @@ export interface HttpSmsOptions {
 }
 
 /**
- * SMS through an HTTP gateway. The contract (README, Configuration):
+ * SMS through an HTTP gateway. The contract (docs/configuration.md, Real adapters):
  *
  *   POST {SMS_HTTP_URL}
  *   Authorization: Bearer {SMS_HTTP_TOKEN}

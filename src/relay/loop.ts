@@ -44,7 +44,7 @@ export interface RelayQueue<Row, Outcome extends string> {
   makeWaitingDue(tx: Sql): Promise<number>;
 }
 
-/** Log lines, each prefixed with the relay's name: the runbook quotes them. */
+/** Log lines, each prefixed with the relay's name: docs/runbook.md quotes them. */
 export interface RelayTexts {
   /** e.g. `webhook relay`. */
   name: string;

@@ -62,7 +62,7 @@ export function createCompanyRuns(
         return await executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
       } catch (err) {
         // No run yet: its start is pending (Temporal was away at registration) and the start relay makes it
-        // as soon as Temporal answers; the action may be repeated then. (Or an operator ended the run: Runbook.)
+        // as soon as Temporal answers; the action may be repeated then. (Or an operator ended the run: docs/decisions/companies-and-invites.md.)
         if (err instanceof WorkflowNotFoundError) {
           throw new AppError('SERVICE_UNAVAILABLE', { message: `the run of company ${companyId} has not started yet` });
         }
