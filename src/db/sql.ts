@@ -84,6 +84,10 @@ export function createDb(pool: Pool): Db {
     pool,
     async transaction(work, options = {}) {
       const client = await pool.connect();
+      // A connection the server ends mid-transaction fails the statement in flight; the client also
+      // emits the error, which must not go unheard (it would take the process down).
+      const onLost = () => undefined;
+      client.on('error', onLost);
       let released = false;
       try {
         await client.query(beginStatement(options));
@@ -98,6 +102,7 @@ export function createDb(pool: Pool): Db {
         });
         throw err;
       } finally {
+        client.off('error', onLost);
         if (!released) client.release();
       }
     },

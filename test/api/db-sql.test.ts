@@ -87,3 +87,15 @@ it('reads timestamps as Date and bigint as text (pg’s own parsers)', async () 
   expect(row?.at).toEqual(new Date('2026-01-02T03:04:05.678Z'));
   expect(row?.big).toBe('9007199254740993');
 });
+
+it('fails a transaction whose connection the server ends, and the pool goes on (test/unit/db-transaction.test.ts: no unhandled error)', async () => {
+  const attempt = db.transaction(async (tx) => {
+    const me = await tx.one<{ pid: number }>('select pg_backend_pid() as pid');
+    await db.exec('select pg_terminate_backend($1)', [me?.pid]);
+    // The server closes the connection while no statement runs on it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await tx.exec('select 1');
+  });
+  await expect(attempt).rejects.toThrow();
+  expect(await db.one<{ ok: number }>('select 1 as ok')).toEqual({ ok: 1 });
+});

@@ -162,7 +162,7 @@ it('ends activated exactly once when the worker dies between payment and handoff
     'select status, activated_at from activations where order_id = $1',
     [orderId],
   );
-  expect(rows).toEqual([{ status: 'activated', activated_at: match.any(String) }]);
+  expect(rows).toEqual([{ status: 'activated', activated_at: match.any(Date) }]);
   const history = await api<z.infer<typeof ActivationHistoryResponse>>('GET', '/activations/history', undefined, token);
   expect(history.body.items.map((i) => i.status)).toEqual(['activated']);
 });
