@@ -118,7 +118,7 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
         status: 'completed',
         amount: '80.25',
         currency: 'SAR',
-        paid_at: match.any(String),
+        paid_at: match.any(Date),
         receipt_number: match.stringMatching(/^RCP-\d{8}-[0-9A-F]{8}$/),
       },
     ]);

@@ -645,7 +645,7 @@ describe('GET /payments/:id/receipt', () => {
       currency: 'SAR',
       method: 'card_scheme_1',
       status: 'completed',
-      paidAt: new Date(String(row.paid_at).replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString(),
+      paidAt: new Date(row.paid_at as Date).toISOString(),
       messageEn: RECEIPT_MESSAGES.completed.en,
       messageAr: RECEIPT_MESSAGES.completed.ar,
     });
