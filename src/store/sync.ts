@@ -66,7 +66,7 @@ const MAX_NAME = 255;
 const MAX_CENTS = 100_000_000_00; // USD 100 million: no eSIM costs that
 const COUNTRY = /^[A-Za-z]{2}$/;
 
-const printable = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
+const printable = (s: string) => [...s].every((c) => c >= ' ' && c !== '\x7f');
 const cleanText = (value: unknown, max: number): string | null => {
   if (typeof value !== 'string') return null;
   const text = value.trim();
