@@ -54,7 +54,7 @@ wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60
 # Business keys as search attributes, so runs are findable in the UI. Created one by one
 # (start-dev's --search-attribute is ignored when the SQLite file already exists).
 # Keep in step with src/temporal/search-attributes.ts (test/unit/foundation.test.ts checks).
-for attribute in ActivationId UserId OrderId SimType ActivationStatus PaymentId CompanyId QuoteRef; do
+for attribute in ActivationId UserId OrderId SimType ActivationStatus PaymentId CompanyId QuoteRef StoreProvider; do
   for _ in 1 2 3 4 5; do
     out="$("$TEMPORAL_CLI" operator search-attribute create --name "$attribute" --type Keyword \
       --address "127.0.0.1:$TEMPORAL_PORT" 2>&1)" && break

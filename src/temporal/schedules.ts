@@ -13,6 +13,7 @@ import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { housekeepingScheduleSpecs } from './housekeeping';
+import { retiredStoreScheduleIds, storeScheduleSpecs } from './store-schedules';
 
 /** One schedule the worker owns: what it starts, how often, and what an operator reads about it. */
 export interface ScheduleSpec<W extends Workflow = Workflow> {
@@ -40,7 +41,7 @@ export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): Schedul
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return housekeepingScheduleSpecs(config);
+  return [...housekeepingScheduleSpecs(config), ...storeScheduleSpecs(config)];
 }
 
 /**
@@ -49,6 +50,11 @@ export function scheduleSpecs(config: Config): ScheduleSpec[] {
  * relay (src/workflow-starts/relay.ts) now closes for every run, from Postgres.
  */
 export const RETIRED_SCHEDULE_IDS = ['activation-recovery'];
+
+/** What the worker deletes at start: the retired schedules, and the store's while the store is off. */
+export function retiredScheduleIds(config: Config): string[] {
+  return [...RETIRED_SCHEDULE_IDS, ...retiredStoreScheduleIds(config)];
+}
 
 /** Deletes each retired schedule that exists; one already gone is fine (two workers may race). Returns the ids deleted. */
 export async function deleteRetiredSchedules(client: Client, ids: readonly string[], logger: Pick<Logger, 'info'>): Promise<string[]> {
