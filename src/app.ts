@@ -21,6 +21,9 @@ import { billingRoutes } from './billing/routes';
 import { createBillingService } from './billing/service';
 import { documentRoutes } from './documents/routes';
 import { createOrganizationSettings } from './settings/organization';
+import { createFxRates } from './fx/rates';
+import { storeRoutes } from './store/routes';
+import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
@@ -233,7 +236,9 @@ export function createApp(deps: AppDeps): Express {
     users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
   companyInviteRoutes(api, { invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }) });
-  settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
+  const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
+  settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
+  storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }) });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });

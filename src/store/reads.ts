@@ -1,0 +1,94 @@
+import { query, type Sql } from '../db/sql';
+
+/**
+ * The store's read models: the public catalog (GET /store/products, GET /store/products/:id) and the
+ * admin lists. Browsing walks an index in (price, id) order: store_products_browse_index without a
+ * country, the primary key of store_product_countries (country, price, id) with one, so a page reads
+ * about `limit` rows whatever the catalog's size (bench/store.ts).
+ */
+
+export interface ProductRow {
+  id: string;
+  providerSlug: string;
+  nameEn: string;
+  nameAr: string;
+  countries: string[];
+  dataAmountMb: number | null;
+  isUnlimited: boolean;
+  validityDays: number;
+  requiresKyc: boolean;
+  /** US cents (bigint as text from pg, read with Number: far inside the safe range). */
+  priceUsdCents: string;
+}
+
+const PRODUCT_COLUMNS = `p.id, o.slug as "providerSlug", p.name_en as "nameEn", p.name_ar as "nameAr", p.countries,
+  p.data_amount_mb as "dataAmountMb", p.is_unlimited as "isUnlimited", p.validity_days as "validityDays",
+  p.requires_kyc as "requiresKyc", p.price_usd_cents as "priceUsdCents"`;
+
+/** The providers whose products are on sale: active, healthy at their last check, charged through us. */
+const SELLING = `o.kind = 'esim_store' and o.is_active and o.health_ok and o.payment_mode = 'internal'`;
+
+const PAGE = query(
+  'store.browse-page',
+  `select ${PRODUCT_COLUMNS}
+     from store_products p join operators o on o.id = p.provider_id
+    where p.is_active and ${SELLING}
+    order by p.price_usd_cents, p.id
+    limit $1`,
+);
+const PAGE_AFTER = query(
+  'store.browse-page-after',
+  `select ${PRODUCT_COLUMNS}
+     from store_products p join operators o on o.id = p.provider_id
+    where p.is_active and ${SELLING} and (p.price_usd_cents, p.id) > ($2::int8, $3::uuid)
+    order by p.price_usd_cents, p.id
+    limit $1`,
+);
+const COUNTRY_PAGE = query(
+  'store.browse-country-page',
+  `select ${PRODUCT_COLUMNS}
+     from store_product_countries c
+     join store_products p on p.id = c.product_id
+     join operators o on o.id = p.provider_id
+    where c.country = $2 and p.is_active and ${SELLING}
+    order by c.price_usd_cents, c.product_id
+    limit $1`,
+);
+const COUNTRY_PAGE_AFTER = query(
+  'store.browse-country-page-after',
+  `select ${PRODUCT_COLUMNS}
+     from store_product_countries c
+     join store_products p on p.id = c.product_id
+     join operators o on o.id = p.provider_id
+    where c.country = $2 and p.is_active and ${SELLING} and (c.price_usd_cents, c.product_id) > ($3::int8, $4::uuid)
+    order by c.price_usd_cents, c.product_id
+    limit $1`,
+);
+
+export interface BrowseFilter {
+  country?: string;
+  after?: { priceUsdCents: string; id: string };
+  /** Rows to read: the page size plus one (to know whether there is more). */
+  limit: number;
+}
+
+/** One page of products on sale, cheapest first (price in cents, then id), after the cursor's position. */
+export function browseProducts(sql: Sql, filter: BrowseFilter): Promise<ProductRow[]> {
+  const { country, after, limit } = filter;
+  if (country) {
+    return after
+      ? sql.rows<ProductRow>(COUNTRY_PAGE_AFTER, [limit, country, after.priceUsdCents, after.id])
+      : sql.rows<ProductRow>(COUNTRY_PAGE, [limit, country]);
+  }
+  return after ? sql.rows<ProductRow>(PAGE_AFTER, [limit, after.priceUsdCents, after.id]) : sql.rows<ProductRow>(PAGE, [limit]);
+}
+
+const ACTIVE_PRODUCT = query(
+  'store.active-product',
+  `select ${PRODUCT_COLUMNS} from store_products p join operators o on o.id = p.provider_id where p.id = $1 and p.is_active`,
+);
+
+/** An active product by id, whatever its provider's state (ordering answers for the provider), or undefined. */
+export function findActiveProduct(sql: Sql, id: string): Promise<ProductRow | undefined> {
+  return sql.one<ProductRow>(ACTIVE_PRODUCT, [id]);
+}
