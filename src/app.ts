@@ -23,6 +23,11 @@ import { documentRoutes } from './documents/routes';
 import { createOrganizationSettings } from './settings/organization';
 import { createFxRates } from './fx/rates';
 import { storeRoutes } from './store/routes';
+import { storeAdminRoutes } from './store/admin-routes';
+import { createStoreAdmin } from './store/admin-service';
+import { mockStoreProviders } from './store/providers/mock';
+import type { StoreProviderRegistry } from './store/providers/plugin';
+import type { StoreSyncRuns } from './store/runs';
 import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
@@ -107,6 +112,10 @@ export interface AppDeps {
   companyRuns?: CompanyRuns;
   /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
+  /** eSIM store provider plugins by slug (the live health check of a toggle); default: the mock stand-ins. */
+  storeProviders?: StoreProviderRegistry;
+  /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
+  storeSyncs?: StoreSyncRuns;
 }
 
 const noTemporal: ActivationWorkflows = {
@@ -136,6 +145,11 @@ const noQuoteTemporal: QuoteRuns = {
   decline: quoteActionUnavailable,
   reject: quoteActionUnavailable,
   confirmContract: quoteActionUnavailable,
+};
+
+const noStoreSyncs: StoreSyncRuns = {
+  syncProvider: () => Promise.reject(new Error('Temporal is not configured')),
+  syncAll: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -239,6 +253,9 @@ export function createApp(deps: AppDeps): Express {
   const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
   storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }) });
+  storeAdminRoutes(api, {
+    admin: createStoreAdmin({ db, clock, providers: deps.storeProviders ?? mockStoreProviders(), runs: deps.storeSyncs ?? noStoreSyncs }),
+  });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });

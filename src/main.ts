@@ -12,6 +12,8 @@ import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';
 import { createPaymentWorkflows } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
+import { createStoreSyncRuns } from './temporal/store-sync';
+import { registerConfiguredProviders } from './store/registration';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,6 +21,8 @@ async function main(): Promise<void> {
   const providers = createProviders(config, logger);
   const database = await openDatabase(config, { migrate: true, logger });
   const { db } = database;
+  // The real store provider's row, when configured and missing (inactive until staff turn it on).
+  await registerConfiguredProviders(db, config);
   const temporal = connectTemporal(config);
   const app = createApp({
     config,
@@ -31,6 +35,8 @@ async function main(): Promise<void> {
     paymentWorkflows: createPaymentWorkflows(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
+    storeProviders: providers.store,
+    storeSyncs: createStoreSyncRuns(temporal.client, config),
   });
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');

@@ -92,3 +92,58 @@ const ACTIVE_PRODUCT = query(
 export function findActiveProduct(sql: Sql, id: string): Promise<ProductRow | undefined> {
   return sql.one<ProductRow>(ACTIVE_PRODUCT, [id]);
 }
+
+// --- Administration ---------------------------------------------------------------------------------
+
+export interface AdminProductRow extends ProductRow {
+  sku: string;
+  isActive: boolean;
+  syncedAt: Date;
+}
+
+export interface AdminProductFilter {
+  providerId?: string;
+  isActive?: boolean;
+  /** An ILIKE pattern (src/db/like.ts), or undefined. */
+  pattern?: string;
+  limit: number;
+  offset: number;
+}
+
+const ADMIN_FILTER = `($1::uuid is null or p.provider_id = $1)
+   and ($2::boolean is null or p.is_active = $2)
+   and ($3::text is null or p.sku ilike $3 or p.name_en ilike $3 or p.name_ar ilike $3)`;
+
+const ADMIN_PRODUCTS = query(
+  'store.admin-products',
+  `select ${PRODUCT_COLUMNS}, p.sku, p.is_active as "isActive", p.synced_at as "syncedAt"
+     from store_products p join operators o on o.id = p.provider_id
+    where ${ADMIN_FILTER}
+    order by o.slug, p.sku, p.id
+    limit $4 offset $5`,
+);
+const ADMIN_PRODUCT_COUNT = query(
+  'store.admin-products-count',
+  `select count(*)::int as total from store_products p where ${ADMIN_FILTER}`,
+);
+
+/** Every product (any state, any provider) matching the filters, by provider slug and SKU; and how many match. */
+export async function adminProducts(sql: Sql, f: AdminProductFilter): Promise<{ rows: AdminProductRow[]; total: number }> {
+  const values = [f.providerId ?? null, f.isActive ?? null, f.pattern ?? null];
+  const [rows, count] = await Promise.all([
+    sql.rows<AdminProductRow>(ADMIN_PRODUCTS, [...values, f.limit, f.offset]),
+    sql.one<{ total: number }>(ADMIN_PRODUCT_COUNT, values),
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+const ADMIN_PRODUCT = query(
+  'store.admin-product',
+  `select ${PRODUCT_COLUMNS}, p.sku, p.is_active as "isActive", p.synced_at as "syncedAt"
+     from store_products p join operators o on o.id = p.provider_id where p.id = $1`,
+);
+
+/** One product as staff see it, any state. */
+export function adminProduct(sql: Sql, id: string): Promise<AdminProductRow | undefined> {
+  return sql.one<AdminProductRow>(ADMIN_PRODUCT, [id]);
+}

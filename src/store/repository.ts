@@ -267,6 +267,16 @@ export interface ProductPatch {
   nameAr?: string;
 }
 
+const LOCK_PRODUCT = query(
+  'store.lock-product',
+  `select is_active as "isActive", name_en as "nameEn", name_ar as "nameAr" from store_products where id = $1 for update`,
+);
+
+/** What staff may change of a product, locked for the caller's transaction; undefined when there is no such product. */
+export function lockProduct(sql: Sql, id: string): Promise<Required<ProductPatch> | undefined> {
+  return sql.one<Required<ProductPatch>>(LOCK_PRODUCT, [id]);
+}
+
 const PATCH_PRODUCT = query(
   'store.patch-product',
   `update store_products

@@ -1,5 +1,5 @@
-import { UUID_SOURCE, Uuid } from '../http/fields';
-import { Limit } from '../http/pagination';
+import { chars, text, UUID_SOURCE, Uuid } from '../http/fields';
+import { Limit, offsetParams, offsetPage } from '../http/pagination';
 import { z } from '../openapi/registry';
 import { DISPLAY_CURRENCIES } from './money';
 
@@ -98,3 +98,73 @@ export const ProductList = z
   })
   .openapi('StoreProductList');
 export const ProductResponse = z.object({ data: Product }).openapi('StoreProductResponse');
+
+// --- Administration ---------------------------------------------------------------------------------
+
+export const StoreProvider = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    nameEn: z.string(),
+    nameAr: z.string(),
+    isActive: z.boolean(),
+    paymentMode: z.enum(['internal', 'external']).openapi({ description: '`external`: the provider charges, which fails closed here' }),
+    supportsAsync: z.boolean().openapi({ description: 'Completes orders later through its callback (identity-check products need it)' }),
+    health: z
+      .object({
+        ok: z.boolean().openapi({ description: 'false also when never checked' }),
+        checkedAt: Timestamp.nullable(),
+        detail: z.string().nullable(),
+      })
+      .openapi({ description: 'The last health check (sync, toggle)' }),
+  })
+  .openapi('StoreProvider');
+
+export const StoreProviderList = z.object({ data: z.array(StoreProvider) }).openapi('StoreProviderList');
+export const StoreProviderResponse = z.object({ data: StoreProvider }).openapi('StoreProviderResponse');
+
+export const ProviderParams = z.object({ id: Uuid });
+export const ToggleBody = z
+  .strictObject({ isActive: z.boolean().openapi({ description: 'true runs the health check first and refuses when it fails' }) })
+  .openapi('StoreProviderToggleRequest');
+
+export const AdminProduct = Product.extend({
+  sku: z.string(),
+  isActive: z.boolean(),
+  syncedAt: Timestamp.openapi({ description: 'The last sync (or seed) that found the SKU listed by its provider' }),
+}).openapi('StoreAdminProduct', { description: 'A product in USD (price = priceUsd, fx null) with its SKU, active flag and last sync' });
+
+export const AdminProductList = offsetPage('StoreAdminProductList', 'products', AdminProduct);
+export const AdminProductResponse = z.object({ data: AdminProduct }).openapi('StoreAdminProductResponse');
+
+export const AdminProductListQuery = z.strictObject({
+  ...offsetParams,
+  providerId: Uuid.optional().openapi({ description: 'Only this provider’s products' }),
+  isActive: z
+    .enum(['true', 'false'], { message: "isActive must be 'true' or 'false'" })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ type: 'boolean' }),
+  search: chars(1, 100).optional().openapi({ description: 'A substring of the SKU or either name, any case' }),
+});
+
+export const ProductPatchBody = z
+  .strictObject({
+    isActive: z.boolean().optional().openapi({ description: 'false keeps the product off across syncs until turned on again' }),
+    nameEn: text(1, 255, 'nameEn').optional().openapi({ description: 'Kept across syncs once set' }),
+    nameAr: text(1, 255, 'nameAr').optional().openapi({ description: 'Kept across syncs once set' }),
+  })
+  .refine((b) => b.isActive !== undefined || b.nameEn !== undefined || b.nameAr !== undefined, {
+    message: 'Give at least one of isActive, nameEn, nameAr',
+    path: [],
+  })
+  .openapi('StoreProductPatchRequest', { minProperties: 1 });
+
+export const SyncBody = z
+  .strictObject({
+    providerId: Uuid.optional().openapi({ description: 'One provider (inactive ones too); omit for every active provider' }),
+  })
+  .openapi('StoreCatalogSyncRequest');
+export const SyncResponse = z
+  .object({ data: z.object({ workflowId: z.string().openapi({ example: 'store-sync:e5170000-0000-4000-8000-000000000001' }) }) })
+  .openapi('StoreCatalogSyncResponse');

@@ -40,6 +40,8 @@ const SPEC_VALIDATED = [
   'GET /admin/contracts/{id}/payments/{paymentId}/document',
   // esim-store.md lists VALIDATION_ERROR on these.
   'GET /store/products/{id}',
+  'POST /admin/store/providers/{id}/toggle',
+  'PATCH /admin/store/products/{id}',
 ];
 
 let t: TestApp;

@@ -3,6 +3,9 @@
  * production)"): "Three mock providers and a mock FX source ... The seed is idempotent (re-running it
  * restores these rows: active flags, names and prices included)."
  */
+import { loadConfig } from '../../src/config';
+import { registerConfiguredProviders } from '../../src/store/registration';
+import request from 'supertest';
 import { createStoreApp, productId, providerId, seedStore } from '../helpers/store';
 import type { TestApp } from '../helpers/app';
 
@@ -116,9 +119,32 @@ it('is idempotent and restores the rows: active flags, names and prices, staff e
 });
 
 it('never lists a store provider among the telecom operators (GET /operators)', async () => {
-  const request = (await import('supertest')).default;
   const res = await request(t.app).get('/operators');
   expect(res.status).toBe(200);
   const slugs = (res.body as { data: Array<{ slug: string }> }).data.map((o) => o.slug);
   expect(slugs.some((s) => s.startsWith('mock-store'))).toBe(false);
+});
+
+describe('the HTTP partner’s provider row', () => {
+  // The real plugin has no seed: its row is registered at the API's start, inactive until staff turn it on after a health check.
+  it('is registered inactive and never checked when missing, once (re-running changes nothing); the mocks register nothing', async () => {
+    const http = loadConfig({
+      NODE_ENV: 'test',
+      STORE_PROVIDER: 'http',
+      STORE_HTTP_URL: 'https://partner.example.com',
+      STORE_HTTP_CLIENT_ID: 'id',
+      STORE_HTTP_CLIENT_SECRET: 'secret',
+      STORE_HTTP_SLUG: 'partner-store',
+    });
+    expect(await registerConfiguredProviders(t.db.sql, loadConfig({ NODE_ENV: 'test' }), t.clock())).toEqual([]);
+    expect(await registerConfiguredProviders(t.db.sql, http, t.clock())).toEqual(['partner-store']);
+    expect(await registerConfiguredProviders(t.db.sql, http, t.clock())).toEqual([]);
+    expect(
+      await t.db.query(
+        `select kind, name_en, is_active, payment_mode, supports_async, health_ok from operators where slug = 'partner-store'`,
+      ),
+    ).toEqual([
+      { kind: 'esim_store', name_en: 'partner-store', is_active: false, payment_mode: 'internal', supports_async: true, health_ok: null },
+    ]);
+  });
 });

@@ -26,7 +26,15 @@ export interface TestAppOptions {
   deps?: Partial<
     Pick<
       AppDeps,
-      'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns' | 'quoteRuns'
+      | 'temporalReady'
+      | 'activationWorkflows'
+      | 'operators'
+      | 'paymentProvider'
+      | 'paymentWorkflows'
+      | 'companyRuns'
+      | 'quoteRuns'
+      | 'storeProviders'
+      | 'storeSyncs'
     >
   >;
 }
