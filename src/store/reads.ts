@@ -1,4 +1,5 @@
 import { query, type Sql } from '../db/sql';
+import { MAX_LIMIT } from '../http/pagination';
 
 /**
  * The store's read models: the public catalog (GET /store/products, GET /store/products/:id) and the
@@ -28,41 +29,52 @@ const PRODUCT_COLUMNS = `p.id, o.slug as "providerSlug", p.name_en as "nameEn", 
 /** The providers whose products are on sale: active, healthy at their last check, charged through us. */
 const SELLING = `o.kind = 'esim_store' and o.is_active and o.health_ok and o.payment_mode = 'internal'`;
 
+/**
+ * A page in (price, id) order. The inner LIMIT is a constant (the largest page plus the look-ahead row),
+ * the outer one the page's: with `limit $n` alone the planner costs a generic plan as if a tenth of the
+ * matches were read, finds it dearer than a custom plan, and re-plans every execution (0.3 ms at 10,000
+ * products, against 0.003 ms); with the constant inside, the generic plan is chosen and kept. Rows are
+ * still pulled one at a time through the index: a page reads `$1` of them, never 101.
+ */
+const paged = (inner: string) => `select * from (${inner} limit ${MAX_LIMIT + 1}) page order by "priceUsdCents", id limit $1`;
+
 const PAGE = query(
   'store.browse-page',
-  `select ${PRODUCT_COLUMNS}
+  paged(`select ${PRODUCT_COLUMNS}
      from store_products p join operators o on o.id = p.provider_id
     where p.is_active and ${SELLING}
-    order by p.price_usd_cents, p.id
-    limit $1`,
+    order by p.price_usd_cents, p.id`),
 );
 const PAGE_AFTER = query(
   'store.browse-page-after',
-  `select ${PRODUCT_COLUMNS}
+  paged(`select ${PRODUCT_COLUMNS}
      from store_products p join operators o on o.id = p.provider_id
     where p.is_active and ${SELLING} and (p.price_usd_cents, p.id) > ($2::int8, $3::uuid)
-    order by p.price_usd_cents, p.id
-    limit $1`,
+    order by p.price_usd_cents, p.id`),
+);
+
+/** By country, the page is walked on store_product_countries' key (country, price, id): its price and id are the product's. */
+const COUNTRY_COLUMNS = PRODUCT_COLUMNS.replace('p.id,', 'c.product_id as id,').replace(
+  'p.price_usd_cents as "priceUsdCents"',
+  'c.price_usd_cents as "priceUsdCents"',
 );
 const COUNTRY_PAGE = query(
   'store.browse-country-page',
-  `select ${PRODUCT_COLUMNS}
+  paged(`select ${COUNTRY_COLUMNS}
      from store_product_countries c
      join store_products p on p.id = c.product_id
      join operators o on o.id = p.provider_id
     where c.country = $2 and p.is_active and ${SELLING}
-    order by c.price_usd_cents, c.product_id
-    limit $1`,
+    order by c.price_usd_cents, c.product_id`),
 );
 const COUNTRY_PAGE_AFTER = query(
   'store.browse-country-page-after',
-  `select ${PRODUCT_COLUMNS}
+  paged(`select ${COUNTRY_COLUMNS}
      from store_product_countries c
      join store_products p on p.id = c.product_id
      join operators o on o.id = p.provider_id
     where c.country = $2 and p.is_active and ${SELLING} and (c.price_usd_cents, c.product_id) > ($3::int8, $4::uuid)
-    order by c.price_usd_cents, c.product_id
-    limit $1`,
+    order by c.price_usd_cents, c.product_id`),
 );
 
 export interface BrowseFilter {
