@@ -7,6 +7,7 @@ import { parseActivationCode } from '../operators/esim-code';
 import type { OperatorRegistry } from '../operators/plugin';
 import { isUuid } from '../http/fields';
 import type { Sql } from '../db/sql';
+import { sarText } from '../lib/halalas';
 import { historyRows, ownActivationRow, recordRows, telecomOperators, type RecordRow, type StatusRow } from './reads';
 
 /**
@@ -188,11 +189,8 @@ export function esimProfileView(id: string, simType: string, status: string, sto
   };
 }
 
-/** numeric(12,2) already comes back as text with two decimals; this keeps that true for any scale. */
-function money(value: unknown): string {
-  const text = String(value);
-  return /^-?\d+\.\d{2}$/.test(text) ? text : Number(text).toFixed(2);
-}
+/** The spec's decimal string ("49.00") of a halalas column (bigint, as text). */
+const money = (value: unknown): string => sarText(value as string);
 const moneyOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : money(value));
 
 export function createActivationReads(deps: ActivationReadDeps) {
@@ -299,7 +297,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         userId: s('order_user_id'),
         companyId: sn('order_company_id'),
         status: s('order_status') as OrderStatus,
-        totalAmountSar: money(r.order_total_amount_sar),
+        totalAmountSar: money(r.order_total_halalas),
         createdAt: s('order_created_at'),
         updatedAt: s('order_updated_at'),
       },
@@ -309,7 +307,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         packageId: s('item_package_id'),
         iccid: s('item_iccid'),
         quantity: num('item_quantity'),
-        unitPriceSar: money(r.item_unit_price_sar),
+        unitPriceSar: money(r.item_unit_price_halalas),
       },
       user: {
         id: s('user_id'),
@@ -328,8 +326,8 @@ export function createActivationReads(deps: ActivationReadDeps) {
         voiceMinutes: num('package_voice_minutes'),
         smsCount: num('package_sms_count'),
         validityDays: num('package_validity_days'),
-        priceSar: money(r.package_price_sar),
-        priceSarB2b: moneyOrNull(r.package_price_sar_b2b),
+        priceSar: money(r.package_price_halalas),
+        priceSarB2b: moneyOrNull(r.package_price_b2b_halalas),
         isActive: bool('package_is_active'),
         isPromotional: bool('package_is_promotional'),
         isNameCustomized: bool('package_is_name_customized'),

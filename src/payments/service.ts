@@ -6,7 +6,7 @@ import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
 import type { ActivationWorkflows } from '../temporal/activations';
 import type { PaymentWorkflows } from '../temporal/payments';
-import { toMinorUnits } from './money';
+import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
 import type { IntentMethod } from './schemas';
@@ -194,7 +194,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           paymentId: row.id,
           orderId: row.orderId,
           userId: row.userId,
-          amountMinor: toMinorUnits(row.amount, row.currency),
+          amountMinor: BigInt(row.amountMinor),
           currency: row.currency,
           method: row.method,
           // One processor-side key per payment row: a retried or taken-over call never creates a second intent.
@@ -363,7 +363,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   /** PAYMENT_RECEIPT_FAILED when the row cannot back a truthful receipt (a settled payment without number or date). */
   function receiptOf(row: Payment): Receipt {
     const settled = row.status === 'completed' || row.status === 'refunded';
-    const amount = Number(row.amount);
+    const amount = Number(fromMinorUnits(row.amountMinor, row.currency));
     if ((settled && (!row.receiptNumber || !row.paidAt)) || !Number.isFinite(amount)) {
       logger.error({ paymentId: row.id, status: row.status }, 'receipt cannot be produced: inconsistent payment row');
       throw new AppError('PAYMENT_RECEIPT_FAILED');

@@ -162,9 +162,9 @@ describe('a run started late', () => {
   it('starts paid when its order was paid while it had no run', async () => {
     const { activationId, orderId } = await agedActivation(0);
     const [{ id: paymentId }] = await t.db.query<{ id: string }>(
-      `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+      `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                              paid_at, created_at, updated_at)
-       select gen_random_uuid(), o.id, o.user_id, 'local_debit', 'mock', 'completed', o.total_amount_sar, 'SAR', gen_random_uuid()::text,
+       select gen_random_uuid(), o.id, o.user_id, 'local_debit', 'mock', 'completed', o.total_halalas, 'SAR', gen_random_uuid()::text,
               repeat('f', 64), now(), now(), now()
          from orders o where o.id = $1 returning id`,
       [orderId],
