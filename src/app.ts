@@ -77,8 +77,8 @@ import { createOperatorList } from './operators/service';
 import { createOtpSender } from './messages/otp-sender';
 import { createUndeliveredCount, type UndeliveredCount } from './messages/undelivered';
 import type { MessageSender } from './providers/messages';
-import type { ActivationWorkflows } from './temporal/activations';
-import type { PaymentWorkflows } from './temporal/payments';
+import type { ActivationRuns } from './activations/runs';
+import type { PaymentRuns } from './payments/runs';
 import { temporalCodecRoutes } from './temporal-codec/routes';
 import { workflowStarters } from './workflow-starts/kinds';
 import { createStartLauncher } from './workflow-starts/launch';
@@ -97,24 +97,24 @@ export interface AppDeps {
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
   /** The Temporal side of activations; without it, creates keep their runs' starts pending (the worker's start relay makes them). */
-  activationWorkflows?: ActivationWorkflows;
+  activationRuns?: ActivationRuns;
   /** Default: chosen by PAYMENT_PROVIDER (the local mock unless configured). */
   paymentProvider?: PaymentProvider;
   /** The Temporal side of payment settlement. */
-  paymentWorkflows?: PaymentWorkflows;
+  paymentRuns?: PaymentRuns;
   /** The companies' onboarding runs; without it, registrations keep their runs' starts pending and status actions answer SERVICE_UNAVAILABLE. */
   companyRuns?: CompanyRuns;
   /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
 }
 
-const noTemporal: ActivationWorkflows = {
+const noTemporal: ActivationRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
   verifyIdentity: () => Promise.reject(new Error('Temporal is not configured')),
   orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
-const noPaymentTemporal: PaymentWorkflows = {
+const noPaymentTemporal: PaymentRuns = {
   startSettlement: () => Promise.reject(new Error('Temporal is not configured')),
   deliverEvent: () => Promise.reject(new Error('Temporal is not configured')),
 };
@@ -182,23 +182,27 @@ export function createApp(deps: AppDeps): Express {
     assertDeviceAllowed,
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
-  const workflows = deps.activationWorkflows ?? noTemporal;
+  const activationRuns = deps.activationRuns ?? noTemporal;
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
     db,
-    starters: workflowStarters({ activation: activationStarter({ db, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    starters: workflowStarters({
+      activation: activationStarter({ db, runs: activationRuns, config }),
+      companies: companyRuns,
+      quotes: quoteRuns,
+    }),
     logger: deps.logger,
   });
   const creation = createActivationCreation({ db, operators, starts, config, clock });
-  const identity = createActivationIdentity({ db, workflows });
+  const identity = createActivationIdentity({ db, runs: activationRuns });
   const reads = createActivationReads({ db, cipher, config });
   const payments = createPaymentService({
     db,
     provider: deps.paymentProvider ?? createPaymentProvider(config),
-    paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal,
-    activationWorkflows: workflows,
+    paymentRuns: deps.paymentRuns ?? noPaymentTemporal,
+    activationRuns,
     clock,
     logger: deps.logger,
   });

@@ -6,7 +6,7 @@ import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
 import { fromMinorUnits } from '../payments/money';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../payments/verify';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 import { isUuid } from '../http/fields';
 import { groupCommit } from './group-commit';
 import { DELIVERABLE } from './inbox';
