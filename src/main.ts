@@ -7,10 +7,10 @@ import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/database';
 import { createLogger } from './http/logger';
 import { createProviders } from './providers';
-import { createActivationWorkflows } from './temporal/activations';
+import { createActivationRuns } from './temporal/activations';
 import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';
-import { createPaymentWorkflows } from './temporal/payments';
+import { createPaymentRuns } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
 
 async function main(): Promise<void> {
@@ -27,8 +27,8 @@ async function main(): Promise<void> {
     messages: providers.messages,
     operators: providers.operators,
     temporalReady: () => temporal.ready(),
-    activationWorkflows: createActivationWorkflows(temporal.client, config),
-    paymentWorkflows: createPaymentWorkflows(temporal.client, config),
+    activationRuns: createActivationRuns(temporal.client, config),
+    paymentRuns: createPaymentRuns(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
   });

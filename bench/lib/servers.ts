@@ -14,9 +14,9 @@ import { createGuards, guard } from '../../src/http/guards';
 import { createLogger, requestLogger } from '../../src/http/logger';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { connectTemporal } from '../../src/temporal/connection';
-import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createPaymentRuns } from '../../src/temporal/payments';
 import { closeApp, discardLogger, openDb, serverContext, type ServerContext } from './app';
 import { serveChild, type Built, type ToParent } from './child';
 import { PROFILE_DIR, ROOT } from './paths';
@@ -126,8 +126,8 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       messages: createMemoryMessageSender(),
       logger,
       temporalReady: () => temporal.ready(),
-      activationWorkflows: createActivationWorkflows(temporal.client, config),
-      paymentWorkflows: createPaymentWorkflows(temporal.client, config),
+      activationRuns: createActivationRuns(temporal.client, config),
+      paymentRuns: createPaymentRuns(temporal.client, config),
     });
     return {
       app,

@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import { seedDemoCatalog, DEMO } from '../../src/catalog/demo-seed';
 import { loadConfig } from '../../src/config';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 
 export const TASK_QUEUE = 'bench-webhooks';
@@ -104,9 +104,9 @@ export async function insertFixtures(pool: Pool, count: number, set: number): Pr
  * worker has run them all before the measurement starts.
  */
 export async function startActivations(client: Client, payments: PaymentFixture[]): Promise<void> {
-  const workflows = activationWorkflows(client);
+  const runs = activationRuns(client);
   await forEachConcurrently(payments, 10, (p) =>
-    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
+    runs.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
   );
   await forEachConcurrently(payments, 10, async (p) => {
     const state = await client.workflow.getHandle(activationWorkflowId(p.activationId)).query(stateQuery);
@@ -116,8 +116,8 @@ export async function startActivations(client: Client, payments: PaymentFixture[
 }
 
 /** The API's side of the activation workflows, on the bench's task queue. */
-export function activationWorkflows(client: Client) {
-  return createActivationWorkflows(
+export function activationRuns(client: Client) {
+  return createActivationRuns(
     client,
     loadConfig({ NODE_ENV: 'test', TEMPORAL_TASK_QUEUE: TASK_QUEUE, IDENTITY_POLL_INTERVAL_SECONDS: String(IDENTITY_POLL_SECONDS) }),
   );

@@ -11,7 +11,7 @@ import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate
 import { askOperator, checkEsimGate, pluginFor } from './serial';
 import * as repo from './repository';
 import { SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
-import type { ActivationStartArgs } from './start';
+import type { ActivationStartArgs } from './runs';
 
 export { SIM_LIMITS };
 

@@ -4,7 +4,7 @@ import type { Cursor } from '../http/pagination';
 
 /**
  * The SQL of the activations read side (read-service.ts): the owner's status and history, the
- * super_admin records and the operator list. History is a hot path: keyset over
+ * super_admin records. History is a hot path: keyset over
  * `activations_user_history_index`, named statements. Every timestamp is formatted by PostgreSQL
  * itself as ISO 8601 UTC with milliseconds, independent of the session's TimeZone and DateStyle; the
  * keyset cursor's instant keeps the stored microseconds (`cursor_at`).
@@ -164,27 +164,4 @@ export async function recordRows(sql: Sql, input: RecordsFilter): Promise<Record
       limit ${param(input.limit)}`,
     values,
   );
-}
-
-export interface OperatorRow {
-  id: string;
-  slug: string;
-  name_en: string;
-  name_ar: string;
-  logo_url: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const OPERATORS = query(
-  'activation-reads-operators',
-  `select id, slug, name_en, name_ar, logo_url, ${iso('created_at')} as created_at, ${iso('updated_at')} as updated_at
-     from operators
-    where kind = 'telecom'
-    order by name_en, id`,
-);
-
-/** Every telecom operator, by name. */
-export async function telecomOperators(sql: Sql): Promise<OperatorRow[]> {
-  return sql.rows<OperatorRow>(OPERATORS);
 }

@@ -10,7 +10,6 @@ import type {
   SimType,
 } from '../entities';
 import { REDEEMED_LINK } from '../links/repository';
-import type { SimHolder } from './sim-limit';
 
 /**
  * The SQL of activations as the create, identity, magic-link and start paths and the workflow's
@@ -230,6 +229,13 @@ export async function liveActivations(sql: Sql, userId: string): Promise<number>
   const row = await sql.one<{ n: number }>(LIVE_ACTIVATIONS, [userId]);
   return row!.n;
 }
+
+/**
+ * Whose SIMs the limit's gates 2 and 3 count (sim-limit.ts): the verified identity. An activation without
+ * a hash (a verification always writes one; only rows from before it could lack it) falls back to its
+ * account, under lockPerson.
+ */
+export type SimHolder = { idNumberHash: string } | { userId: string };
 
 // Whose rows a holder's count reads: one text per kind of holder, each its own named statement.
 const byHolder = (make: (where: string, kind: 'identity' | 'user') => ReturnType<typeof query>) => ({

@@ -2,7 +2,7 @@ import { provisionalReceiptNumber } from '../payments/service';
 import { LABELS, METHOD_NAMES, STATUS_NAMES } from './names';
 import { findPaymentReceipt, type PaymentReceiptRow } from './reads';
 import { renderReceipt, type ReceiptLine } from './receipt';
-import type { DocumentType } from './registry';
+import type { DocumentType } from './document-type';
 
 /** A consumer payment as its receipt prints it; the amount stays in the payment's own currency. */
 export interface PaymentReceiptData extends Omit<PaymentReceiptRow, 'receiptNumber'> {

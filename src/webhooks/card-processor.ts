@@ -5,7 +5,7 @@ import type { Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../payments/verify';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 import { isUuid } from '../http/fields';
 import { groupCommit } from './group-commit';
 import { DELIVERABLE } from './inbox';

@@ -4,7 +4,7 @@ import { query, type Sql } from '../db/sql';
 import type { PaymentProviderName, PaymentStatus } from '../entities/payment';
 import type { SettlementPayment } from '../payments/repository';
 import type { QueueStatements } from '../relay/statements';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 
 // --- The inbox: appending ------------------------------------------------------------------------
 

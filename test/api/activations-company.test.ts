@@ -5,7 +5,7 @@ import type { BillingResponse } from '../../src/billing/schemas';
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import type { Receipt } from '../../src/payments/schemas';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
-import { DEMO, esimCode, fakeWorkflows, seedCatalog } from '../helpers/activations';
+import { DEMO, esimCode, fakeActivationRuns, seedCatalog } from '../helpers/activations';
 import { fakeCompanyRuns } from '../helpers/company-routes';
 import { binaryParser } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
@@ -27,10 +27,10 @@ import { errorOf, typed } from '../helpers/responses';
 type Created = z.infer<typeof CreateActivationResponse>;
 type Billing = z.infer<typeof BillingResponse>['data'];
 
-const temporal = fakeWorkflows();
+const temporal = fakeActivationRuns();
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationWorkflows: temporal.workflows, companyRuns: fakeCompanyRuns(() => t.db) } });
+  t = await createTestApp({ deps: { activationRuns: temporal.runs, companyRuns: fakeCompanyRuns(() => t.db) } });
   await seedCatalog(t.db);
 });
 afterAll(() => t.close());

@@ -3,18 +3,18 @@ import type { z } from 'zod';
 import type { CreateActivationResponse } from '../../src/activations/schemas';
 import type { FieldIssue } from '../../src/http/errors';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
-import { DEMO, esimCode, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, esimCode, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
 
 type Created = z.infer<typeof CreateActivationResponse>;
 
-const temporal = fakeWorkflows();
+const temporal = fakeActivationRuns();
 let t: TestApp;
 let noEsim: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationWorkflows: temporal.workflows } });
-  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationWorkflows: temporal.workflows } });
+  t = await createTestApp({ deps: { activationRuns: temporal.runs } });
+  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationRuns: temporal.runs } });
   await Promise.all([seedCatalog(t.db), seedCatalog(noEsim.db)]);
 });
 afterAll(async () => {

@@ -27,7 +27,7 @@ let root: SignedIn;
 
 beforeAll(async () => {
   const temporal = fakePaymentTemporal();
-  t = await createTestApp({ deps: { activationWorkflows: temporal.activationWorkflows, paymentWorkflows: temporal.paymentWorkflows } });
+  t = await createTestApp({ deps: { activationRuns: temporal.activationRuns, paymentRuns: temporal.paymentRuns } });
   await seedCatalog(t);
   root = await signUpSuperAdmin(t, 'Root');
 });

@@ -24,10 +24,7 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   deps?: Partial<
-    Pick<
-      AppDeps,
-      'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns' | 'quoteRuns'
-    >
+    Pick<AppDeps, 'temporalReady' | 'activationRuns' | 'operators' | 'paymentProvider' | 'paymentRuns' | 'companyRuns' | 'quoteRuns'>
   >;
 }
 

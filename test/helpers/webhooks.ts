@@ -1,5 +1,5 @@
 // Test helpers for the webhook routes and the settlement workflow: a small Express app with
-// only the webhook router (on a createTestApp database), a fake PaymentWorkflows, payment
+// only the webhook router (on a createTestApp database), a fake PaymentRuns, payment
 // fixtures written with SQL, and signers for both providers. The card processor's header is
 // made by the processor's own library (generateTestHeaderString), so we interoperate with it.
 import { randomUUID, sign as rsaSign } from 'node:crypto';
@@ -9,7 +9,7 @@ import Stripe from 'stripe';
 import request from 'supertest';
 import { createLogger } from '../../src/http/logger';
 import type { ProviderIntent } from '../../src/payments/providers';
-import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
+import type { PaymentRuns, ProcessorEvent } from '../../src/payments/runs';
 import type { StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
 import { webhookRoutes } from '../../src/webhooks/routes';
 import { createRouteTestApp } from './api';
@@ -53,11 +53,11 @@ zmRI95y3/GXp+lGgVNxJengL
  * (Temporal away), `failEvents` refuses those event ids only, `delayMs` makes each delivery take
  * a random time up to it (so parallel deliveries finish out of order).
  */
-export function fakePaymentWorkflows() {
+export function fakePaymentRuns() {
   const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
   const started: string[] = [];
   const state = { fail: false, failEvents: new Set<string>(), delayMs: 0 };
-  const workflows: PaymentWorkflows = {
+  const runs: PaymentRuns = {
     startSettlement(paymentId) {
       if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
       started.push(paymentId);
@@ -69,7 +69,7 @@ export function fakePaymentWorkflows() {
       delivered.push({ paymentId, event });
     },
   };
-  return { workflows, delivered, started, state };
+  return { runs, delivered, started, state };
 }
 
 /** Store orders by id; `fail` makes the handoff throw. */
