@@ -26,7 +26,7 @@ export interface TestAppOptions {
   deps?: Partial<
     Pick<
       AppDeps,
-      'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns' | 'quoteRuns'
+      'temporalReady' | 'activationWorkflows' | 'operators' | 'paymentProvider' | 'paymentWorkflows' | 'companyRuns' | 'quoteRuns' | 'meter'
     >
   >;
 }
