@@ -74,3 +74,37 @@ export function serveMetrics(opts: { host: string; port: number; path: string; t
     });
   });
 }
+
+/** A loopback port nothing listens on now (for the Temporal SDK's own exporter, read only by this process). */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The worker's one exposition: its own metrics, then the Temporal SDK's (the runtime's Prometheus
+ * exporter on a loopback port, `sdkUrl`). A family both name is kept from ours only (target_info),
+ * so the text stays valid; an SDK exporter that does not answer leaves ours alone.
+ */
+export function withSdkMetrics(ours: () => Promise<string>, sdkUrl: string): () => Promise<string> {
+  return async () => {
+    const [own, sdk] = await Promise.all([
+      ours(),
+      fetch(sdkUrl, { signal: AbortSignal.timeout(5_000) })
+        .then((res) => (res.ok ? res.text() : ''))
+        .catch(() => ''),
+    ]);
+    const names = new Set([...own.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
+    const kept = sdk.split('\n').filter((line) => {
+      const name = /^(?:# (?:HELP|TYPE|UNIT) )?([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)?.[1];
+      return name === undefined || ![...names].some((n) => name === n || name.startsWith(`${n}_`));
+    });
+    return `${own.trimEnd()}\n${kept.join('\n')}`;
+  };
+}
