@@ -249,7 +249,10 @@ const schema = z
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     /** The worker's metrics port (its own metrics and the Temporal SDK's). */
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
-    METRICS_PATH: z.string().regex(/^\/[\w./-]*$/, 'must be a path starting with /').default('/metrics'),
+    METRICS_PATH: z
+      .string()
+      .regex(/^\/[\w./-]*$/, 'must be a path starting with /')
+      .default('/metrics'),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
     /** How long each mock operator handoff (SIM activation, eSIM issuance) takes. */

@@ -122,7 +122,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       activities: createActivities(options.activityDeps),
       dataConverter: options.dataConverter,
       // A prebuilt bundle has its workflow interceptors built in (WORKFLOW_INTERCEPTOR_MODULES when bundled for production).
-      interceptors: { activity: ACTIVITY_INTERCEPTORS, ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }) },
+      interceptors: {
+        activity: ACTIVITY_INTERCEPTORS,
+        ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+      },
       sinks: workflowSinks(options.tracing),
     });
   } catch (error) {
@@ -240,7 +243,10 @@ export async function main(): Promise<void> {
   if (telemetry) {
     observeRelayBacklog(telemetry.metrics.meter, activityDeps.db);
     const ours = telemetry.metrics.text;
-    await telemetry.serveMetrics(config.WORKER_METRICS_PORT, sdkMetricsPort ? withSdkMetrics(ours, `http://127.0.0.1:${sdkMetricsPort}/metrics`) : ours);
+    await telemetry.serveMetrics(
+      config.WORKER_METRICS_PORT,
+      sdkMetricsPort ? withSdkMetrics(ours, `http://127.0.0.1:${sdkMetricsPort}/metrics`) : ours,
+    );
   }
   const running = await startWorker({
     activityDeps,

@@ -15,8 +15,8 @@ export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8
 export interface MetricsRegistry {
   meter: Meter;
   /** The current values in Prometheus text format (observable gauges are read now). */
-  text(): Promise<string>;
-  shutdown(): Promise<void>;
+  text: () => Promise<string>;
+  shutdown: () => Promise<void>;
 }
 
 /**

@@ -14,9 +14,9 @@ export interface Telemetry {
   tracing: Tracing;
   metrics: MetricsRegistry;
   /** Starts the metrics listener on `port` (METRICS_HOST, METRICS_PATH) serving `text` (default: the registry's); none when METRICS_ENABLED=false. */
-  serveMetrics(port: number, text?: () => Promise<string>): Promise<MetricsServer | undefined>;
+  serveMetrics: (port: number, text?: () => Promise<string>) => Promise<MetricsServer | undefined>;
   /** Exports the spans still pending; stops the metrics listener it started. */
-  shutdown(): Promise<void>;
+  shutdown: () => Promise<void>;
 }
 
 export function startTelemetry(config: Config, role: ProcessRole): Telemetry {
@@ -34,12 +34,12 @@ export function startTelemetry(config: Config, role: ProcessRole): Telemetry {
     serviceName,
     tracing,
     metrics,
-    async serveMetrics(port, text = metrics.text) {
+    serveMetrics: async (port, text = metrics.text) => {
       if (!config.METRICS_ENABLED) return undefined;
       server = await serveMetrics({ host: config.METRICS_HOST, port, path: config.METRICS_PATH, text });
       return server;
     },
-    async shutdown() {
+    shutdown: async () => {
       await server?.close();
       await Promise.all([tracing.shutdown(), metrics.shutdown()]);
     },

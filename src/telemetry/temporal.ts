@@ -122,6 +122,13 @@ function toReadableSpan(span: WorkflowSpan): ReadableSpan {
   };
 }
 
+/** OpenTelemetry's log attribute names (Temporal's workflow interceptors) and ours; trace_flags is dropped. */
+const OTEL_LOG_KEYS: Array<[string, string | undefined]> = [
+  ['trace_id', 'traceId'],
+  ['span_id', 'spanId'],
+  ['trace_flags', undefined],
+];
+
 /**
  * The SDK's logger (Runtime.install): workflow and activity lines at the process's level (they are
  * the app's own lines, and carry `requestId`/`traceId` from the interceptors), the SDK's and core's
@@ -132,9 +139,12 @@ export function temporalRuntimeLogger(logger: pino.Logger, sdkLevel: pino.Level 
   const levels: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
   const sdk = logger.child({ component: 'temporal-sdk' }, { level: sdkLevel });
   const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
-    const { trace_id: traceId, span_id: spanId, trace_flags: _flags, ...rest } = meta ?? {};
-    const fields = { ...rest, ...(traceId ? { traceId } : {}), ...(spanId ? { spanId } : {}) };
-    const own = rest.sdkComponent === 'workflow' || rest.sdkComponent === 'activity';
+    const fields: Record<string, unknown> = { ...meta };
+    for (const [theirs, ours] of OTEL_LOG_KEYS) {
+      if (fields[theirs] !== undefined && ours) fields[ours] = fields[theirs];
+      delete fields[theirs];
+    }
+    const own = fields.sdkComponent === 'workflow' || fields.sdkComponent === 'activity';
     (own ? logger : sdk)[levels[level]](fields, message);
   };
   return {

@@ -96,7 +96,9 @@ describe('the request id on service log lines', () => {
     const entries = logEntries(t.logLines);
     for (const [i, id] of ids.entries()) {
       const workflowId = `activation:${(answers[i].body as { activationId: string }).activationId}`;
-      const pending = entries.filter((e) => e.msg === 'workflow start pending: the start relay will make it' && e.workflowId === workflowId);
+      const pending = entries.filter(
+        (e) => e.msg === 'workflow start pending: the start relay will make it' && e.workflowId === workflowId,
+      );
       expect(pending).toEqual([expect.objectContaining({ requestId: id })]);
       expect(entries.filter((e) => e.req?.id === id)).toHaveLength(1); // and its access line
     }

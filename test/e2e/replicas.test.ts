@@ -74,7 +74,8 @@ async function startOtlpReceiver(): Promise<OtlpReceiver> {
         for (const rs of (JSON.parse(body) as OtlpJson).resourceSpans ?? []) {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const ss of rs.scopeSpans ?? []) {
-            for (const s of ss.spans ?? []) spans.push({ service, name: s.name, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined });
+            for (const s of ss.spans ?? [])
+              spans.push({ service, name: s.name, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined });
           }
         }
       }
@@ -97,7 +98,13 @@ async function alternating(clientIp: string): Promise<string> {
   const server = createServer((req, res) => {
     const target = new URL(apis[next++ % apis.length].url);
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-for': clientIp } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, 'x-forwarded-for': clientIp },
+      },
       (answer: IncomingMessage) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -130,7 +137,11 @@ beforeAll(async () => {
   }
   for (let i = 0; i < 2; i++) {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) }, `api-${i}`);
+    processes.start(
+      'src/main.js',
+      { ...stack.common, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) },
+      `api-${i}`,
+    );
     apis.push({ url: `http://127.0.0.1:${port}`, metricsPort });
   }
   for (const api of apis) await eventually(async () => expect((await fetch(`${api.url}/readyz`)).status).toBe(200), 30_000);
@@ -182,7 +193,11 @@ let wallet: WalletResult;
 
 it('completes the consumer, B2B and mobile-wallet walks through both APIs alternately while a worker is killed mid-walk', async () => {
   const lines: string[] = [];
-  const [consumerUrl, b2bUrl, walletUrl] = [await alternating('192.0.2.10'), await alternating('192.0.2.11'), await alternating('192.0.2.12')];
+  const [consumerUrl, b2bUrl, walletUrl] = [
+    await alternating('192.0.2.10'),
+    await alternating('192.0.2.11'),
+    await alternating('192.0.2.12'),
+  ];
   const walks = Promise.all([
     runDemo({ baseUrl: consumerUrl, messagesFile: stack.messagesFile, log: (line) => lines.push(line) }),
     runB2bDemo({
@@ -196,7 +211,9 @@ it('completes the consumer, B2B and mobile-wallet walks through both APIs altern
   ]);
   // Mid-walk: once the first activation's run exists, one worker dies (no shutdown, tasks in flight lost).
   await eventually(async () => {
-    expect((await stack.db.query("select 1 from workflow_starts where kind = 'activation' and started_at is not null limit 1")).length).toBe(1);
+    expect(
+      (await stack.db.query("select 1 from workflow_starts where kind = 'activation' and started_at is not null limit 1")).length,
+    ).toBe(1);
   }, 60_000);
   await stopProcess(workers[0].child, 'SIGKILL');
 
