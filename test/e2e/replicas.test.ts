@@ -41,6 +41,8 @@ let receiver: OtlpReceiver;
 const apis: Array<{ url: string; metricsPort: number }> = [];
 const workers: Array<{ child: ChildProcess; metricsPort: number }> = [];
 const proxies: Server[] = [];
+/** Every JSON line the APIs wrote (they log at info). */
+const apiLines: Array<Record<string, unknown>> = [];
 
 // --- An OTLP/HTTP (JSON) receiver: the spans every process exports ------------------------------
 
@@ -137,11 +139,17 @@ beforeAll(async () => {
   }
   for (let i = 0; i < 2; i++) {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    processes.start(
+    const child = processes.start(
       'src/main.js',
-      { ...stack.common, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) },
+      { ...stack.common, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' },
       `api-${i}`,
     );
+    let pending = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const parts = (pending + chunk.toString()).split('\n');
+      pending = parts.pop()!;
+      for (const line of parts) if (line.startsWith('{')) apiLines.push(JSON.parse(line) as Record<string, unknown>);
+    });
     apis.push({ url: `http://127.0.0.1:${port}`, metricsPort });
   }
   for (const api of apis) await eventually(async () => expect((await fetch(`${api.url}/readyz`)).status).toBe(200), 30_000);
@@ -288,6 +296,14 @@ it("shows an activation's API span, its workflow span and its activity spans und
     // Parent links: the run under the start, the start under the request's spans.
     expect(run!.parentSpanId).toBe(start!.spanId);
     expect(trace!.some((s) => s.spanId === start!.parentSpanId)).toBe(true);
+    // The API's access line of that request names the same trace, beside its request id.
+    const access = apiLines.find(
+      (l) => (l.req as { method?: string; path?: string } | undefined)?.path === '/activations' && l.traceId === api.traceId,
+    );
+    expect(access).toMatchObject({
+      req: { id: expect.any(String) as unknown, method: 'POST', path: '/activations' },
+      res: { statusCode: 201 },
+    });
   }, 15_000);
   expect(runId).toMatch(/^activation:/);
 });
