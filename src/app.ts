@@ -1,3 +1,4 @@
+import type { Meter } from '@opentelemetry/api';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { createActivationCreation } from './activations/create';
@@ -106,6 +107,8 @@ export interface AppDeps {
   companyRuns?: CompanyRuns;
   /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
+  /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
+  meter?: Meter;
 }
 
 const noTemporal: ActivationRuns = {
@@ -270,7 +273,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // First, so every answer carries them: errors, 404s, 405s and what the rate limit refuses too.
   app.use(securityHeaders());
-  app.use(requestLogger(deps.logger));
+  app.use(requestLogger(deps.logger, { meter: deps.meter }));
   app.use(api.options);
   // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.
   app.use(api.router);

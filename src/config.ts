@@ -233,6 +233,26 @@ const schema = z
     HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS: z.coerce.number().int().min(7).default(90),
     /** Rows deleted per statement (one short transaction each). */
     HOUSEKEEPING_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+    // --- Telemetry (src/telemetry, docs/configuration.md "Telemetry"). ---
+    /** service.name of the spans and metrics; unset: activation-sys-api / activation-sys-worker. */
+    OTEL_SERVICE_NAME: z.string().min(1).optional(),
+    /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); unset: spans are made (log lines name them) but not exported. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    /** Headers for the collector, `key=value,key2=value2` (e.g. an API key). */
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
+    /** How long ended spans wait to be exported together, in milliseconds. */
+    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().default(5000),
+    /** The Prometheus listener (its own port, never the API's): on or off, the address it binds, its path. */
+    METRICS_ENABLED: bool.default(true),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /** The API's metrics port. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    /** The worker's metrics port (its own metrics and the Temporal SDK's). */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+    METRICS_PATH: z
+      .string()
+      .regex(/^\/[\w./-]*$/, 'must be a path starting with /')
+      .default('/metrics'),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
     /** How long each mock operator handoff (SIM activation, eSIM issuance) takes. */
@@ -243,6 +263,10 @@ const schema = z
   .superRefine((env, ctx) => {
     if (Buffer.from(env.DATA_ENCRYPTION_KEY, 'base64').length !== 32) {
       ctx.addIssue({ code: 'custom', path: ['DATA_ENCRYPTION_KEY'], message: 'must be base64 of exactly 32 bytes' });
+    }
+    // The metrics listener is a second server: on the API's port one of the two could not listen.
+    if (env.METRICS_ENABLED && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (the metrics have a listener of their own)' });
     }
   });
 
@@ -343,7 +367,20 @@ function productionRefusals(raw: RawEnv): Array<[string, string]> {
     found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
   }
   if (raw.FAULT_INJECTION !== undefined) found.push(['FAULT_INJECTION', 'is refused in production: it makes the process crash on purpose']);
+  const otlp = setting(raw, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (otlp !== undefined && isPlainRemote(otlp)) {
+    found.push([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'http:// to another host is refused in production: spans (routes, statements, ids) would cross the network in clear text; use https:// or a collector on this host',
+    ]);
+  }
   return found;
+}
+
+/** An http:// URL to anything but this host (loopback). */
+function isPlainRemote(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname) && !hostname.startsWith('127.');
 }
 
 /** Unset, or set to the public development value. */

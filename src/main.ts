@@ -2,6 +2,8 @@
  * The API process: validates configuration, opens Postgres (embedded when no
  * DATABASE_URL), runs committed migrations, connects to Temporal lazily, listens.
  */
+// First: telemetry instruments http, express and pg before anything loads them.
+import { telemetry } from './telemetry/api';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/database';
@@ -31,7 +33,10 @@ async function main(): Promise<void> {
     paymentRuns: createPaymentRuns(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
+    meter: telemetry?.metrics.meter,
   });
+  // Prometheus text on a listener of its own (METRICS_HOST:METRICS_PORT), outside the API's port.
+  await telemetry?.serveMetrics(config.METRICS_PORT);
   const server = app.listen(config.PORT, config.HOST, () => {
     logger.info({ url: `http://${config.HOST}:${config.PORT}`, docs: `http://${config.HOST}:${config.PORT}/docs` }, 'API listening');
   });
@@ -39,6 +44,7 @@ async function main(): Promise<void> {
     await (app.locals.stop as () => Promise<void>)();
     await temporal.connection.close().catch(() => undefined);
     await database.close();
+    await telemetry?.shutdown();
     process.exit(0);
   };
   const shutdown = () => {

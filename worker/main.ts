@@ -4,9 +4,12 @@
 // Configuration: the API's (src/config.ts, validated the same way: in production every stand-in
 // and development default is refused at start), notably TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
 // TEMPORAL_TASK_QUEUE, TEMPORAL_CONNECT_TIMEOUT_MS (the worker may start before the server is
-// ready) and LOG_LEVEL. Logs go through the API's redacting logger.
+// ready) and LOG_LEVEL. Logs go through the API's redacting logger. Telemetry (src/telemetry):
+// spans of runs and activities, and Prometheus text on WORKER_METRICS_PORT.
+// First: telemetry instruments http and pg before anything loads them.
+import { telemetry } from '../src/telemetry/worker';
 import pino from 'pino';
-import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
@@ -22,6 +25,10 @@ import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
+import { observeRelayBacklog } from '../src/telemetry/backlog';
+import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
+import { ACTIVITY_INTERCEPTORS, temporalRuntimeLogger, WORKFLOW_INTERCEPTOR_MODULES, workflowSinks } from '../src/telemetry/temporal';
+import type { Tracing } from '../src/telemetry/tracing';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -45,6 +52,8 @@ export interface StartWorkerOptions {
   logger?: pino.Logger;
   /** Stops the connection retry loop early (e.g. a signal before the server was up). */
   signal?: AbortSignal;
+  /** Where the runs' spans go (the process's tracing); default: nowhere. */
+  tracing?: Pick<Tracing, 'processor' | 'resource'>;
 }
 
 export interface RunningWorker {
@@ -112,6 +121,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
       dataConverter: options.dataConverter,
+      // A prebuilt bundle has its workflow interceptors built in (WORKFLOW_INTERCEPTOR_MODULES when bundled for production).
+      interceptors: {
+        activity: ACTIVITY_INTERCEPTORS,
+        ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+      },
+      sinks: workflowSinks(options.tracing),
     });
   } catch (error) {
     if (ownsConnection) await connection.close().catch(() => undefined);
@@ -156,20 +171,6 @@ export function buildActivityDeps(
   };
 }
 
-/** Routes the SDK's own logs (worker state, core) through pino. */
-function temporalLoggerFor(logger: pino.Logger): TemporalLogger {
-  const levels: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
-  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[levels[level]]({ ...meta }, message);
-  return {
-    log,
-    trace: (message, meta) => log('TRACE', message, meta),
-    debug: (message, meta) => log('DEBUG', message, meta),
-    info: (message, meta) => log('INFO', message, meta),
-    warn: (message, meta) => log('WARN', message, meta),
-    error: (message, meta) => log('ERROR', message, meta),
-  };
-}
-
 /** The API's redacting logger, its lines marked as the worker's. */
 function workerLogger(level: string): pino.Logger {
   return createLogger(level).child({ name: 'worker' });
@@ -197,9 +198,28 @@ export async function main(): Promise<void> {
   // Configuration first: an invalid or refused one ends the process before anything starts.
   const config = loadConfig();
   const logger = workerLogger(config.LOG_LEVEL);
+  // The SDK's own metrics on a loopback port, served with ours on WORKER_METRICS_PORT (withSdkMetrics).
+  const sdkMetricsPort = telemetry && config.METRICS_ENABLED ? await freeLoopbackPort() : undefined;
   // We handle signals ourselves: the SDK's handlers would swallow a signal that arrives
   // while we are still waiting for the server.
-  Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
+  Runtime.install({
+    logger: temporalRuntimeLogger(logger),
+    shutdownSignals: [],
+    ...(sdkMetricsPort
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: `127.0.0.1:${sdkMetricsPort}`,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          },
+        }
+      : {}),
+  });
 
   const aborter = new AbortController();
   // Set once the worker runs; the signal handler may fire before that.
@@ -220,6 +240,14 @@ export async function main(): Promise<void> {
 
   const db = await openDatabase(config, { migrate: false, logger });
   const activityDeps = buildActivityDeps(config, db, logger);
+  if (telemetry) {
+    observeRelayBacklog(telemetry.metrics.meter, activityDeps.db);
+    const ours = telemetry.metrics.text;
+    await telemetry.serveMetrics(
+      config.WORKER_METRICS_PORT,
+      sdkMetricsPort ? withSdkMetrics(ours, `http://127.0.0.1:${sdkMetricsPort}/metrics`) : ours,
+    );
+  }
   const running = await startWorker({
     activityDeps,
     dataConverter: dataConverterFromConfig(config),
@@ -229,6 +257,7 @@ export async function main(): Promise<void> {
     connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
     logger,
     signal: aborter.signal,
+    tracing: telemetry?.tracing,
   });
   state.running = running;
   if (aborter.signal.aborted) void running.shutdown();
@@ -253,6 +282,7 @@ export async function main(): Promise<void> {
     await running.shutdown().catch(() => undefined);
     await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
+    await telemetry?.shutdown().catch(() => undefined);
   }
   logger.info('worker stopped');
 }

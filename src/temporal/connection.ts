@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config';
+import { temporalClientInterceptors } from '../telemetry/temporal';
 import { dataConverterFromConfig } from './codec';
 
 /**
@@ -25,7 +26,13 @@ export function connectTemporal(
   config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'NODE_ENV' | 'TEMPORAL_PAYLOAD_KEYS'>,
 ): TemporalHandle {
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFromConfig(config) });
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: dataConverterFromConfig(config),
+    // The trace and the request id go with each start, signal and update (src/telemetry/temporal.ts).
+    interceptors: temporalClientInterceptors(),
+  });
   return {
     client,
     connection,

@@ -24,7 +24,10 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   deps?: Partial<
-    Pick<AppDeps, 'temporalReady' | 'activationRuns' | 'operators' | 'paymentProvider' | 'paymentRuns' | 'companyRuns' | 'quoteRuns'>
+    Pick<
+      AppDeps,
+      'temporalReady' | 'activationRuns' | 'operators' | 'paymentProvider' | 'paymentRuns' | 'companyRuns' | 'quoteRuns' | 'meter'
+    >
   >;
 }
 

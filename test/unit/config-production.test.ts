@@ -156,3 +156,40 @@ describe('real providers need their settings, whatever NODE_ENV says', () => {
     expect(loadConfig({ ...env, SMTP_PASSWORD: 'x' }).SMTP_USER).toBe('mailer');
   });
 });
+
+describe('telemetry settings (issue 22)', () => {
+  it('reads the metrics listener and the OTLP exporter, with defaults that export nothing', () => {
+    expect(loadConfig({})).toMatchObject({
+      METRICS_ENABLED: true,
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: 9464,
+      WORKER_METRICS_PORT: 9465,
+      METRICS_PATH: '/metrics',
+      OTEL_BSP_SCHEDULE_DELAY: 5000,
+    });
+    expect(loadConfig({}).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318', OTEL_SERVICE_NAME: 'api-eu' })).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318',
+      OTEL_SERVICE_NAME: 'api-eu',
+    });
+  });
+
+  it('refuses a metrics listener on the API port and a metrics path that is not a path', () => {
+    expect(named(refusal({ PORT: '3000', METRICS_PORT: '3000' }))).toEqual(['METRICS_PORT']);
+    expect(named(refusal({ METRICS_PATH: 'metrics' }))).toEqual(['METRICS_PATH']);
+    // Off, the port is not read.
+    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000', METRICS_ENABLED: 'false' })).not.toThrow();
+  });
+
+  it('refuses in production a plain-HTTP OTLP endpoint on another host: traces would cross the network in clear text', () => {
+    const text = refusal({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' });
+    expect(named(text)).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
+    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host is refused in production/);
+    // TLS, or a collector on the same host (a sidecar), is fine.
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.internal:4318' })).not.toThrow();
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).not.toThrow();
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).not.toThrow();
+    // Development leaves it alone.
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' })).not.toThrow();
+  });
+});
