@@ -12,7 +12,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase, type Database } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
-import { connectTemporal } from '../src/temporal/connection';
+import { connectTemporal, temporalConnectionOptions, type TemporalConnectionOptions } from '../src/temporal/connection';
 import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
@@ -30,6 +30,9 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 
 export interface StartWorkerOptions {
   address?: string;
+  /** TLS (server CA, client certificate and key, server name) and the API key of the connection startWorker opens. */
+  tls?: TemporalConnectionOptions['tls'];
+  apiKey?: string;
   namespace?: string;
   taskQueue?: string;
   /** An existing connection (e.g. a test environment's nativeConnection); it is not closed on shutdown. */
@@ -58,16 +61,18 @@ export interface RunningWorker {
 
 /** Connects, retrying with backoff until `timeoutMs` has passed: the server may still be starting. */
 export async function connectWithRetry(
-  address: string,
+  target: string | TemporalConnectionOptions,
   { timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, logger, signal }: { timeoutMs?: number; logger?: pino.Logger; signal?: AbortSignal } = {},
 ): Promise<NativeConnection> {
+  const options = typeof target === 'string' ? { address: target } : target;
+  const { address } = options;
   const deadline = Date.now() + timeoutMs;
   let delayMs = 250;
   let lastLoggedAt = 0;
   for (;;) {
     signal?.throwIfAborted();
     try {
-      return await NativeConnection.connect({ address });
+      return await NativeConnection.connect(options);
     } catch (error) {
       const now = Date.now();
       if (now + delayMs > deadline) {
@@ -101,7 +106,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   const ownsConnection = !options.connection;
   const connection =
-    options.connection ?? (await connectWithRetry(address, { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal }));
+    options.connection ??
+    (await connectWithRetry(
+      { address, tls: options.tls, apiKey: options.apiKey },
+      { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal },
+    ));
 
   let worker: Worker;
   try {
@@ -223,7 +232,8 @@ export async function main(): Promise<void> {
   const running = await startWorker({
     activityDeps,
     dataConverter: dataConverterFromConfig(config),
-    address: config.TEMPORAL_ADDRESS,
+    // The address with its TLS settings and API key (src/temporal/connection.ts), as the API's client has them.
+    ...temporalConnectionOptions(config),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,

@@ -66,13 +66,16 @@ function signed(dir: string, name: string, issuer: string, cn: string, extension
   );
 }
 
-/** Makes the set in a temp folder others may read (embedded Postgres runs as another user when we are root). */
-export function makeCertificates({ serverNames = [] as string[] } = {}): TestCertificates {
+/**
+ * Makes the set in a temp folder others may read (embedded Postgres runs as another user when we are root).
+ * The server certificate names 127.0.0.1 and `serverNames`; with `ip: false`, only `serverNames`.
+ */
+export function makeCertificates({ serverNames = [] as string[], ip = true } = {}): TestCertificates {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'certs-'));
   chmodSync(dir, 0o755);
   ca(dir, 'ca');
   ca(dir, 'other-ca');
-  const altNames = ['IP:127.0.0.1', ...serverNames.map((name) => `DNS:${name}`)].join(',');
+  const altNames = [...(ip ? ['IP:127.0.0.1'] : []), ...serverNames.map((name) => `DNS:${name}`)].join(',');
   signed(dir, 'server', 'ca', serverNames[0] ?? '127.0.0.1', `subjectAltName=${altNames}\nextendedKeyUsage=serverAuth\n`);
   signed(dir, 'client', 'ca', 'activation-sys-client', 'extendedKeyUsage=clientAuth\n');
   const file = (name: string) => path.join(dir, name);
