@@ -37,6 +37,8 @@ const schema = z
     /** Unset: an embedded PostgreSQL is started (development, tests). */
     DATABASE_URL: z.string().optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+    /** Production: how long the API and the worker wait at start for `npm run migrate` to bring the schema up to date. */
+    SCHEMA_WAIT_SECONDS: z.coerce.number().int().positive().default(300),
     /**
      * PEM file of the CA that signed the Postgres server's certificate (a managed service's, or your own),
      * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs.

@@ -4,7 +4,7 @@
  */
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
-import { openDatabase } from './db/database';
+import { openDatabase, schemaStepFor } from './db/database';
 import { createLogger } from './http/logger';
 import { createProviders } from './providers';
 import { createActivationWorkflows } from './temporal/activations';
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const providers = createProviders(config, logger);
-  const database = await openDatabase(config, { migrate: true, logger });
+  const database = await openDatabase(config, { schema: schemaStepFor(config, 'migrate'), logger });
   const { db } = database;
   const temporal = connectTemporal(config);
   const app = createApp({

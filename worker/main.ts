@@ -10,7 +10,7 @@ import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } f
 import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
-import { openDatabase, type Database } from '../src/db/database';
+import { openDatabase, schemaStepFor, type Database } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { connectTemporal, temporalConnectionOptions, type TemporalConnectionOptions } from '../src/temporal/connection';
 import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
@@ -227,7 +227,7 @@ export async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const db = await openDatabase(config, { migrate: false, logger });
+  const db = await openDatabase(config, { schema: schemaStepFor(config, 'as-is'), logger });
   const activityDeps = buildActivityDeps(config, db, logger);
   const running = await startWorker({
     activityDeps,

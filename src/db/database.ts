@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { EmbeddedDatabase } from './embedded';
-import { migrate, openOrm } from './orm';
+import { runMigrations as applyMigrations, waitForSchema } from './schema';
 import { createDb, type Db } from './sql';
 import { postgresConnection, type PostgresConnection } from './tls';
 
@@ -11,19 +11,38 @@ export interface Database {
   db: Db;
   pool: Pool;
   url: string;
+  /** With `schema: 'migrate'`: the migrations this process applied (none when another had). */
+  migrated?: string[];
   close(): Promise<void>;
 }
 
 export const EMBEDDED_DB_NAME = 'activation_sys';
 
-type DatabaseConfig = Pick<Config, 'DATABASE_URL' | 'DATABASE_SSL_CA_FILE' | 'DATABASE_POOL_MAX' | 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>;
+type DatabaseConfig = Pick<Config, 'DATABASE_URL' | 'DATABASE_SSL_CA_FILE' | 'DATABASE_POOL_MAX' | 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'> &
+  Partial<Pick<Config, 'SCHEMA_WAIT_SECONDS'>>;
+
+/**
+ * What a process does about the schema before it uses the pool: `migrate` applies the committed
+ * migrations under the advisory lock (npm run migrate, development start-up); `wait` waits until they are
+ * applied (the API and the worker in production, SCHEMA_WAIT_SECONDS at most); `as-is` trusts the schema.
+ */
+export type SchemaStep = 'migrate' | 'wait' | 'as-is';
+
+/** Production never migrates from the API or the worker: `npm run migrate` does, once. */
+export function schemaStepFor(config: Pick<Config, 'NODE_ENV'>, elsewhere: SchemaStep): SchemaStep {
+  return config.NODE_ENV === 'production' ? 'wait' : elsewhere;
+}
 
 /**
  * DATABASE_URL when set; otherwise the embedded PostgreSQL under EMBEDDED_PG_DIR. With `migrate`,
  * the committed migrations run first through MikroORM's migrator, whose connection is closed before
- * the pool opens: MikroORM is the schema's source and migration runner, never a second pool.
+ * the pool opens: MikroORM is the schema's source and migration runner, never a second pool. With
+ * `wait`, the pool waits until they have been applied by someone else.
  */
-export async function openDatabase(config: DatabaseConfig, opts: { migrate: boolean; logger?: Pick<Logger, 'warn'> }): Promise<Database> {
+export async function openDatabase(
+  config: DatabaseConfig,
+  opts: { schema: SchemaStep; logger?: Pick<Logger, 'warn' | 'info'> },
+): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
@@ -35,12 +54,22 @@ export async function openDatabase(config: DatabaseConfig, opts: { migrate: bool
   }
   // The URL's sslmode and the CA file, read once: the migrator and the pool connect alike.
   const target = postgresConnection(url, config.DATABASE_SSL_CA_FILE);
-  if (opts.migrate) await runMigrations(target);
+  const migrated = opts.schema === 'migrate' ? await runMigrations(target) : undefined;
   const pool = openPool(target, config.DATABASE_POOL_MAX, (err) => opts.logger?.warn({ err }, 'idle database connection lost'));
+  if (opts.schema === 'wait') {
+    try {
+      await waitForSchema(pool, { timeoutMs: (config.SCHEMA_WAIT_SECONDS ?? 300) * 1000, logger: opts.logger });
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      await embedded?.stop();
+      throw err;
+    }
+  }
   return {
     db: createDb(pool),
     pool,
     url,
+    migrated,
     async close() {
       await pool.end();
       await embedded?.stop();
@@ -48,14 +77,9 @@ export async function openDatabase(config: DatabaseConfig, opts: { migrate: bool
   };
 }
 
-/** Applies the committed migrations (src/db/migrations) and closes the migrator's connection. */
-export async function runMigrations(target: string | PostgresConnection): Promise<void> {
-  const orm = await openOrm(target, 1);
-  try {
-    await migrate(orm);
-  } finally {
-    await orm.close();
-  }
+/** Applies the committed migrations under the advisory lock (src/db/schema.ts); the names this call applied. */
+export function runMigrations(target: string | PostgresConnection): Promise<string[]> {
+  return applyMigrations(typeof target === 'string' ? postgresConnection(target) : target);
 }
 
 /**

@@ -39,6 +39,7 @@ export async function openOrm(target: string | PostgresConnection, poolMax?: num
   return MikroORM.init(ormOptions(target, poolMax));
 }
 
-export async function migrate(orm: MikroORM): Promise<void> {
-  await orm.migrator.up();
+/** Applies what is pending; the migrations applied. */
+export async function migrate(orm: MikroORM): Promise<Array<{ name: string }>> {
+  return orm.migrator.up();
 }

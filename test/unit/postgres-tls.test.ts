@@ -77,7 +77,7 @@ async function ormSessionSsl(url: string, caFile?: string): Promise<boolean> {
 
 describe('Postgres over TLS', () => {
   it('verify-full with the CA: migrations (MikroORM) and the pool both connect encrypted', async () => {
-    const database = await openDatabase(config(withMode('verify-full'), certs.ca), { migrate: true });
+    const database = await openDatabase(config(withMode('verify-full'), certs.ca), { schema: 'migrate' });
     try {
       expect(await sessionSsl(database)).toBe(true);
       const { rows } = await database.pool.query<{ n: number }>('select count(*)::int as n from mikro_orm_migrations');
@@ -93,7 +93,7 @@ describe('Postgres over TLS', () => {
   });
 
   it('sslmode=disable stays plaintext (the server allows both)', async () => {
-    const database = await openDatabase(config(withMode('disable')), { migrate: false });
+    const database = await openDatabase(config(withMode('disable')), { schema: 'as-is' });
     try {
       expect(await sessionSsl(database)).toBe(false);
     } finally {
@@ -102,7 +102,7 @@ describe('Postgres over TLS', () => {
   });
 
   it('a wrong CA is refused, by the pool and by the migrations', async () => {
-    const database = await openDatabase(config(withMode('verify-full'), certs.otherCa), { migrate: false });
+    const database = await openDatabase(config(withMode('verify-full'), certs.otherCa), { schema: 'as-is' });
     try {
       await expect(sessionSsl(database)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
     } finally {
@@ -120,7 +120,7 @@ describe('Postgres over TLS', () => {
   });
 
   it('an unreadable CA file stops start-up, naming the setting', async () => {
-    await expect(openDatabase(config(withMode('verify-full'), path.join(certs.dir, 'missing.pem')), { migrate: false })).rejects.toThrow(
+    await expect(openDatabase(config(withMode('verify-full'), path.join(certs.dir, 'missing.pem')), { schema: 'as-is' })).rejects.toThrow(
       /DATABASE_SSL_CA_FILE: cannot read/,
     );
   });
