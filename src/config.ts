@@ -32,6 +32,13 @@ const schema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default('127.0.0.1'),
+    /**
+     * At SIGTERM the API turns readiness off and keeps serving this long (the load balancer's time to stop
+     * sending), then accepts no new connection. Unset: 5 in production, 0 elsewhere.
+     */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(300).optional(),
+    /** Then the requests in flight get this long to finish before their connections are closed. */
+    SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(600).default(20),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
     /** Unset: an embedded PostgreSQL is started (development, tests). */
