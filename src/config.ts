@@ -85,6 +85,15 @@ const schema = z
     TEMPORAL_SEARCH_ATTRIBUTES: bool.default(true),
     /** How long the worker keeps retrying its first connection (the server may still be starting). */
     TEMPORAL_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /**
+     * At SIGTERM the worker stops polling and gives the activities running this long to finish before they
+     * are cancelled (the SDK's default, 0, cancels them at once: every deploy would); after the force time
+     * it stops whatever still runs. Keep the force time under the orchestrator's kill timeout.
+     */
+    WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
+    WORKER_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3600).default(25),
+    /** The worker's health endpoint (GET /healthz on HOST); unset: none. */
+    WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').default(DEV_SECRET),
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
@@ -367,6 +376,10 @@ function refusals(raw: RawEnv): Array<[string, string]> {
     found.push(['SMTP_PASSWORD', 'must be set when SMTP_USER is']);
   }
   found.push(...tlsRefusals(raw));
+  const [grace, force] = [setting(raw, 'WORKER_SHUTDOWN_GRACE_SECONDS'), setting(raw, 'WORKER_SHUTDOWN_FORCE_SECONDS')];
+  if (grace !== undefined && force !== undefined && force <= grace) {
+    found.push(['WORKER_SHUTDOWN_FORCE_SECONDS', `must be longer than WORKER_SHUTDOWN_GRACE_SECONDS (${force} <= ${grace})`]);
+  }
   if (setting(raw, 'NODE_ENV') === 'production') found.push(...productionRefusals(raw));
   // One line per setting: the first reason found is the most specific.
   return [...new Map(found.reverse()).entries()].reverse();

@@ -22,6 +22,7 @@ import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
+import { startWorkerHealth } from './health';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -48,6 +49,12 @@ export interface StartWorkerOptions {
   logger?: pino.Logger;
   /** Stops the connection retry loop early (e.g. a signal before the server was up). */
   signal?: AbortSignal;
+  /**
+   * After shutdown starts, how long activities running may take before they are cancelled (SDK default: 0,
+   * at once), and after how long the worker gives up waiting and stops anyway (SDK default: never).
+   */
+  shutdownGraceTimeMs?: number;
+  shutdownForceTimeMs?: number;
 }
 
 export interface RunningWorker {
@@ -121,6 +128,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
       dataConverter: options.dataConverter,
+      ...(options.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: options.shutdownGraceTimeMs } : {}),
+      ...(options.shutdownForceTimeMs !== undefined ? { shutdownForceTime: options.shutdownForceTimeMs } : {}),
     });
   } catch (error) {
     if (ownsConnection) await connection.close().catch(() => undefined);
@@ -128,7 +137,16 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   }
 
   const done = worker.run();
-  logger.info({ address, namespace, taskQueue }, 'worker running');
+  logger.info(
+    {
+      address,
+      namespace,
+      taskQueue,
+      shutdownGraceMs: worker.options.shutdownGraceTimeMs,
+      shutdownForceMs: worker.options.shutdownForceTimeMs,
+    },
+    'worker running',
+  );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
@@ -202,6 +220,13 @@ async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> 
   }
 }
 
+/** How far start-up got: the health endpoint reports it, the signal handler stops what runs. */
+interface WorkerProgress {
+  phase: 'OPENING_DATABASE' | 'CONNECTING';
+  db?: Database;
+  running?: RunningWorker;
+}
+
 export async function main(): Promise<void> {
   // Configuration first: an invalid or refused one ends the process before anything starts.
   const config = loadConfig();
@@ -211,8 +236,8 @@ export async function main(): Promise<void> {
   Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
 
   const aborter = new AbortController();
-  // Set once the worker runs; the signal handler may fire before that.
-  const state: { running?: RunningWorker } = {};
+  // Set as start-up goes on; the signal handler and the health endpoint may look before the worker runs.
+  const state: WorkerProgress = { phase: 'OPENING_DATABASE' };
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -226,8 +251,32 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Up first, so that a worker still waiting for the schema or for Temporal says so (503 starting).
+  const health =
+    config.WORKER_HEALTH_PORT === undefined
+      ? undefined
+      : await startWorkerHealth(
+          { port: config.WORKER_HEALTH_PORT, host: config.HOST },
+          {
+            state: () => state.running?.worker.getState() ?? state.phase,
+            stopping: () => signals > 0,
+            db: () => state.db?.db,
+          },
+          logger,
+        );
+  try {
+    await runWorker(config, logger, state, aborter.signal);
+  } finally {
+    await health?.close();
+  }
+  logger.info('worker stopped');
+}
 
+/** Opens the database (waiting for the schema in production), connects, runs until shutdown; `state` says how far it got. */
+async function runWorker(config: Config, logger: pino.Logger, state: WorkerProgress, signal: AbortSignal): Promise<void> {
   const db = await openDatabase(config, { schema: schemaStepFor(config, 'as-is'), logger });
+  state.db = db;
+  state.phase = 'CONNECTING';
   const activityDeps = buildActivityDeps(config, db, logger);
   const running = await startWorker({
     activityDeps,
@@ -237,11 +286,13 @@ export async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
+    shutdownGraceTimeMs: config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000,
+    shutdownForceTimeMs: config.WORKER_SHUTDOWN_FORCE_SECONDS * 1000,
     logger,
-    signal: aborter.signal,
+    signal,
   });
   state.running = running;
-  if (aborter.signal.aborted) void running.shutdown();
+  if (signal.aborted) void running.shutdown();
   // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
   // Temporal, each on its own Temporal client, and one-time codes to the message providers
   // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
@@ -264,7 +315,6 @@ export async function main(): Promise<void> {
     await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
   }
-  logger.info('worker stopped');
 }
 
 if (require.main === module) {
