@@ -92,6 +92,11 @@ const schema = z
      */
     WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
     WORKER_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3600).default(25),
+    /**
+     * A workflow bundle built ahead (src/cli/bundle-workflows.ts; the image sets it): the worker loads it
+     * instead of bundling workflows/ at every start. Unset: bundled at start.
+     */
+    WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
     /** The worker's health endpoint (GET /healthz on HOST); unset: none. */
     WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').default(DEV_SECRET),

@@ -7,7 +7,8 @@
 // ready) and LOG_LEVEL. Logs go through the API's redacting logger.
 import pino from 'pino';
 import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
-import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { existsSync } from 'node:fs';
+import { NativeConnection, Runtime, Worker, type WorkflowBundlePath, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase, schemaStepFor, type Database } from '../src/db/database';
@@ -44,8 +45,8 @@ export interface StartWorkerOptions {
   activityDeps: ActivityDeps;
   /** The payload codec and failure converter (src/temporal/codec.ts); the clients must use the same keys. */
   dataConverter: DataConverter;
-  /** A prebuilt bundle (tests bundle once per file); default: bundle workflows/ at start. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A prebuilt bundle: in memory (tests bundle once per file) or a file (the image's); default: bundle workflows/ at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap | WorkflowBundlePath;
   logger?: pino.Logger;
   /** Stops the connection retry loop early (e.g. a signal before the server was up). */
   signal?: AbortSignal;
@@ -142,6 +143,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       address,
       namespace,
       taskQueue,
+      workflowBundle: options.workflowBundle && 'codePath' in options.workflowBundle ? options.workflowBundle.codePath : undefined,
       shutdownGraceMs: worker.options.shutdownGraceTimeMs,
       shutdownForceMs: worker.options.shutdownForceTimeMs,
     },
@@ -220,6 +222,12 @@ async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> 
   }
 }
 
+/** WORKFLOW_BUNDLE_PATH, which must exist: a worker silently bundling at start instead would hide a broken image. */
+function prebuiltBundle(file: string): string {
+  if (!existsSync(file)) throw new ConfigError(`Invalid configuration:\n  WORKFLOW_BUNDLE_PATH: ${file} does not exist`);
+  return file;
+}
+
 /** How far start-up got: the health endpoint reports it, the signal handler stops what runs. */
 interface WorkerProgress {
   phase: 'OPENING_DATABASE' | 'CONNECTING';
@@ -286,6 +294,7 @@ async function runWorker(config: Config, logger: pino.Logger, state: WorkerProgr
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
+    ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundle: { codePath: prebuiltBundle(config.WORKFLOW_BUNDLE_PATH) } } : {}),
     shutdownGraceTimeMs: config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000,
     shutdownForceTimeMs: config.WORKER_SHUTDOWN_FORCE_SECONDS * 1000,
     logger,
