@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { HousekeepingResult } from '../../workflows/housekeeping-contract';
+import type { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { eventually } from '../helpers/app';
 import { compiledProcesses, exited } from '../helpers/processes';
 import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
@@ -40,12 +40,12 @@ it('the worker runs workflows from the prebuilt bundle', async () => {
   worker.stdout!.on('data', (d) => (output += d));
   await eventually(() => expect(output).toContain('"msg":"worker running"'), 60_000);
   expect(output).toContain(`"workflowBundle":"${bundle}"`);
-  const result = await stack.env.client.workflow.execute('housekeepingWorkflow', {
+  const result = await stack.env.client.workflow.execute<typeof housekeepingWorkflow>('housekeepingWorkflow', {
     taskQueue: stack.common.TEMPORAL_TASK_QUEUE!,
     workflowId: `bundle-${Date.now()}`,
     args: [{ purges: [{ target: 'otp_challenges', keepMs: 60_000 }], batchSize: 10, maxBatches: 1 }],
   });
-  expect(result as HousekeepingResult).toEqual({ purged: { otp_challenges: 0 }, unfinished: [] });
+  expect(result).toEqual({ purged: { otp_challenges: 0 }, unfinished: [] });
 });
 
 it('a WORKFLOW_BUNDLE_PATH that does not exist stops start-up, naming it', async () => {
