@@ -95,6 +95,8 @@ export interface AppDeps {
   undeliveredMessages?: UndeliveredCount;
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
+  /** True once the process is shutting down: /readyz answers 503 `stopping` (src/main.ts). */
+  stopping?: () => boolean;
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
   /** The Temporal side of activations; without it, creates keep their runs' starts pending (the worker's start relay makes them). */
@@ -228,7 +230,7 @@ export function createApp(deps: AppDeps): Express {
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
-  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
+  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
   webhookRoutes(api, { db, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });

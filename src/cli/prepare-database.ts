@@ -10,7 +10,7 @@ import { messageOf } from '../lib/errors';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase(config, { migrate: true });
+  const db = await openDatabase(config, { schema: 'migrate' });
   await db.db.transaction((tx) => seedDemoCatalog(tx));
   console.log(`DATABASE_URL=${db.url}`);
   const stop = async () => {
