@@ -1,6 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Db, Sql } from '../src/db/sql';
 import type { PaymentStatus } from '../src/entities/payment';
+import { fromMinorUnits } from '../src/payments/money';
 import type { PaymentProvider } from '../src/payments/providers';
 import type { ProviderIntent } from '../src/payments/providers';
 import * as repo from '../src/payments/repository';
@@ -115,7 +116,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       reason: 'ORDER_ALREADY_PAID',
       detail: {
         paidByPaymentId,
-        amount: payment?.amount,
+        amount: payment && fromMinorUnits(payment.amountMinor, payment.currency),
         currency: payment?.currency,
         gatewayTransactionId: payment?.gatewayTransactionId,
       },

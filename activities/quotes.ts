@@ -20,7 +20,7 @@ import {
   type TipMove,
   type TipRow,
 } from '../src/quotes/repository';
-import { readQuoteTip, tipOf } from '../src/temporal/quote-tip';
+import { readQuoteTip, tipOf } from '../src/quotes/tip';
 import type {
   CounterRequest,
   NoteRequest,

@@ -72,7 +72,7 @@ function payment(i: number): PaymentReceiptData {
     orderId: `0e9d8c7b-6a5f-4e3d-2c1b-${String(i).padStart(12, '0')}`,
     method: 'local_debit',
     status: 'completed',
-    amount: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}`,
+    amountMinor: String((100 + (i % 900)) * 100 + (i % 100)),
     currency: 'SAR',
     receiptNumber: `RCP-20261124-${i.toString(16).toUpperCase().padStart(8, '0')}`,
     paidAt: '2026-11-24 10:15 UTC',

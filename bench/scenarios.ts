@@ -33,6 +33,7 @@ export const SCENARIOS: Scenario[] = [
   { name: 'session', server: 'app', path: '/auth/session', headers: MOBILE_AUTH, baseline: 'bare', minThroughputRatio: 0.3 },
   // Breakdown: the bare route plus exactly one piece of the real app, built from src/.
   { name: 'bare+request-log', server: 'bare+request-log', path: '/bare', baseline: 'bare', breakdown: true },
+  { name: 'bare+request-log+metrics', server: 'bare+request-log+metrics', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+rate-limit', server: 'bare+rate-limit', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+session-check', server: 'bare+session-check', path: '/bare', headers: MOBILE_AUTH, baseline: 'bare', breakdown: true },
 ];

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Installs whatever is missing, idempotently: Node 24, npm packages, the compiled
-# project, the Temporal CLI (dev server + UI), the Java time-skipping test server and
-# the schemathesis API fuzzer (a pinned Python venv).
-# A second run only checks stamps and takes seconds.
+# Installs whatever is missing, idempotently. Two parts:
+#   stack  what `npm start` runs on: Node 24, npm packages, the compiled project, the Temporal CLI
+#          (dev server + UI).
+#   test   what only `npm test` needs on top: the Java time-skipping test server, the schemathesis API
+#          fuzzer (a pinned Python venv) and Debian's docker-compose (the compose file's check).
+# `bash scripts/setup.sh stack` sets up the first (scripts/stack.sh); with no argument, or `all`, both
+# (npm run setup, scripts/test.sh). A second run only checks stamps and takes seconds.
 set -euo pipefail
+part="${1:-all}"
+case "$part" in
+  stack | all) ;;
+  *) echo "usage: scripts/setup.sh [stack|all]" >&2; exit 2 ;;
+esac
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT_DIR"
 
@@ -102,10 +110,19 @@ ensure_postgres_reachable() {
   done
 }
 
+# The stack's part: npm start needs nothing more.
 ensure_node
 ensure_packages
 ensure_build
 ensure_temporal_cli
+ensure_postgres_reachable
+mkdir -p .data
+if [ "$part" = stack ]; then
+  log "set-up complete (stack)"
+  exit 0
+fi
+
+# The tests' part.
 ensure_test_server
 ensure_schemathesis
 ensure_docker_compose
@@ -113,6 +130,4 @@ ensure_docker_compose
 # archive (fast start-up). Build before warm: the jar is part of the archive key.
 bash scripts/temporal-test-server-build.sh
 bash scripts/temporal-test-server-warm.sh
-ensure_postgres_reachable
-mkdir -p .data
 log "set-up complete"

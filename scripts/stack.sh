@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One command for the whole local stack: set-up (idempotent), then PostgreSQL
-# (embedded unless DATABASE_URL is set; migrated and seeded), the Temporal dev
-# server with its UI, the API and the worker. Ctrl-C stops everything.
+# One command for the whole local stack: set-up of what the stack needs (idempotent: Node, the npm
+# packages, the build, the Temporal CLI; the test-only tools are npm test's), then PostgreSQL (embedded
+# unless DATABASE_URL is set; migrated and seeded), the Temporal dev server with its UI, the API and the
+# worker. Ctrl-C stops everything.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-bash "$ROOT_DIR/scripts/setup.sh"
+bash "$ROOT_DIR/scripts/setup.sh" stack
 cd "$ROOT_DIR"
 
 PORT="${PORT:-3000}"
@@ -51,21 +52,15 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
   > "$LOG_DIR/temporal.log" 2>&1 &
 pids+=($!)
 wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60
-# Business keys as search attributes, so runs are findable in the UI. Created one by one
+# Business keys as search attributes, so runs are findable in the UI: every one the code uses
+# (src/temporal/search-attributes.ts), registered by the same one-shot as compose's temporal-init
 # (start-dev's --search-attribute is ignored when the SQLite file already exists).
-# Keep in step with src/temporal/search-attributes.ts (test/unit/foundation.test.ts checks).
-for attribute in ActivationId UserId OrderId SimType ActivationStatus PaymentId CompanyId QuoteRef StoreProvider; do
-  for _ in 1 2 3 4 5; do
-    out="$("$TEMPORAL_CLI" operator search-attribute create --name "$attribute" --type Keyword \
-      --address "127.0.0.1:$TEMPORAL_PORT" 2>&1)" && break
-    grep -qi "already" <<<"$out" && break
-    sleep 1
-  done
-done
+node dist/src/cli/temporal-init.js >> "$LOG_DIR/temporal.log" 2>&1 || { log "registering the search attributes failed; see $LOG_DIR/temporal.log"; exit 1; }
 
 # 3. Worker (workflows, activities, the relay that hands webhook inbox rows to the settlement
 # workflows, and the start relay that starts the runs the API could not start at once) and API.
-node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
+WORKER_HEALTH_PORT="${WORKER_HEALTH_PORT:-3001}"
+WORKER_HEALTH_PORT="$WORKER_HEALTH_PORT" node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
 node dist/src/main.js > "$LOG_DIR/api.log" 2>&1 &
 pids+=($!)
@@ -74,7 +69,8 @@ wait_for "API" "curl -sf http://127.0.0.1:$PORT/healthz" 60
 cat <<INFO
 
   activation-sys is running
-    API          http://127.0.0.1:$PORT        (docs: http://127.0.0.1:$PORT/docs)
+    API          http://127.0.0.1:$PORT        (docs: http://127.0.0.1:$PORT/docs, readiness: /readyz)
+    Worker       http://127.0.0.1:$WORKER_HEALTH_PORT/healthz
     Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT  (payloads decode through http://127.0.0.1:$PORT/temporal-codec)
     Temporal     127.0.0.1:$TEMPORAL_PORT (namespace default, task queue activation-sys)
     PostgreSQL   ${DATABASE_URL%%@*}@${DATABASE_URL#*@}

@@ -1,10 +1,11 @@
+import type { Meter } from '@opentelemetry/api';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { createActivationCreation } from './activations/create';
 import { createActivationIdentity } from './activations/identity';
 import { activationStarter } from './activations/start';
 import { createMagicLinkLookups } from './activations/latest';
-import { activationReadRoutes, operatorRoutes } from './activations/read-routes';
+import { activationReadRoutes } from './activations/read-routes';
 import { createActivationReads } from './activations/read-service';
 import { activationRoutes } from './activations/routes';
 import { adminRoutes } from './admin/routes';
@@ -13,8 +14,6 @@ import { createAdminLinkReads } from './admin-links/reads';
 import { createBlocklistService } from './admin/blocklist';
 import { adminUserRoutes } from './admin/user-routes';
 import { createAdminUsers } from './admin/users';
-import { companyInviteRoutes } from './admin/invite-routes';
-import { createCompanyInvites } from './admin/invites';
 import { createAuditReads } from './audit/reads';
 import { auditRoutes } from './audit/routes';
 import { billingRoutes } from './billing/routes';
@@ -46,12 +45,14 @@ import { createErrorHandler } from './http/error-middleware';
 import { AppError } from './http/errors';
 import { companyAdminRoutes } from './companies/admin-routes';
 import { createCompanyAdmin } from './companies/admin-service';
+import { createCompanyInvites } from './companies/invites';
 import { membershipOf } from './companies/membership';
 import { companyRoutes } from './companies/routes';
 import type { CompanyRuns } from './companies/runs';
 import { createCompanyService } from './companies/service';
 import { createContractPayments } from './contracts/payments';
-import { contractAdminRoutes, contractPortalRoutes } from './contracts/routes';
+import { contractAdminRoutes } from './contracts/admin-routes';
+import { contractPortalRoutes } from './contracts/routes';
 import { createContractReads } from './contracts/service';
 import { createGuards, staffAccessOf } from './http/guards';
 import { requestLogger } from './http/logger';
@@ -80,11 +81,13 @@ import { createReconciliationService } from './reconciliation/service';
 import { createPaymentService } from './payments/service';
 import { mockOperators } from './operators/mock';
 import { OperatorRegistry } from './operators/plugin';
+import { operatorRoutes } from './operators/routes';
+import { createOperatorList } from './operators/service';
 import { createOtpSender } from './messages/otp-sender';
 import { createUndeliveredCount, type UndeliveredCount } from './messages/undelivered';
 import type { MessageSender } from './providers/messages';
-import type { ActivationWorkflows } from './temporal/activations';
-import type { PaymentWorkflows } from './temporal/payments';
+import type { ActivationRuns } from './activations/runs';
+import type { PaymentRuns } from './payments/runs';
 import { temporalCodecRoutes } from './temporal-codec/routes';
 import { workflowStarters } from './workflow-starts/kinds';
 import { createStartLauncher } from './workflow-starts/launch';
@@ -100,14 +103,16 @@ export interface AppDeps {
   undeliveredMessages?: UndeliveredCount;
   clock?: () => Date;
   temporalReady?: () => Promise<void>;
+  /** True once the process is shutting down: /readyz answers 503 `stopping` (src/main.ts). */
+  stopping?: () => boolean;
   /** Operator plugins by slug; default: the mock operators. */
   operators?: OperatorRegistry;
   /** The Temporal side of activations; without it, creates keep their runs' starts pending (the worker's start relay makes them). */
-  activationWorkflows?: ActivationWorkflows;
+  activationRuns?: ActivationRuns;
   /** Default: chosen by PAYMENT_PROVIDER (the local mock unless configured). */
   paymentProvider?: PaymentProvider;
   /** The Temporal side of payment settlement. */
-  paymentWorkflows?: PaymentWorkflows;
+  paymentRuns?: PaymentRuns;
   /** The companies' onboarding runs; without it, registrations keep their runs' starts pending and status actions answer SERVICE_UNAVAILABLE. */
   companyRuns?: CompanyRuns;
   /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
@@ -116,15 +121,17 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
+  /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
+  meter?: Meter;
 }
 
-const noTemporal: ActivationWorkflows = {
+const noTemporal: ActivationRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
   verifyIdentity: () => Promise.reject(new Error('Temporal is not configured')),
   orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
-const noPaymentTemporal: PaymentWorkflows = {
+const noPaymentTemporal: PaymentRuns = {
   startSettlement: () => Promise.reject(new Error('Temporal is not configured')),
   deliverEvent: () => Promise.reject(new Error('Temporal is not configured')),
 };
@@ -197,23 +204,27 @@ export function createApp(deps: AppDeps): Express {
     assertDeviceAllowed,
   });
   const operators = deps.operators ?? new OperatorRegistry(mockOperators());
-  const workflows = deps.activationWorkflows ?? noTemporal;
+  const activationRuns = deps.activationRuns ?? noTemporal;
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
     db,
-    starters: workflowStarters({ activation: activationStarter({ db, workflows, config }), companies: companyRuns, quotes: quoteRuns }),
+    starters: workflowStarters({
+      activation: activationStarter({ db, runs: activationRuns, config }),
+      companies: companyRuns,
+      quotes: quoteRuns,
+    }),
     logger: deps.logger,
   });
   const creation = createActivationCreation({ db, operators, starts, config, clock });
-  const identity = createActivationIdentity({ db, workflows });
-  const reads = createActivationReads({ db, cipher, operators, config });
+  const identity = createActivationIdentity({ db, runs: activationRuns });
+  const reads = createActivationReads({ db, cipher, config });
   const payments = createPaymentService({
     db,
     provider: deps.paymentProvider ?? createPaymentProvider(config),
-    paymentWorkflows: deps.paymentWorkflows ?? noPaymentTemporal,
-    activationWorkflows: workflows,
+    paymentRuns: deps.paymentRuns ?? noPaymentTemporal,
+    activationRuns,
     clock,
     logger: deps.logger,
   });
@@ -236,12 +247,12 @@ export function createApp(deps: AppDeps): Express {
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
-  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))) });
+  healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
   webhookRoutes(api, { db, logger: deps.logger, config });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
-  operatorRoutes(api, { reads });
+  operatorRoutes(api, { operators: createOperatorList({ db, operators }) });
   paymentRoutes(api, { payments });
   adminRoutes(api, { blocklist: createBlocklistService({ db, clock, hashKey: config.DATA_HASH_KEY }) });
   reconciliationRoutes(api, { reconciliation: createReconciliationService({ db, clock }) });
@@ -249,7 +260,6 @@ export function createApp(deps: AppDeps): Express {
   adminUserRoutes(api, {
     users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
-  companyInviteRoutes(api, { invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }) });
   const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
   storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }) });
@@ -259,7 +269,10 @@ export function createApp(deps: AppDeps): Express {
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });
-  companyAdminRoutes(api, { companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }) });
+  companyAdminRoutes(api, {
+    companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }),
+    invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }),
+  });
   rosterRoutes(api, {
     roster: createRosterService({ db, cipher, clock, logger: deps.logger, companyRuns }),
     assignment: createRosterAssignment({ db, cipher, clock }),
@@ -284,7 +297,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.TRUST_PROXY);
   // First, so every answer carries them: errors, 404s, 405s and what the rate limit refuses too.
   app.use(securityHeaders());
-  app.use(requestLogger(deps.logger));
+  app.use(requestLogger(deps.logger, { meter: deps.meter }));
   app.use(api.options);
   // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.
   app.use(api.router);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { parsePostgresUrl } from './db/postgres-url';
 import { parseTrustProxy } from './http/trust-proxy';
+import { hostOfAddress, isLoopbackHost } from './lib/net';
 
 /**
  * Configuration comes from the environment only, validated once at start.
@@ -42,18 +44,73 @@ const schema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default('127.0.0.1'),
+    /**
+     * At SIGTERM the API turns readiness off and keeps serving this long (the load balancer's time to stop
+     * sending), then accepts no new connection. Unset: 5 in production, 0 elsewhere.
+     */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(300).optional(),
+    /** Then the requests in flight get this long to finish before their connections are closed. */
+    SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(600).default(20),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PUBLIC_BASE_URL: z.url().default('http://localhost:3000'),
     /** Unset: an embedded PostgreSQL is started (development, tests). */
     DATABASE_URL: z.string().optional(),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+    /** Production: how long the API and the worker wait at start for `npm run migrate` to bring the schema up to date. */
+    SCHEMA_WAIT_SECONDS: z.coerce.number().int().positive().default(300),
+    /**
+     * PEM file of the CA that signed the Postgres server's certificate (a managed service's, or your own),
+     * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs.
+     */
+    DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().default('default'),
+    /**
+     * TLS to Temporal. Unset: on when a CA, a client certificate or an API key is set (Temporal Cloud
+     * always needs it), off otherwise (the local dev server).
+     */
+    TEMPORAL_TLS: bool.optional(),
+    /** PEM file of the CA that signed the Temporal frontend's certificate. Unset: the system's CAs (Temporal Cloud). */
+    TEMPORAL_TLS_CA_FILE: z.string().min(1).optional(),
+    /** mTLS: PEM files of this client's certificate and key (Temporal Cloud's certificate authentication); both or neither. */
+    TEMPORAL_TLS_CERT_FILE: z.string().min(1).optional(),
+    TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
+    /** The name the frontend's certificate is checked against, when it differs from TEMPORAL_ADDRESS's host. */
+    TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+    /** Temporal Cloud API key (sent as `Authorization: Bearer …`, over TLS only). */
+    TEMPORAL_API_KEY: z.string().min(1).optional(),
+    /**
+     * Hosts production may reach without TLS, comma-separated: only names on a private network you control
+     * (docker compose: `postgres,temporal`). Loopback never needs listing.
+     */
+    PLAINTEXT_HOSTS: z
+      .string()
+      .optional()
+      .transform((text) =>
+        (text ?? '')
+          .split(',')
+          .map((host) => host.trim().toLowerCase())
+          .filter(Boolean),
+      ),
     TEMPORAL_TASK_QUEUE: z.string().default('activation-sys'),
     /** Set false where the namespace lacks our custom search attributes. */
     TEMPORAL_SEARCH_ATTRIBUTES: bool.default(true),
     /** How long the worker keeps retrying its first connection (the server may still be starting). */
     TEMPORAL_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+    /**
+     * At SIGTERM the worker stops polling and gives the activities running this long to finish before they
+     * are cancelled (the SDK's default, 0, cancels them at once: every deploy would); after the force time
+     * it stops whatever still runs. Keep the force time under the orchestrator's kill timeout.
+     */
+    WORKER_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
+    WORKER_SHUTDOWN_FORCE_SECONDS: z.coerce.number().positive().max(3600).default(25),
+    /**
+     * A workflow bundle built ahead (src/cli/bundle-workflows.ts; the image sets it): the worker loads it
+     * instead of bundling workflows/ at every start. Unset: bundled at start.
+     */
+    WORKFLOW_BUNDLE_PATH: z.string().min(1).optional(),
+    /** The worker's health endpoint (GET /healthz on HOST); unset: none. */
+    WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').default(DEV_SECRET),
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
@@ -278,6 +335,26 @@ const schema = z
     HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS: z.coerce.number().int().min(7).default(90),
     /** Rows deleted per statement (one short transaction each). */
     HOUSEKEEPING_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+    // --- Telemetry (src/telemetry, docs/configuration.md "Telemetry"). ---
+    /** service.name of the spans and metrics; unset: activation-sys-api / activation-sys-worker. */
+    OTEL_SERVICE_NAME: z.string().min(1).optional(),
+    /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); unset: spans are made (log lines name them) but not exported. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    /** Headers for the collector, `key=value,key2=value2` (e.g. an API key). */
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
+    /** How long ended spans wait to be exported together, in milliseconds. */
+    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().default(5000),
+    /** The Prometheus listener (its own port, never the API's): on or off, the address it binds, its path. */
+    METRICS_ENABLED: bool.default(true),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /** The API's metrics port. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    /** The worker's metrics port (its own metrics and the Temporal SDK's). */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+    METRICS_PATH: z
+      .string()
+      .regex(/^\/[\w./-]*$/, 'must be a path starting with /')
+      .default('/metrics'),
     /** How long the mock identity provider takes to reach its outcome. */
     MOCK_IDENTITY_DELAY_MS: z.coerce.number().int().min(0).default(3000),
     /** How long each mock operator handoff (SIM activation, eSIM issuance) takes. */
@@ -288,6 +365,10 @@ const schema = z
   .superRefine((env, ctx) => {
     if (Buffer.from(env.DATA_ENCRYPTION_KEY, 'base64').length !== 32) {
       ctx.addIssue({ code: 'custom', path: ['DATA_ENCRYPTION_KEY'], message: 'must be base64 of exactly 32 bytes' });
+    }
+    // The metrics listener is a second server: on the API's port one of the two could not listen.
+    if (env.METRICS_ENABLED && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT (the metrics have a listener of their own)' });
     }
   });
 
@@ -381,6 +462,11 @@ function refusals(raw: RawEnv): Array<[string, string]> {
   if (setting(raw, 'EMAIL_PROVIDER') === 'smtp' && setting(raw, 'SMTP_USER') !== undefined && raw.SMTP_PASSWORD === undefined) {
     found.push(['SMTP_PASSWORD', 'must be set when SMTP_USER is']);
   }
+  found.push(...tlsRefusals(raw));
+  const [grace, force] = [setting(raw, 'WORKER_SHUTDOWN_GRACE_SECONDS'), setting(raw, 'WORKER_SHUTDOWN_FORCE_SECONDS')];
+  if (grace !== undefined && force !== undefined && force <= grace) {
+    found.push(['WORKER_SHUTDOWN_FORCE_SECONDS', `must be longer than WORKER_SHUTDOWN_GRACE_SECONDS (${force} <= ${grace})`]);
+  }
   if (setting(raw, 'NODE_ENV') === 'production') found.push(...productionRefusals(raw));
   // One line per setting: the first reason found is the most specific.
   return [...new Map(found.reverse()).entries()].reverse();
@@ -402,7 +488,89 @@ function productionRefusals(raw: RawEnv): Array<[string, string]> {
     found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
   }
   if (raw.FAULT_INJECTION !== undefined) found.push(['FAULT_INJECTION', 'is refused in production: it makes the process crash on purpose']);
+  const otlp = setting(raw, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (otlp !== undefined && isPlainRemote(otlp)) {
+    found.push([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'http:// to another host is refused in production: spans (routes, statements, ids) would cross the network in clear text; use https:// or a collector on this host',
+    ]);
+  }
+  found.push(...plaintextRefusals(raw));
   return found;
+}
+
+/** Settings that must come in pairs or agree, whatever NODE_ENV says: one alone would be silently ignored. */
+function tlsRefusals(raw: RawEnv): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  const database = raw.DATABASE_URL === undefined ? undefined : parsePostgresUrl(raw.DATABASE_URL);
+  if (database && 'error' in database) found.push(['DATABASE_URL', database.error]);
+  const sslmode = database && 'url' in database ? database.url.sslmode : 'disable';
+  if (raw.DATABASE_SSL_CA_FILE !== undefined && sslmode === 'disable') {
+    found.push(['DATABASE_SSL_CA_FILE', 'needs sslmode=require, verify-ca or verify-full in DATABASE_URL']);
+  }
+  if (raw.TEMPORAL_TLS_CERT_FILE !== undefined && raw.TEMPORAL_TLS_KEY_FILE === undefined) {
+    found.push(['TEMPORAL_TLS_KEY_FILE', 'must be set with TEMPORAL_TLS_CERT_FILE (the client certificate needs its key)']);
+  }
+  if (raw.TEMPORAL_TLS_KEY_FILE !== undefined && raw.TEMPORAL_TLS_CERT_FILE === undefined) {
+    found.push(['TEMPORAL_TLS_CERT_FILE', 'must be set with TEMPORAL_TLS_KEY_FILE (the key needs its client certificate)']);
+  }
+  if (setting(raw, 'TEMPORAL_TLS') === false) {
+    const needing = TEMPORAL_TLS_SETTINGS.filter((key) => raw[key] !== undefined);
+    if (needing.length > 0)
+      found.push(['TEMPORAL_TLS', `is false, but ${needing.join(', ')} ${needing.length > 1 ? 'need' : 'needs'} TLS`]);
+  }
+  return found;
+}
+
+/** Settings that only mean something over TLS to Temporal; any of them turns it on unless TEMPORAL_TLS says. */
+const TEMPORAL_TLS_SETTINGS = [
+  'TEMPORAL_TLS_CA_FILE',
+  'TEMPORAL_TLS_CERT_FILE',
+  'TEMPORAL_TLS_KEY_FILE',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_API_KEY',
+] as const satisfies ReadonlyArray<keyof Config>;
+
+export type TemporalTlsSettings = Partial<Pick<Config, 'TEMPORAL_TLS' | (typeof TEMPORAL_TLS_SETTINGS)[number]>>;
+
+/** Whether the Temporal client and worker connect with TLS (src/temporal/connection.ts). */
+export function temporalUsesTls(config: TemporalTlsSettings): boolean {
+  return config.TEMPORAL_TLS ?? TEMPORAL_TLS_SETTINGS.some((key) => config[key] !== undefined);
+}
+
+/** Production: a remote Postgres or Temporal without TLS, unless PLAINTEXT_HOSTS names the host. */
+function plaintextRefusals(raw: RawEnv): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  const allowed = setting(raw, 'PLAINTEXT_HOSTS') ?? [];
+  const refused = (host: string) => !isLoopbackHost(host) && !allowed.includes(host.toLowerCase());
+  const database = raw.DATABASE_URL === undefined ? undefined : parsePostgresUrl(raw.DATABASE_URL);
+  if (database && 'url' in database && database.url.sslmode === 'disable' && refused(database.url.host)) {
+    found.push([
+      'DATABASE_URL',
+      `${database.url.host} is not a loopback address and the connection has no TLS: add ?sslmode=verify-full (DATABASE_SSL_CA_FILE ` +
+        `for a private CA), or list the host in PLAINTEXT_HOSTS if the network in between is private`,
+    ]);
+  }
+  const temporalHost = hostOfAddress(setting(raw, 'TEMPORAL_ADDRESS') ?? '');
+  const tls = temporalUsesTls({
+    TEMPORAL_TLS: setting(raw, 'TEMPORAL_TLS'),
+    ...Object.fromEntries(TEMPORAL_TLS_SETTINGS.filter((key) => raw[key] !== undefined).map((key) => [key, raw[key]])),
+  });
+  if (!tls && refused(temporalHost)) {
+    found.push([
+      'TEMPORAL_ADDRESS',
+      `${temporalHost} is not a loopback address and the connection has no TLS: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_FILE for a ` +
+        `private CA, TEMPORAL_TLS_CERT_FILE/KEY_FILE or TEMPORAL_API_KEY for Temporal Cloud), or list the host in PLAINTEXT_HOSTS ` +
+        `if the network in between is private`,
+    ]);
+  }
+  return found;
+}
+
+/** An http:// URL to anything but this host (loopback). */
+function isPlainRemote(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && !isLoopbackHost(hostname);
 }
 
 /** Unset, or set to the public development value. */

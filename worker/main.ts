@@ -4,15 +4,19 @@
 // Configuration: the API's (src/config.ts, validated the same way: in production every stand-in
 // and development default is refused at start), notably TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
 // TEMPORAL_TASK_QUEUE, TEMPORAL_CONNECT_TIMEOUT_MS (the worker may start before the server is
-// ready) and LOG_LEVEL. Logs go through the API's redacting logger.
+// ready) and LOG_LEVEL. Logs go through the API's redacting logger. Telemetry (src/telemetry):
+// spans of runs and activities, and Prometheus text on WORKER_METRICS_PORT.
+// First: telemetry instruments http and pg before anything loads them.
+import { telemetry } from '../src/telemetry/worker';
 import pino from 'pino';
-import type { DataConverter, LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
-import { NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
+import { existsSync } from 'node:fs';
+import { NativeConnection, Runtime, Worker, type WorkflowBundlePath, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { ConfigError, loadConfig, type Config } from '../src/config';
-import { openDatabase, type Database } from '../src/db/database';
+import { openDatabase, schemaStepFor, type Database } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
-import { connectTemporal } from '../src/temporal/connection';
+import { connectTemporal, temporalConnectionOptions, type TemporalConnectionOptions } from '../src/temporal/connection';
 import { deleteRetiredSchedules, ensureSchedules, retiredScheduleIds, scheduleSpecs } from '../src/temporal/schedules';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
@@ -22,6 +26,11 @@ import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
+import { observeRelayBacklog } from '../src/telemetry/backlog';
+import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
+import { ACTIVITY_INTERCEPTORS, temporalRuntimeLogger, WORKFLOW_INTERCEPTOR_MODULES, workflowSinks } from '../src/telemetry/temporal';
+import type { Tracing } from '../src/telemetry/tracing';
+import { startWorkerHealth } from './health';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -30,6 +39,9 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 
 export interface StartWorkerOptions {
   address?: string;
+  /** TLS (server CA, client certificate and key, server name) and the API key of the connection startWorker opens. */
+  tls?: TemporalConnectionOptions['tls'];
+  apiKey?: string;
   namespace?: string;
   taskQueue?: string;
   /** An existing connection (e.g. a test environment's nativeConnection); it is not closed on shutdown. */
@@ -40,11 +52,19 @@ export interface StartWorkerOptions {
   activityDeps: ActivityDeps;
   /** The payload codec and failure converter (src/temporal/codec.ts); the clients must use the same keys. */
   dataConverter: DataConverter;
-  /** A prebuilt bundle (tests bundle once per file); default: bundle workflows/ at start. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A prebuilt bundle: in memory (tests bundle once per file) or a file (the image's); default: bundle workflows/ at start. */
+  workflowBundle?: WorkflowBundleWithSourceMap | WorkflowBundlePath;
   logger?: pino.Logger;
   /** Stops the connection retry loop early (e.g. a signal before the server was up). */
   signal?: AbortSignal;
+  /** Where the runs' spans go (the process's tracing); default: nowhere. */
+  tracing?: Pick<Tracing, 'processor' | 'resource'>;
+  /**
+   * After shutdown starts, how long activities running may take before they are cancelled (SDK default: 0,
+   * at once), and after how long the worker gives up waiting and stops anyway (SDK default: never).
+   */
+  shutdownGraceTimeMs?: number;
+  shutdownForceTimeMs?: number;
 }
 
 export interface RunningWorker {
@@ -58,16 +78,18 @@ export interface RunningWorker {
 
 /** Connects, retrying with backoff until `timeoutMs` has passed: the server may still be starting. */
 export async function connectWithRetry(
-  address: string,
+  target: string | TemporalConnectionOptions,
   { timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, logger, signal }: { timeoutMs?: number; logger?: pino.Logger; signal?: AbortSignal } = {},
 ): Promise<NativeConnection> {
+  const options = typeof target === 'string' ? { address: target } : target;
+  const { address } = options;
   const deadline = Date.now() + timeoutMs;
   let delayMs = 250;
   let lastLoggedAt = 0;
   for (;;) {
     signal?.throwIfAborted();
     try {
-      return await NativeConnection.connect({ address });
+      return await NativeConnection.connect(options);
     } catch (error) {
       const now = Date.now();
       if (now + delayMs > deadline) {
@@ -101,7 +123,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
   const ownsConnection = !options.connection;
   const connection =
-    options.connection ?? (await connectWithRetry(address, { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal }));
+    options.connection ??
+    (await connectWithRetry(
+      { address, tls: options.tls, apiKey: options.apiKey },
+      { timeoutMs: options.connectTimeoutMs, logger, signal: options.signal },
+    ));
 
   let worker: Worker;
   try {
@@ -112,6 +138,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
       dataConverter: options.dataConverter,
+      // A prebuilt bundle has its workflow interceptors built in (WORKFLOW_INTERCEPTOR_MODULES when bundled for production).
+      interceptors: {
+        activity: ACTIVITY_INTERCEPTORS,
+        ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+      },
+      sinks: workflowSinks(options.tracing),
+      ...(options.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: options.shutdownGraceTimeMs } : {}),
+      ...(options.shutdownForceTimeMs !== undefined ? { shutdownForceTime: options.shutdownForceTimeMs } : {}),
     });
   } catch (error) {
     if (ownsConnection) await connection.close().catch(() => undefined);
@@ -119,7 +153,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   }
 
   const done = worker.run();
-  logger.info({ address, namespace, taskQueue }, 'worker running');
+  logger.info(
+    {
+      address,
+      namespace,
+      taskQueue,
+      workflowBundle: options.workflowBundle && 'codePath' in options.workflowBundle ? options.workflowBundle.codePath : undefined,
+      shutdownGraceMs: worker.options.shutdownGraceTimeMs,
+      shutdownForceMs: worker.options.shutdownForceTimeMs,
+    },
+    'worker running',
+  );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> => {
@@ -158,20 +202,6 @@ export function buildActivityDeps(
   };
 }
 
-/** Routes the SDK's own logs (worker state, core) through pino. */
-function temporalLoggerFor(logger: pino.Logger): TemporalLogger {
-  const levels: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
-  const log = (level: LogLevel, message: string, meta?: LogMetadata) => logger[levels[level]]({ ...meta }, message);
-  return {
-    log,
-    trace: (message, meta) => log('TRACE', message, meta),
-    debug: (message, meta) => log('DEBUG', message, meta),
-    info: (message, meta) => log('INFO', message, meta),
-    warn: (message, meta) => log('WARN', message, meta),
-    error: (message, meta) => log('ERROR', message, meta),
-  };
-}
-
 /** The API's redacting logger, its lines marked as the worker's. */
 function workerLogger(level: string): pino.Logger {
   return createLogger(level).child({ name: 'worker' });
@@ -195,17 +225,49 @@ async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> 
   }
 }
 
+/** WORKFLOW_BUNDLE_PATH, which must exist: a worker silently bundling at start instead would hide a broken image. */
+function prebuiltBundle(file: string): string {
+  if (!existsSync(file)) throw new ConfigError(`Invalid configuration:\n  WORKFLOW_BUNDLE_PATH: ${file} does not exist`);
+  return file;
+}
+
+/** How far start-up got: the health endpoint reports it, the signal handler stops what runs. */
+interface WorkerProgress {
+  phase: 'OPENING_DATABASE' | 'CONNECTING';
+  db?: Database;
+  running?: RunningWorker;
+}
+
 export async function main(): Promise<void> {
   // Configuration first: an invalid or refused one ends the process before anything starts.
   const config = loadConfig();
   const logger = workerLogger(config.LOG_LEVEL);
+  // The SDK's own metrics on a loopback port, served with ours on WORKER_METRICS_PORT (withSdkMetrics).
+  const sdkMetricsPort = telemetry && config.METRICS_ENABLED ? await freeLoopbackPort() : undefined;
   // We handle signals ourselves: the SDK's handlers would swallow a signal that arrives
   // while we are still waiting for the server.
-  Runtime.install({ logger: temporalLoggerFor(logger.child({ component: 'temporal-sdk' }, { level: 'warn' })), shutdownSignals: [] });
+  Runtime.install({
+    logger: temporalRuntimeLogger(logger),
+    shutdownSignals: [],
+    ...(sdkMetricsPort
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: `127.0.0.1:${sdkMetricsPort}`,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          },
+        }
+      : {}),
+  });
 
   const aborter = new AbortController();
-  // Set once the worker runs; the signal handler may fire before that.
-  const state: { running?: RunningWorker } = {};
+  // Set as start-up goes on; the signal handler and the health endpoint may look before the worker runs.
+  const state: WorkerProgress = { phase: 'OPENING_DATABASE' };
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
@@ -219,21 +281,64 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // Up first, so that a worker still waiting for the schema or for Temporal says so (503 starting).
+  const health =
+    config.WORKER_HEALTH_PORT === undefined
+      ? undefined
+      : await startWorkerHealth(
+          { port: config.WORKER_HEALTH_PORT, host: config.HOST },
+          {
+            state: () => state.running?.worker.getState() ?? state.phase,
+            stopping: () => signals > 0,
+            db: () => state.db?.db,
+          },
+          logger,
+        );
+  try {
+    await runWorker(config, logger, state, aborter.signal, sdkMetricsPort);
+  } finally {
+    await health?.close();
+  }
+  logger.info('worker stopped');
+}
 
-  const db = await openDatabase(config, { migrate: false, logger });
+/** Opens the database (waiting for the schema in production), connects, runs until shutdown; `state` says how far it got. */
+async function runWorker(
+  config: Config,
+  logger: pino.Logger,
+  state: WorkerProgress,
+  signal: AbortSignal,
+  sdkMetricsPort: number | undefined,
+): Promise<void> {
+  const db = await openDatabase(config, { schema: schemaStepFor(config, 'as-is'), logger });
+  state.db = db;
+  state.phase = 'CONNECTING';
   const activityDeps = buildActivityDeps(config, db, logger);
+  if (telemetry) {
+    observeRelayBacklog(telemetry.metrics.meter, activityDeps.db);
+    const ours = telemetry.metrics.text;
+    await telemetry.serveMetrics(
+      config.WORKER_METRICS_PORT,
+      sdkMetricsPort ? withSdkMetrics(ours, `http://127.0.0.1:${sdkMetricsPort}/metrics`) : ours,
+    );
+  }
   const running = await startWorker({
     activityDeps,
     dataConverter: dataConverterFromConfig(config),
-    address: config.TEMPORAL_ADDRESS,
+    // The address with its TLS settings and API key (src/temporal/connection.ts), as the API's client has them.
+    ...temporalConnectionOptions(config),
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     connectTimeoutMs: config.TEMPORAL_CONNECT_TIMEOUT_MS,
+    ...(config.WORKFLOW_BUNDLE_PATH ? { workflowBundle: { codePath: prebuiltBundle(config.WORKFLOW_BUNDLE_PATH) } } : {}),
+    shutdownGraceTimeMs: config.WORKER_SHUTDOWN_GRACE_SECONDS * 1000,
+    shutdownForceTimeMs: config.WORKER_SHUTDOWN_FORCE_SECONDS * 1000,
     logger,
-    signal: aborter.signal,
+    signal,
+    tracing: telemetry?.tracing,
   });
   state.running = running;
-  if (aborter.signal.aborted) void running.shutdown();
+  if (signal.aborted) void running.shutdown();
   // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
   // Temporal, each on its own Temporal client, and one-time codes to the message providers
   // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
@@ -255,8 +360,8 @@ export async function main(): Promise<void> {
     await running.shutdown().catch(() => undefined);
     await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
+    await telemetry?.shutdown().catch(() => undefined);
   }
-  logger.info('worker stopped');
 }
 
 if (require.main === module) {

@@ -16,8 +16,8 @@ export async function insertPackages(db: Queryable, prefix: string, count: numbe
   );
   const { rows } = await db.query<{ id: string }>(
     `insert into packages (id, operator_id, name_en, name_ar, description_en, description_ar, data_amount_mb, voice_minutes,
-                           sms_count, validity_days, price_sar, price_sar_b2b, is_active, created_at, updated_at)
-     select md5($2 || g)::uuid, $1, $2 || ' ' || g, 'باقة ' || g, 'Bench package', 'باقة', 10240, 500, 100, 30, 99, 80, true, now(), now()
+                           sms_count, validity_days, price_halalas, price_b2b_halalas, is_active, created_at, updated_at)
+     select md5($2 || g)::uuid, $1, $2 || ' ' || g, 'باقة ' || g, 'Bench package', 'باقة', 10240, 500, 100, 30, 9900, 8000, true, now(), now()
        from generate_series(1, $3::int) g
      returning id`,
     [OPERATOR_ID, prefix, count],
@@ -117,20 +117,20 @@ async function insertOrders(db: Queryable, o: OrderSeed): Promise<void> {
   const owner = o.companyId ? 'g' : '((g + 9) / 10)';
   // $1 label, $2 from, $3 to, then each statement's own.
   const rows = `from generate_series($2::int, $3::int) g`;
-  const amount = `(((g * 7919) % 100000 + 1) / 100.0)::numeric(12,2)`;
+  const halalas = `((g * 7919) % 100000 + 1)`;
   const at = `now() - g * interval '45 minutes'`;
   const base = [o.label, o.from, o.to];
   const pkg = `($4::uuid[])[1 + g % cardinality($4::uuid[])]`;
   await db.query(
-    `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at)
+    `insert into orders (id, user_id, company_id, status, total_halalas, currency, created_at, updated_at)
      select md5($1 || '-order-' || g)::uuid, md5($1 || '-user-' || ${owner})::uuid, $4::uuid,
-            case when g % 10 = 0 then 'completed' else 'paid' end, ${amount}, 'SAR', ${at}, ${at}
+            case when g % 10 = 0 then 'completed' else 'paid' end, ${halalas}, 'SAR', ${at}, ${at}
        ${rows}`,
     [...base, o.companyId],
   );
   await db.query(
-    `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar)
-     select md5($1 || '-item-' || g)::uuid, md5($1 || '-order-' || g)::uuid, ${pkg}, '8996601' || lpad(g::text, 12, '0'), 1, ${amount}
+    `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas)
+     select md5($1 || '-item-' || g)::uuid, md5($1 || '-order-' || g)::uuid, ${pkg}, '8996601' || lpad(g::text, 12, '0'), 1, ${halalas}
        ${rows}`,
     [...base, o.packageIds],
   );
@@ -144,10 +144,10 @@ async function insertOrders(db: Queryable, o: OrderSeed): Promise<void> {
     [...base, o.packageIds, OPERATOR_ID, o.live],
   );
   await db.query(
-    `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+    `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                            paid_at, created_at, updated_at)
      select md5($1 || '-payment-' || g)::uuid, md5($1 || '-order-' || g)::uuid, md5($1 || '-user-' || ${owner})::uuid,
-            'local_debit', 'mock', 'completed', ${amount}, 'SAR', $1 || '-' || g, repeat('f', 64), ${at}, ${at}, ${at}
+            'local_debit', 'mock', 'completed', ${halalas}, 'SAR', $1 || '-' || g, repeat('f', 64), ${at}, ${at}, ${at}
        ${rows} where g <= $4::int`,
     [...base, o.live],
   );

@@ -56,10 +56,10 @@ with spec as materialized (
          date_trunc('milliseconds', now() - random() * interval '365 days') as created_at
     from generate_series($1::int, $2::int) n
 ), pkg as (
-  select id, operator_id, price_sar, (row_number() over (order by id) - 1)::int as k, count(*) over ()::int as total
+  select id, operator_id, price_halalas, (row_number() over (order by id) - 1)::int as k, count(*) over ()::int as total
     from packages
 ), rows as materialized (
-  select s.*, p.id as package_id, p.operator_id, p.price_sar,
+  select s.*, p.id as package_id, p.operator_id, p.price_halalas,
          case when s.r_status < 0.60 then 'activated' when s.r_status < 0.70 then 'pending'
               when s.r_status < 0.80 then 'in_progress' when s.r_status < 0.95 then 'failed' else 'cancelled' end as status,
          case when p.operator_id = '${DEMO.operators.mock}' and s.r_sim < 0.30 then 'esim' else 'physical' end as sim_type,
@@ -71,14 +71,14 @@ with spec as materialized (
               else '8996600' || lpad(r.n::text, 12, '0') end as serial
     from rows r
 ), o as (
-  insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at)
+  insert into orders (id, user_id, status, total_halalas, currency, created_at, updated_at)
   select order_id, user_id,
          case status when 'activated' then 'completed' when 'failed' then 'cancelled' when 'cancelled' then 'cancelled' else 'paid' end,
-         price_sar, 'SAR', created_at, created_at
+         price_halalas, 'SAR', created_at, created_at
     from serials
 ), i as (
-  insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar)
-  select item_id, order_id, package_id, serial, 1, price_sar from serials
+  insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas)
+  select item_id, order_id, package_id, serial, 1, price_halalas from serials
 )
 insert into activations (order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, esim_profile, status,
                          identity_status, activated_at, failed_reason, deletion_requested_at, deleted_at,

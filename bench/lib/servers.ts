@@ -12,11 +12,12 @@ import type { Config } from '../../src/config';
 import { errorHandler } from '../../src/http/error-middleware';
 import { createGuards, guard } from '../../src/http/guards';
 import { createLogger, requestLogger } from '../../src/http/logger';
+import { createMetricsRegistry } from '../../src/telemetry/metrics';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { connectTemporal } from '../../src/temporal/connection';
-import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createPaymentRuns } from '../../src/temporal/payments';
 import { closeApp, discardLogger, openDb, serverContext, type ServerContext } from './app';
 import { serveChild, type Built, type ToParent } from './child';
 import { PROFILE_DIR, ROOT } from './paths';
@@ -25,7 +26,15 @@ import { signedInUser } from './sign-up';
 import { captureStatements } from './timing';
 import { timedApp } from './timed-app';
 
-export type ServerKind = 'app' | 'app+timing' | 'app+temporal' | 'bare' | 'bare+request-log' | 'bare+rate-limit' | 'bare+session-check';
+export type ServerKind =
+  | 'app'
+  | 'app+timing'
+  | 'app+temporal'
+  | 'bare'
+  | 'bare+request-log'
+  | 'bare+request-log+metrics'
+  | 'bare+rate-limit'
+  | 'bare+session-check';
 
 /** What the `app` server prepared for the scenarios (tokens, seeded ids). */
 export interface Fixtures {
@@ -74,6 +83,8 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       messages,
       logger: discardLogger(ctx.config),
       temporalReady: () => Promise.resolve(),
+      // As src/main.ts wires it: every request counted and timed by route (read by no one here).
+      meter: createMetricsRegistry({ serviceName: 'bench' }).meter,
     });
     const ready = async (baseUrl: string) => {
       const { token, userId } = await signedInUser(baseUrl, messages.messages, { phone: PHONE, name: 'Bench' });
@@ -126,8 +137,8 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       messages: createMemoryMessageSender(),
       logger,
       temporalReady: () => temporal.ready(),
-      activationWorkflows: createActivationWorkflows(temporal.client, config),
-      paymentWorkflows: createPaymentWorkflows(temporal.client, config),
+      activationRuns: createActivationRuns(temporal.client, config),
+      paymentRuns: createPaymentRuns(temporal.client, config),
     });
     return {
       app,
@@ -141,6 +152,12 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
   'bare+request-log'(ctx) {
     const app = bareApp();
     app.use(requestLogger(discardLogger(ctx.config)));
+    return Promise.resolve({ app: bareRoute(app) });
+  },
+  /** The request log with the per-route request metrics, as the API runs it. */
+  'bare+request-log+metrics'(ctx) {
+    const app = bareApp();
+    app.use(requestLogger(discardLogger(ctx.config), { meter: createMetricsRegistry({ serviceName: 'bench' }).meter }));
     return Promise.resolve({ app: bareRoute(app) });
   },
   async 'bare+rate-limit'(ctx) {

@@ -19,7 +19,7 @@ import type { Client } from '@temporalio/client';
 import { sleep } from '../lib/processes';
 import { fmt, latencyStats, type LatencyStats } from '../lib/stats';
 import {
-  activationWorkflows,
+  activationRuns,
   forEachConcurrently,
   insertFixtures,
   sign,
@@ -92,9 +92,9 @@ export async function measureActivationLatency(deps: LatencyDeps): Promise<Laten
 
 /** Verify-identity on every activation (ids ending in 0: the mock completes them), then wait for the rows to read completed. */
 async function completeIdentities(deps: LatencyDeps, fixtures: PaymentFixture[]): Promise<void> {
-  const workflows = activationWorkflows(deps.client);
+  const runs = activationRuns(deps.client);
   await forEachConcurrently(fixtures, 10, (p, i) =>
-    workflows.verifyIdentity(p.activationId, { identityType: 'citizen', idNumber: `1${String(i).padStart(8, '0')}0` }),
+    runs.verifyIdentity(p.activationId, { identityType: 'citizen', idNumber: `1${String(i).padStart(8, '0')}0` }),
   );
   const deadline = performance.now() + IDENTITY_TIMEOUT_MS;
   for (;;) {

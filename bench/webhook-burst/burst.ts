@@ -12,7 +12,7 @@ import type { PhaseContext } from '../lib/phase';
 import { clockTicks, procStat } from '../lib/proc';
 import { seconds, sleep, type Cleanups } from '../lib/processes';
 import { fmt, latencyStats } from '../lib/stats';
-import { verify, waitForSettlement, type Settled } from './checks';
+import { verify, waitForSettlement } from './checks';
 import { restartDevServer, stopDevServer, type DevServer } from './dev-server';
 import {
   acknowledged,
@@ -33,7 +33,8 @@ import {
   type Delivery,
   type PaymentFixture,
 } from './fixtures';
-import { printBatches, type Batch, type Check, type CpuMs, type OutageReport } from './report';
+import type { Batch, Check, CpuMs, Measured } from './measures';
+import { printBatches, type OutageReport } from './report';
 
 export interface Stack {
   temporal: DevServer;
@@ -44,20 +45,6 @@ export interface Stack {
   payments: PaymentFixture[];
   /** Seconds per step. */
   setup: Record<string, number>;
-}
-
-export interface Measured {
-  healthz: [Batch, Batch];
-  ack: Batch;
-  throughputRatio: number;
-  p99Ratio: number;
-  settled: Settled;
-  /** performance.now() at the last acknowledgement. */
-  burstEnd: number;
-  /** Warm-up, GET /healthz before and the burst. */
-  seconds: number;
-  /** The client, for the phases after the burst. */
-  http: ReturnType<typeof httpClient>;
 }
 
 /** Warm-up, GET /healthz, the burst, settlement, GET /healthz again; prints the table. */

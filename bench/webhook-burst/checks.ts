@@ -14,7 +14,7 @@ import { paymentWorkflowId } from '../../workflows/settlement-contract';
 import { sleep } from '../lib/processes';
 import { fmt } from '../lib/stats';
 import { DELIVERIES, forEachConcurrently, SETTLE_TIMEOUT_MS, type PaymentFixture } from './fixtures';
-import type { Batch, Check } from './report';
+import type { Batch, Check, Run, Settled } from './measures';
 
 interface PaymentState {
   id: string;
@@ -23,21 +23,6 @@ interface PaymentState {
   paid_at: string | null;
   untouched: boolean;
   order_status: string;
-}
-
-interface Run {
-  runId: string;
-  status: string;
-}
-
-export interface Settled {
-  /** performance.now() when every payment first read `completed`, or null. */
-  completedAt: number | null;
-  /** Receipt and paid_at as first seen completed, per payment. */
-  firstSeen: Map<string, string>;
-  /** Settlement runs by workflow id, once visibility listed the same closed runs twice in a row (or at the timeout). */
-  runs: Map<string, Run[]>;
-  stable: boolean;
 }
 
 async function paymentStates(pool: Pool, payments: PaymentFixture[]): Promise<PaymentState[]> {

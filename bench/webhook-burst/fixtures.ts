@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import { seedDemoCatalog, DEMO } from '../../src/catalog/demo-seed';
 import { loadConfig } from '../../src/config';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 
 export const TASK_QUEUE = 'bench-webhooks';
@@ -17,7 +17,6 @@ export const WEBHOOK_PATH = '/webhooks/card-processor';
 /** Copies of each distinct event of one payment in a burst: 4 event ids, 10 deliveries. */
 export const EVENT_COPIES = [4, 3, 2, 1];
 export const DELIVERIES_PER_PAYMENT = EVENT_COPIES.reduce((a, b) => a + b, 0);
-const AMOUNT = '49.00';
 const AMOUNT_MINOR = 4900;
 const CURRENCY = 'SAR';
 /** How often activation workflows started here poll the (mock) identity provider. */
@@ -69,26 +68,26 @@ export async function insertFixtures(pool: Pool, count: number, set: number): Pr
        insert into users (id, name, app_role, identity_type, is_active, created_at, updated_at)
        select user_id, 'Webhook bench user', 'end_user', 'citizen', true, now(), now() from spec
      ), o as (
-       insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at)
-       select order_id, user_id, 'pending_payment', $2::numeric, $3, now(), now() from spec
+       insert into orders (id, user_id, status, total_halalas, currency, created_at, updated_at)
+       select order_id, user_id, 'pending_payment', $2::bigint, $3, now(), now() from spec
      ), i as (
-       insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar)
-       select item_id, order_id, $4, iccid, 1, $2::numeric from spec
+       insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas)
+       select item_id, order_id, $4, iccid, 1, $2::bigint from spec
      ), a as (
        insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status,
                                 identity_status, created_at, updated_at)
        select activation_id, order_id, item_id, user_id, $5, $4, iccid, 'physical', 'pending', 'waiting', now(), now() from spec
      ), p as (
-       insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+       insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                              gateway_transaction_id, client_secret, created_at, updated_at)
-       select payment_id, order_id, user_id, 'card_scheme_1', 'card_processor', 'processing', $2::numeric, $3, 'bench-' || payment_id,
+       select payment_id, order_id, user_id, 'card_scheme_1', 'card_processor', 'processing', $2::bigint, $3, 'bench-' || payment_id,
               repeat('0', 64), 'pi_' || left(replace(payment_id::text, '-', ''), 24),
               'pi_' || left(replace(payment_id::text, '-', ''), 24) || '_secret', now(), now()
          from spec
      )
      select payment_id, order_id, user_id, activation_id, 'pi_' || left(replace(payment_id::text, '-', ''), 24) as intent_id
        from spec order by n`,
-    [count, AMOUNT, CURRENCY, DEMO.packages.starter, DEMO.operators.mock, set],
+    [count, AMOUNT_MINOR, CURRENCY, DEMO.packages.starter, DEMO.operators.mock, set],
   );
   return rows.map((r) => ({
     paymentId: r.payment_id,
@@ -105,9 +104,9 @@ export async function insertFixtures(pool: Pool, count: number, set: number): Pr
  * worker has run them all before the measurement starts.
  */
 export async function startActivations(client: Client, payments: PaymentFixture[]): Promise<void> {
-  const workflows = activationWorkflows(client);
+  const runs = activationRuns(client);
   await forEachConcurrently(payments, 10, (p) =>
-    workflows.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
+    runs.start({ activationId: p.activationId, userId: p.userId, orderId: p.orderId, simType: 'physical' }),
   );
   await forEachConcurrently(payments, 10, async (p) => {
     const state = await client.workflow.getHandle(activationWorkflowId(p.activationId)).query(stateQuery);
@@ -117,8 +116,8 @@ export async function startActivations(client: Client, payments: PaymentFixture[
 }
 
 /** The API's side of the activation workflows, on the bench's task queue. */
-export function activationWorkflows(client: Client) {
-  return createActivationWorkflows(
+export function activationRuns(client: Client) {
+  return createActivationRuns(
     client,
     loadConfig({ NODE_ENV: 'test', TEMPORAL_TASK_QUEUE: TASK_QUEUE, IDENTITY_POLL_INTERVAL_SECONDS: String(IDENTITY_POLL_SECONDS) }),
   );

@@ -1,38 +1,10 @@
 /** What the webhook phase (bench/webhook-burst.ts) reports: results.json's `webhooks`, and the lines it prints. */
 import { printTable } from '../lib/report';
-import { fmt, type LatencyStats } from '../lib/stats';
+import { fmt } from '../lib/stats';
 import type { LatencyReport } from './activation-latency';
-import type { Measured } from './burst';
 import type { Verification } from './checks';
 import { DELIVERIES, OUTAGE_SECONDS, SETTLE_TIMEOUT_MS } from './fixtures';
-
-/** CPU time (milliseconds) each process used during one batch. */
-export interface CpuMs {
-  api: number | null;
-  worker: number | null;
-  temporal: number | null;
-  postgres: number | null;
-  loadGenerator: number;
-}
-
-export interface Batch {
-  request: string;
-  requests: number;
-  connections: number;
-  wallSeconds: number;
-  rps: number;
-  latencyMs: LatencyStats;
-  failures: number;
-  /** The first failures: status (0: no answer) and body. */
-  failureSamples: Array<{ status: number; body: string; what: string }>;
-  cpuMs: CpuMs;
-}
-
-export interface Check {
-  name: string;
-  pass: boolean;
-  detail: string;
-}
+import type { Batch, Check, CpuMs, Measured } from './measures';
 
 export interface WebhookReport {
   route: string;

@@ -34,12 +34,11 @@ export interface Seat {
   redeemed: boolean;
 }
 
-/** What the seat is charged: the package and its price (a decimal string and whole halalas). */
+/** What the seat is charged: the package and its price in whole halalas. */
 export interface SeatTerms {
   mode: PaymentMode;
   contractId: string;
   packageId: string;
-  priceSar: string;
   priceHalalas: number;
 }
 
@@ -73,7 +72,6 @@ export async function seatTerms(sql: Sql, seat: Seat, requestedPackageId: string
     contractId: contract.id,
     packageId: assigned.packageId,
     priceHalalas: assigned.halalas,
-    priceSar: (assigned.halalas / 100).toFixed(2),
   };
 }
 
@@ -122,7 +120,7 @@ export async function lockAndGate(tx: Sql, userId: string, seat: Seat, terms: Se
  */
 export async function insertCorporatePayment(
   tx: Sql,
-  f: { orderId: string; userId: string; priceSar: string; now: Date },
+  f: { orderId: string; userId: string; priceHalalas: number; now: Date },
 ): Promise<string> {
   const key = `company-seat:${f.orderId}`;
   return repo.insertCorporatePaymentRow(tx, {

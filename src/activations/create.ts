@@ -11,7 +11,7 @@ import { checkSeat, checkSeatFree, findSeat, insertCorporatePayment, lockAndGate
 import { askOperator, checkEsimGate, pluginFor } from './serial';
 import * as repo from './repository';
 import { SIM_LIMIT_EXCEEDED, SIM_LIMITS } from './sim-limit';
-import type { ActivationStartArgs } from './start';
+import type { ActivationStartArgs } from './runs';
 
 export { SIM_LIMITS };
 
@@ -54,8 +54,8 @@ interface OrderRows {
   userId: string;
   companyId: string | null;
   orderStatus: OrderStatus;
-  /** The order total and the item's unit price (decimal string). */
-  priceSar: string;
+  /** The order total and the item's unit price, whole halalas. */
+  priceHalalas: number;
   pkg: repo.SellablePackage;
   input: CreateInput;
 }
@@ -100,7 +100,15 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       if ((await repo.liveActivations(tx, userId)) >= limit) {
         throw new AppError('ACTIVATION_FAILED', { details: { reason: SIM_LIMIT_EXCEEDED, identityType, limit } });
       }
-      await insertOrderRows(tx, { ids, userId, companyId: null, orderStatus: 'pending_payment', priceSar: pkg.priceSar, pkg, input });
+      await insertOrderRows(tx, {
+        ids,
+        userId,
+        companyId: null,
+        orderStatus: 'pending_payment',
+        priceHalalas: pkg.priceHalalas,
+        pkg,
+        input,
+      });
       await enqueueStart(tx, pendingStart.activation(args));
     });
     return launch(args);
@@ -127,11 +135,11 @@ export function createActivationCreation(deps: CreateActivationDeps) {
         userId,
         companyId: seat.companyId,
         orderStatus: 'paid',
-        priceSar: terms.priceSar,
+        priceHalalas: terms.priceHalalas,
         pkg,
         input,
       });
-      const paymentId = await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceSar: terms.priceSar, now });
+      const paymentId = await insertCorporatePayment(tx, { orderId: ids.orderId, userId, priceHalalas: terms.priceHalalas, now });
       const paid: ActivationStartArgs = { ...startArgs(userId, ids, input.simType), paid: true, companyId: seat.companyId, paymentId };
       await enqueueStart(tx, pendingStart.activation(paid));
       return paid;
@@ -172,7 +180,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       userId: f.userId,
       companyId: f.companyId,
       orderStatus: f.orderStatus,
-      priceSar: f.priceSar,
+      priceHalalas: f.priceHalalas,
       packageId: pkg.id,
       operatorId: pkg.operatorId,
       iccid: input.iccid,

@@ -1,13 +1,13 @@
 import type { Sql } from '../db/sql';
 import type { IdentityType } from '../entities';
 import { AppError } from '../http/errors';
-import type { ActivationWorkflows } from '../temporal/activations';
+import type { ActivationRuns } from './runs';
 import { isUuid } from '../http/fields';
 import { findOwnedIdentity, type OwnedIdentity } from './repository';
 
 export interface IdentityDeps {
   db: Sql;
-  workflows: ActivationWorkflows;
+  runs: ActivationRuns;
 }
 
 /** Identity verification of an activation: started through the workflow, read from Postgres. */
@@ -23,7 +23,7 @@ export function createActivationIdentity(deps: IdentityDeps) {
     const row = await owned(userId, activationId);
     if (row.status !== 'pending') throw new AppError('IDENTITY_ERROR');
     try {
-      return await deps.workflows.verifyIdentity(activationId, input);
+      return await deps.runs.verifyIdentity(activationId, input);
     } catch (err) {
       // The workflow refused (IDENTITY_ERROR: not pending any more, provider refused) or could not be
       // reached in time: either way verification did not start, which this route answers IDENTITY_ERROR.

@@ -172,22 +172,6 @@ export const ActivationRecord = z
 
 export const ActivationRecordsResponse = pageOf(ActivationRecord, 'ActivationRecordsResponse');
 
-export const OperatorListItem = z
-  .object({
-    id: z.uuid(),
-    slug: z.string(),
-    nameEn: z.string(),
-    nameAr: z.string(),
-    logoUrl: z.string().nullable(),
-    packageCount: z.number().int().openapi({ description: 'Always 0 until a counting query exists' }),
-    supportsEsim: z.boolean(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  })
-  .openapi('OperatorListItem');
-
-export const OperatorListResponse = z.object({ data: z.array(OperatorListItem) }).openapi('OperatorListResponse');
-
 // --- Routes ----------------------------------------------------------------------------------
 
 export interface ActivationReadRouteDeps {
@@ -264,25 +248,5 @@ export function activationReadRoutes(api: Api, deps: ActivationReadRouteDeps): v
       res.set('Cache-Control', 'private, no-store');
       return png;
     },
-  );
-}
-
-export interface OperatorRouteDeps {
-  reads: ActivationReads;
-}
-
-export function operatorRoutes(api: Api, deps: OperatorRouteDeps): void {
-  api.define(
-    {
-      method: 'get',
-      path: '/operators',
-      tag: 'Operators',
-      guard: guard.public,
-      summary: 'Telecom operators',
-      description: 'Telecom operators only (eSIM store providers are not listed), ordered by nameEn.',
-      response: json(OperatorListResponse),
-      errors: [],
-    },
-    () => deps.reads.operators(),
   );
 }

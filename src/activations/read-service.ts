@@ -4,20 +4,19 @@ import { AppError, validationError } from '../http/errors';
 import { parseCursor } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { parseActivationCode } from '../operators/esim-code';
-import type { OperatorRegistry } from '../operators/plugin';
 import { isUuid } from '../http/fields';
 import type { Sql } from '../db/sql';
-import { historyRows, ownActivationRow, recordRows, telecomOperators, type RecordRow, type StatusRow } from './reads';
+import { sarText } from '../lib/halalas';
+import { historyRows, ownActivationRow, recordRows, type RecordRow, type StatusRow } from './reads';
 
 /**
  * Read side of activations: the owner's status and history, the super_admin
- * records, the public operator list and the eSIM QR image. The statements are
+ * records and the eSIM QR image. The statements are
  * reads.ts's (timestamps come back formatted by PostgreSQL as ISO 8601 UTC text).
  */
 export interface ActivationReadDeps {
   db: Sql;
   cipher: PersonalDataCipher;
-  operators: OperatorRegistry;
   config: { FEATURE_ESIM: boolean };
 }
 
@@ -129,18 +128,6 @@ export interface ActivationRecord {
   };
 }
 
-export interface OperatorListItem {
-  id: string;
-  slug: string;
-  nameEn: string;
-  nameAr: string;
-  logoUrl: string | null;
-  packageCount: number;
-  supportsEsim: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface HistoryQuery {
   cursor?: string;
   limit?: number;
@@ -188,15 +175,12 @@ export function esimProfileView(id: string, simType: string, status: string, sto
   };
 }
 
-/** numeric(12,2) already comes back as text with two decimals; this keeps that true for any scale. */
-function money(value: unknown): string {
-  const text = String(value);
-  return /^-?\d+\.\d{2}$/.test(text) ? text : Number(text).toFixed(2);
-}
+/** The spec's decimal string ("49.00") of a halalas column (bigint, as text). */
+const money = (value: unknown): string => sarText(value as string);
 const moneyOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : money(value));
 
 export function createActivationReads(deps: ActivationReadDeps) {
-  const { db, cipher, operators, config } = deps;
+  const { db, cipher, config } = deps;
 
   const decrypt = (stored: unknown): string | null => (typeof stored === 'string' && stored.length > 0 ? cipher.decrypt(stored) : null);
 
@@ -299,7 +283,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         userId: s('order_user_id'),
         companyId: sn('order_company_id'),
         status: s('order_status') as OrderStatus,
-        totalAmountSar: money(r.order_total_amount_sar),
+        totalAmountSar: money(r.order_total_halalas),
         createdAt: s('order_created_at'),
         updatedAt: s('order_updated_at'),
       },
@@ -309,7 +293,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
         packageId: s('item_package_id'),
         iccid: s('item_iccid'),
         quantity: num('item_quantity'),
-        unitPriceSar: money(r.item_unit_price_sar),
+        unitPriceSar: money(r.item_unit_price_halalas),
       },
       user: {
         id: s('user_id'),
@@ -328,8 +312,8 @@ export function createActivationReads(deps: ActivationReadDeps) {
         voiceMinutes: num('package_voice_minutes'),
         smsCount: num('package_sms_count'),
         validityDays: num('package_validity_days'),
-        priceSar: money(r.package_price_sar),
-        priceSarB2b: moneyOrNull(r.package_price_sar_b2b),
+        priceSar: money(r.package_price_halalas),
+        priceSarB2b: moneyOrNull(r.package_price_b2b_halalas),
         isActive: bool('package_is_active'),
         isPromotional: bool('package_is_promotional'),
         isNameCustomized: bool('package_is_name_customized'),
@@ -350,23 +334,6 @@ export function createActivationReads(deps: ActivationReadDeps) {
     };
   }
 
-  async function listOperators(): Promise<{ data: OperatorListItem[] }> {
-    const rows = await telecomOperators(db);
-    return {
-      data: rows.map((row) => ({
-        id: row.id,
-        slug: row.slug,
-        nameEn: row.name_en,
-        nameAr: row.name_ar,
-        logoUrl: row.logo_url,
-        packageCount: 0,
-        supportsEsim: operators.supportsEsim(row.slug),
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-      })),
-    };
-  }
-
   /** PNG of the issued activation code, rendered on every call and never stored. */
   async function esimQr(userId: string, activationId: string): Promise<Buffer> {
     if (!config.FEATURE_ESIM) throw new AppError('ACTIVATION_ESIM_DISABLED');
@@ -376,7 +343,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
     return QRCode.toBuffer(profile.activationCodeRaw, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 512 });
   }
 
-  return { status, history, records, operators: listOperators, esimQr };
+  return { status, history, records, esimQr };
 }
 
 export type ActivationReads = ReturnType<typeof createActivationReads>;

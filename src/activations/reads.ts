@@ -4,7 +4,7 @@ import type { Cursor } from '../http/pagination';
 
 /**
  * The SQL of the activations read side (read-service.ts): the owner's status and history, the
- * super_admin records and the operator list. History is a hot path: keyset over
+ * super_admin records. History is a hot path: keyset over
  * `activations_user_history_index`, named statements. Every timestamp is formatted by PostgreSQL
  * itself as ISO 8601 UTC with milliseconds, independent of the session's TimeZone and DateStyle; the
  * keyset cursor's instant keeps the stored microseconds (`cursor_at`).
@@ -75,14 +75,14 @@ const RECORD_COLUMNS = `
   ${iso('a.deleted_at')} as deleted_at, a.estimated_activation_seconds,
   ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at, ${isoMicros('a.created_at')} as cursor_at,
   ord.user_id as order_user_id, ord.company_id as order_company_id, ord.status as order_status,
-  ord.total_amount_sar as order_total_amount_sar, ${iso('ord.created_at')} as order_created_at, ${iso('ord.updated_at')} as order_updated_at,
+  ord.total_halalas as order_total_halalas, ${iso('ord.created_at')} as order_created_at, ${iso('ord.updated_at')} as order_updated_at,
   oi.order_id as item_order_id, oi.package_id as item_package_id, oi.iccid as item_iccid, oi.quantity as item_quantity,
-  oi.unit_price_sar as item_unit_price_sar,
+  oi.unit_price_halalas as item_unit_price_halalas,
   u.name as user_name, u.email_encrypted as user_email_encrypted, u.phone_encrypted as user_phone_encrypted,
   p.operator_id as package_operator_id, p.name_en as package_name_en, p.name_ar as package_name_ar,
   p.description_en as package_description_en, p.description_ar as package_description_ar, p.data_amount_mb as package_data_amount_mb,
   p.voice_minutes as package_voice_minutes, p.sms_count as package_sms_count, p.validity_days as package_validity_days,
-  p.price_sar as package_price_sar, p.price_sar_b2b as package_price_sar_b2b, p.is_active as package_is_active,
+  p.price_halalas as package_price_halalas, p.price_b2b_halalas as package_price_b2b_halalas, p.is_active as package_is_active,
   p.is_promotional as package_is_promotional, p.is_name_customized as package_is_name_customized,
   p.is_price_customized as package_is_price_customized, ${iso('p.created_at')} as package_created_at, ${iso('p.updated_at')} as package_updated_at,
   op.slug as operator_slug, op.name_en as operator_name_en, op.name_ar as operator_name_ar, op.is_active as operator_is_active,
@@ -164,27 +164,4 @@ export async function recordRows(sql: Sql, input: RecordsFilter): Promise<Record
       limit ${param(input.limit)}`,
     values,
   );
-}
-
-export interface OperatorRow {
-  id: string;
-  slug: string;
-  name_en: string;
-  name_ar: string;
-  logo_url: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-const OPERATORS = query(
-  'activation-reads-operators',
-  `select id, slug, name_en, name_ar, logo_url, ${iso('created_at')} as created_at, ${iso('updated_at')} as updated_at
-     from operators
-    where kind = 'telecom'
-    order by name_en, id`,
-);
-
-/** Every telecom operator, by name. */
-export async function telecomOperators(sql: Sql): Promise<OperatorRow[]> {
-  return sql.rows<OperatorRow>(OPERATORS);
 }

@@ -10,7 +10,6 @@ import type {
   SimType,
 } from '../entities';
 import { REDEEMED_LINK } from '../links/repository';
-import type { SimHolder } from './sim-limit';
 
 /**
  * The SQL of activations as the create, identity, magic-link and start paths and the workflow's
@@ -30,21 +29,23 @@ export async function findActiveOperator(sql: Sql, slug: string): Promise<{ id: 
 
 export interface SellablePackage {
   id: string;
-  priceSar: string;
+  /** The consumer price, whole halalas. */
+  priceHalalas: number;
   operatorId: string;
   operatorSlug: string;
 }
 
 const SELLABLE_PACKAGE = query(
   'activations.sellable-package',
-  `select p.id, p.price_sar as "priceSar", p.operator_id as "operatorId", o.slug as "operatorSlug"
+  `select p.id, p.price_halalas as "priceHalalas", p.operator_id as "operatorId", o.slug as "operatorSlug"
      from packages p join operators o on o.id = p.operator_id
     where p.id = $1 and p.is_active and o.is_active and o.kind = 'telecom'`,
 );
 
 /** An active package of an active telecom operator. */
 export async function findSellablePackage(sql: Sql, packageId: string): Promise<SellablePackage | undefined> {
-  return sql.one<SellablePackage>(SELLABLE_PACKAGE, [packageId]);
+  const row = await sql.one<Omit<SellablePackage, 'priceHalalas'> & { priceHalalas: string }>(SELLABLE_PACKAGE, [packageId]);
+  return row && { ...row, priceHalalas: Number(row.priceHalalas) };
 }
 
 // --- The create's rows -----------------------------------------------------------------------------
@@ -56,8 +57,8 @@ export interface NewActivationRows {
   userId: string;
   companyId: string | null;
   orderStatus: OrderStatus;
-  /** The order total and the item's unit price (decimal string). */
-  priceSar: string;
+  /** The order total and the item's unit price, whole halalas. */
+  priceHalalas: number;
   packageId: string;
   operatorId: string;
   iccid: string;
@@ -67,12 +68,12 @@ export interface NewActivationRows {
 
 const INSERT_ORDER = query(
   'activations.insert-order',
-  `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at)
+  `insert into orders (id, user_id, company_id, status, total_halalas, currency, created_at, updated_at)
    values ($1, $2, $3, $4, $5, 'SAR', $6, $6)`,
 );
 const INSERT_ORDER_ITEM = query(
   'activations.insert-order-item',
-  `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, 1, $5)`,
+  `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas) values ($1, $2, $3, $4, 1, $5)`,
 );
 const INSERT_ACTIVATION = query(
   'activations.insert',
@@ -82,8 +83,8 @@ const INSERT_ACTIVATION = query(
 
 /** Order, order item and activation (`pending` / `waiting`), in the caller's transaction. */
 export async function insertActivationRows(sql: Sql, r: NewActivationRows): Promise<void> {
-  await sql.exec(INSERT_ORDER, [r.orderId, r.userId, r.companyId, r.orderStatus, r.priceSar, r.now]);
-  await sql.exec(INSERT_ORDER_ITEM, [r.orderItemId, r.orderId, r.packageId, r.iccid, r.priceSar]);
+  await sql.exec(INSERT_ORDER, [r.orderId, r.userId, r.companyId, r.orderStatus, r.priceHalalas, r.now]);
+  await sql.exec(INSERT_ORDER_ITEM, [r.orderItemId, r.orderId, r.packageId, r.iccid, r.priceHalalas]);
   await sql.exec(INSERT_ACTIVATION, [
     r.activationId,
     r.orderId,
@@ -115,7 +116,7 @@ const SEAT = query(
   `select id as "rosterEntryId", company_id as "companyId", company_status as "companyStatus", package_id as "packageId",
           contract_item_id as "contractItemId", snapshot as "snapshotHalalas", redeemed from (
      select r.id, r.company_id, c.status as company_status, r.package_id, r.contract_item_id,
-            (r.unit_price_sar * 100)::bigint as snapshot,
+            r.unit_price_halalas as snapshot,
             exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${REDEEMED_LINK('l')}) as redeemed,
             0 as rank, r.created_at, r.id as tie
        from roster_entries r join companies c on c.id = r.company_id
@@ -174,7 +175,7 @@ export async function holdsLiveActivation(sql: Sql, userId: string): Promise<boo
 
 const INSERT_CORPORATE_PAYMENT = query(
   'activations.insert-corporate-payment',
-  `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+  `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                          receipt_number, paid_at, created_at, updated_at)
    values ($1, $2, 'company_account', 'company', 'completed', $3, 'SAR', $4, $5, $6, $7, $7, $7) returning id`,
 );
@@ -182,12 +183,12 @@ const INSERT_CORPORATE_PAYMENT = query(
 /** The company seat's synthetic payment (company.ts says what it is); answers its id. */
 export async function insertCorporatePaymentRow(
   sql: Sql,
-  p: { orderId: string; userId: string; priceSar: string; key: string; fingerprint: string; receiptNumber: string; now: Date },
+  p: { orderId: string; userId: string; priceHalalas: number; key: string; fingerprint: string; receiptNumber: string; now: Date },
 ): Promise<string> {
   const row = await sql.one<{ id: string }>(INSERT_CORPORATE_PAYMENT, [
     p.orderId,
     p.userId,
-    p.priceSar,
+    p.priceHalalas,
     p.key,
     p.fingerprint,
     p.receiptNumber,
@@ -228,6 +229,13 @@ export async function liveActivations(sql: Sql, userId: string): Promise<number>
   const row = await sql.one<{ n: number }>(LIVE_ACTIVATIONS, [userId]);
   return row!.n;
 }
+
+/**
+ * Whose SIMs the limit's gates 2 and 3 count (sim-limit.ts): the verified identity. An activation without
+ * a hash (a verification always writes one; only rows from before it could lack it) falls back to its
+ * account, under lockPerson.
+ */
+export type SimHolder = { idNumberHash: string } | { userId: string };
 
 // Whose rows a holder's count reads: one text per kind of holder, each its own named statement.
 const byHolder = (make: (where: string, kind: 'identity' | 'user') => ReturnType<typeof query>) => ({

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { IdentityType } from '../entities';
-import { lockIdentity, lockPerson } from './repository';
+import { lockIdentity, lockPerson, type SimHolder } from './repository';
 
 /** How many SIMs a person may hold, by identity type. */
 export const SIM_LIMITS: Record<IdentityType, number> = { citizen: 10, resident: 2, visitor: 1 };
@@ -35,11 +35,8 @@ export const SIM_LIMIT_EXCEEDED = 'SIM_LIMIT_EXCEEDED';
  * verifiedOthers, handedOffOthers); this file holds the limits and whose lock a gate takes.
  */
 
-/**
- * Whose SIMs gates 2 and 3 count: the verified identity. An activation without a hash (a verification
- * always writes one; only rows from before it could lack it) falls back to its account, under lockPerson.
- */
-export type SimHolder = { idNumberHash: string } | { userId: string };
+/** Whose SIMs gates 2 and 3 count; declared with the counts that read it (repository.ts). */
+export type { SimHolder };
 
 /** Takes the holder's lock: the identity's advisory lock, or the account's user row. */
 export async function lockHolder(sql: Sql, holder: SimHolder): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { Principal } from './sessions';
+import type { Principal } from './principal';
 
 export const AUTH_CHANGED_CHANNEL = 'auth_changed';
 

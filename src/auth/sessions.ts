@@ -7,7 +7,7 @@ import { AppError } from '../http/errors';
 import { sha256Hex } from '../lib/crypto';
 import { deviceHasher } from './devices';
 import * as repo from './repository';
-import type { SessionCheck } from './repository';
+import type { Principal } from './principal';
 import type { SessionCache } from './session-cache';
 
 export type SessionConfig = Pick<
@@ -30,17 +30,8 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** The caller's user row as the session check reads it: its identifiers, never its claims or their proof state. */
-export type PrincipalUser = SessionCheck['user'];
-
-/** What an authenticated request knows about its caller. */
-export interface Principal {
-  sessionId: string;
-  clientType: ClientType;
-  expiresAt: Date;
-  token: string;
-  user: PrincipalUser;
-}
+// The caller as a request knows it: its own module, which the session cache reads too.
+export type { Principal, PrincipalUser } from './principal';
 
 const ALGORITHM = 'HS256';
 

@@ -23,8 +23,8 @@ export interface BillingCharges {
 
 /** The statement of billingCharges; parameters: month start, next month start, company id (exported for the bench's EXPLAIN). */
 export const BILLING_CHARGES_SQL = `select coalesce('[' || string_agg(c.charge_json, ',' order by c.created_at desc, c.order_id desc) || ']', '[]') as charges,
-            (coalesce(sum(c.amount_sar), 0) * 100)::bigint as outstanding,
-            (coalesce(sum(c.amount_sar) filter (where c.created_at >= $1 and c.created_at < $2), 0) * 100)::bigint as accrued
+            coalesce(sum(c.amount_halalas), 0) as outstanding,
+            coalesce(sum(c.amount_halalas) filter (where c.created_at >= $1 and c.created_at < $2), 0) as accrued
        from company_charges c
       where c.company_id = $3`;
 const BILLING_CHARGES = query('billing.charges', BILLING_CHARGES_SQL);
@@ -35,8 +35,7 @@ const BILLING_CHARGES = query('billing.charges', BILLING_CHARGES_SQL);
  * row per charge in company_charges with its answer entry already rendered as JSON (the date in ISO
  * 8601 UTC with milliseconds, the amount as the order's 2-decimal total), so this is one read of one
  * table: the entries are joined as text and sent as they are (src/billing/service.ts), with no row
- * mapping, parsing or serializing per charge. The sums are
- * numeric SAR added exactly, then whole halalas, from the same rows as the entries, so Σ entries is
+ * mapping, parsing or serializing per charge. The sums add the same rows' halalas, so Σ entries is
  * exactly `outstanding`.
  */
 export async function billingCharges(sql: Sql, companyId: string, monthFrom: Date, monthTo: Date): Promise<BillingCharges> {
@@ -62,7 +61,7 @@ export interface ChargeRow {
 
 const CHARGE_ROWS = query(
   'billing.charge-rows',
-  `select c.charge_json as "chargeJson", (c.amount_sar * 100)::bigint as halalas
+  `select c.charge_json as "chargeJson", c.amount_halalas as halalas
      from company_charges c
     where c.company_id = $1
     order by c.created_at desc, c.order_id desc`,

@@ -4,7 +4,7 @@ import { findContract, pickedMode, type ContractDbRow } from '../contracts/repos
 import type { Db, Tx } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
-import { sarOf } from '../lib/halalas';
+import { sarOf, sarText } from '../lib/halalas';
 import { contractLines } from '../links/repository';
 import {
   activeLineRows,
@@ -206,11 +206,4 @@ function paymentEntry(row: PaymentDbRow) {
 function csvRow(row: ChargeRow): Record<ChargesCsvKey, CsvValue> {
   const { entry } = row;
   return { date: entry.date, person: entry.personName, package: entry.packageName, amount_sar: sarText(row.halalas) };
-}
-
-/** Two decimals, from whole halalas (no float on the way): 4951 → "49.51", 5 → "0.05". */
-export function sarText(halalas: number): string {
-  const sign = halalas < 0 ? '-' : '';
-  const abs = Math.abs(halalas);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }

@@ -35,8 +35,8 @@ const PACKAGES = [
     minutes: 100,
     sms: 50,
     days: 30,
-    price: '49.00',
-    b2b: '42.00',
+    priceHalalas: 4900,
+    b2bHalalas: 4200,
   },
   {
     id: DEMO.packages.plus,
@@ -47,8 +47,8 @@ const PACKAGES = [
     minutes: 500,
     sms: 100,
     days: 30,
-    price: '99.00',
-    b2b: '85.50',
+    priceHalalas: 9900,
+    b2bHalalas: 8550,
   },
   {
     id: DEMO.packages.unlimited,
@@ -59,8 +59,8 @@ const PACKAGES = [
     minutes: 3000,
     sms: 500,
     days: 30,
-    price: '199.00',
-    b2b: null,
+    priceHalalas: 19900,
+    b2bHalalas: null,
   },
   {
     id: DEMO.packages.basic,
@@ -71,8 +71,8 @@ const PACKAGES = [
     minutes: 60,
     sms: 30,
     days: 30,
-    price: '25.00',
-    b2b: '20.00',
+    priceHalalas: 2500,
+    b2bHalalas: 2000,
   },
 ];
 
@@ -91,8 +91,8 @@ export async function seedDemoCatalog(sql: Sql, now = new Date()): Promise<void>
       voiceMinutes: pkg.minutes,
       smsCount: pkg.sms,
       validityDays: pkg.days,
-      priceSar: pkg.price,
-      priceSarB2b: pkg.b2b,
+      priceHalalas: pkg.priceHalalas,
+      priceB2bHalalas: pkg.b2bHalalas,
       now,
     });
   }

@@ -32,16 +32,16 @@ export interface NewPackage {
   voiceMinutes: number;
   smsCount: number;
   validityDays: number;
-  /** Decimal SAR text. */
-  priceSar: string;
-  priceSarB2b: string | null;
+  /** Whole halalas. */
+  priceHalalas: number;
+  priceB2bHalalas: number | null;
   now: Date;
 }
 
 const INSERT_PACKAGE = query(
   'catalog.insert-package',
   `insert into packages (id, operator_id, name_en, name_ar, description_en, description_ar, data_amount_mb, voice_minutes,
-     sms_count, validity_days, price_sar, price_sar_b2b, is_active, created_at, updated_at)
+     sms_count, validity_days, price_halalas, price_b2b_halalas, is_active, created_at, updated_at)
    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, $13, $13) on conflict (id) do nothing`,
 );
 
@@ -58,8 +58,8 @@ export async function insertPackageIfAbsent(sql: Sql, pkg: NewPackage): Promise<
     pkg.voiceMinutes,
     pkg.smsCount,
     pkg.validityDays,
-    pkg.priceSar,
-    pkg.priceSarB2b,
+    pkg.priceHalalas,
+    pkg.priceB2bHalalas,
     pkg.now,
   ]);
 }

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   const args = parseCreateUserArgs(process.argv.slice(2));
   const config = loadConfig();
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
-  const db = await openDatabase(config, { migrate: true });
+  const db = await openDatabase(config, { schema: 'migrate' });
   try {
     console.log(JSON.stringify(await createUser(db.db, cipher, args)));
   } finally {

@@ -206,7 +206,7 @@ async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<st
   const phone = demoPhone();
   const url = databaseUrl ?? process.env.DATABASE_URL ?? (await stackDatabaseUrl());
   const config = loadConfig({ ...process.env, DATABASE_URL: url });
-  const db = await openDatabase(config, { migrate: false });
+  const db = await openDatabase(config, { schema: 'as-is' });
   try {
     const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
     await createUser(db.db, cipher, { role: 'super_admin', name: 'Demo Ops', phone, 'identity-type': 'citizen' });

@@ -12,7 +12,7 @@ import { seedStoreStandIns } from '../store/stand-ins';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase(config, { migrate: true });
+  const db = await openDatabase(config, { schema: 'migrate' });
   await db.db.transaction((tx) => seedDemoCatalog(tx));
   if (config.STORE_PROVIDER === 'mock' && config.NODE_ENV !== 'production') await db.db.transaction((tx) => seedStoreStandIns(tx));
   console.log(`DATABASE_URL=${db.url}`);

@@ -2,16 +2,49 @@ import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import type { CompanyAdmin } from './admin-service';
+import type { CompanyInvites } from './invites';
 import * as s from './schemas';
 
 export interface CompanyAdminRouteDeps {
   companyAdmin: CompanyAdmin;
+  invites: CompanyInvites;
 }
 
-/** Internal administration of companies: GET /admin/companies, GET /admin/companies/:id, POST /admin/companies/:id/status. */
+/**
+ * Internal administration of companies: GET /admin/companies, POST /admin/companies/invites,
+ * GET /admin/companies/:id, POST /admin/companies/:id/status.
+ */
 export function companyAdminRoutes(api: Api, deps: CompanyAdminRouteDeps): void {
   const tag = 'Administration: companies';
-  const { companyAdmin } = deps;
+  const { companyAdmin, invites } = deps;
+
+  // The literal path before the `:id` routes (they do not collide: another method and depth).
+  api.define(
+    {
+      method: 'post',
+      path: '/admin/companies/invites',
+      tag,
+      guard: guard.superAdmin,
+      summary: 'Invite a company portal user',
+      description:
+        'Provisions a user with app role `b2b_admin` (phone Saudi E.164 and/or e-mail, both unique across all users), who signs ' +
+        'in by OTP. With `companyId` the user joins that company as `role`; a first admin invite has no company and the user ' +
+        'registers it (POST /b2b/company). super_admin only (no area admits it). Audited as `company.user_invited`; the user ' +
+        'and the membership are one transaction.',
+      body: s.CompanyInviteBody,
+      response: json(s.CompanyInvite, { status: 201 }),
+      errors: [
+        'COMPANY_NOT_FOUND',
+        'ADMIN_USER_PHONE_EXISTS',
+        'ADMIN_USER_EMAIL_EXISTS',
+        'ADMIN_USER_CREATE_FAILED',
+        'ADMIN_USER_PROFILE_NOT_CREATED',
+      ],
+    },
+    async ({ body, principal, req }) => ({
+      data: await invites.invite({ userId: principal.user.id, ...auditRequestContext(req) }, body),
+    }),
+  );
 
   api.define(
     {

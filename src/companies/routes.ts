@@ -8,7 +8,7 @@ export interface CompanyRouteDeps {
   companies: CompanyService;
 }
 
-/** The portal's own company: GET and POST /b2b/company, PATCH /b2b/company/payment-mode. */
+/** The portal's own company: GET and POST /b2b/company, PATCH /b2b/company/payment-mode, GET /b2b/readiness. */
 export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
   const tag = 'Portal: company';
   const { companies } = deps;
@@ -66,5 +66,19 @@ export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
     async ({ body, principal, company, req }) => ({
       data: await companies.setPaymentMode({ userId: principal.user.id, ...auditRequestContext(req) }, company.companyId, body.paymentMode),
     }),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/b2b/readiness',
+      tag: 'Portal: contract and readiness',
+      guard: guard.company('read'),
+      summary: 'The company’s readiness to send links',
+      description: 'Read from the database on every call: the contract, payment and roster gates, and whether all three pass.',
+      response: json(s.ReadinessResponse),
+      errors: [],
+    },
+    async ({ company }) => ({ data: await companies.readiness(company.companyId) }),
   );
 }

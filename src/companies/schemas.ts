@@ -1,5 +1,5 @@
 import { COMPANY_ROLES, COMPANY_STATUSES, PAYMENT_MODES } from '../entities';
-import { charCount, chars, E164Phone, Email, text, TRIMMED, Uuid } from '../http/fields';
+import { charCount, chars, E164Phone, Email, PHONE_OR_EMAIL, SaudiPhone, text, TRIMMED, Uuid } from '../http/fields';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
 import { COMPANY_ACTIONS } from '../../workflows/company-contract';
@@ -99,6 +99,20 @@ export const RegisteredCompanyResponse = z
 export const PaymentModeBody = z.strictObject({ paymentMode: z.enum(PAYMENT_MODES) }).openapi('PaymentModeRequest');
 export const CompanyWrapped = z.object({ data: z.object({ company: Company }) }).openapi('CompanyWrappedResponse');
 
+// --- Readiness (GET /b2b/readiness, GET /admin/contracts/company/:companyId/readiness) ---------------
+
+export const Readiness = z
+  .object({
+    contractConfirmed: z.boolean().openapi({ description: 'An active contract exists' }),
+    paymentSatisfied: z
+      .boolean()
+      .openapi({ description: 'Payments recorded on the active contract sum to at least its total (both modes); false with no contract' }),
+    rosterStaged: z.boolean().openapi({ description: 'At least one roster row exists' }),
+    canSendLinks: z.boolean().openapi({ description: 'All three are true' }),
+  })
+  .openapi('CompanyReadiness');
+export const ReadinessResponse = z.object({ data: Readiness }).openapi('CompanyReadinessResponse');
+
 // --- Admin ---------------------------------------------------------------------------------------
 
 export const AdminCompanyListQuery = z.strictObject({
@@ -121,3 +135,40 @@ export const CompanyStatusBody = z
     reason: chars(0, 500).optional().openapi({ description: 'Why; recorded in the audit row only (trimmed; empty: none)' }),
   })
   .openapi('CompanyStatusRequest');
+
+// --- POST /admin/companies/invites ---------------------------------------------------------------
+
+export const CompanyInviteBody = z
+  .strictObject({
+    phone: SaudiPhone.optional(),
+    email: Email.optional(),
+    name: text(1, 255, 'Name'),
+    role: z.enum(COMPANY_ROLES).openapi({ description: 'Role in the company: admin (read and write) or member (read-only)' }),
+    companyId: Uuid.optional().openapi({ description: 'The company to join; required for a member. A first admin has none.' }),
+  })
+  .refine((b) => b.phone !== undefined || b.email !== undefined, { path: ['phone'], message: 'Give a phone number or an e-mail address' })
+  .refine((b) => b.role !== 'member' || b.companyId !== undefined, { path: ['companyId'], message: 'companyId is required for a member' })
+  .openapi('CompanyInviteRequest', {
+    allOf: [
+      PHONE_OR_EMAIL,
+      { anyOf: [{ properties: { role: { const: 'admin' } } }, { properties: { role: { const: 'member' } }, required: ['companyId'] }] },
+    ],
+  });
+
+export const CompanyInvite = z
+  .object({
+    data: z.object({
+      user: z.object({
+        id: z.uuid(),
+        phone: z.string().nullable(),
+        email: z.string().nullable(),
+        name: z.string(),
+        role: z.literal('b2b_admin').openapi({ description: 'The app role' }),
+        isActive: z.boolean(),
+        createdAt: z.iso.datetime(),
+      }),
+      companyId: z.uuid().nullable().openapi({ description: 'Null for a first admin: registering the company creates it' }),
+      companyRole: z.enum(COMPANY_ROLES),
+    }),
+  })
+  .openapi('CompanyInvite');

@@ -8,6 +8,7 @@ import type { PersonalDataCipher } from '../lib/crypto';
 import { pendingStart } from '../workflow-starts/kinds';
 import type { StartLauncher } from '../workflow-starts/launch';
 import { enqueueStart } from '../workflow-starts/repository';
+import type { Readiness } from '../../workflows/company-contract';
 import {
   companyView,
   findCompany,
@@ -19,6 +20,7 @@ import {
   updatePaymentMode,
   type CompanyView,
 } from './repository';
+import { readinessOf } from './readiness';
 import type { RegisterCompanyInput } from './schemas';
 
 export interface CompanyServiceDeps {
@@ -38,7 +40,7 @@ export interface Actor {
 
 /**
  * The company portal's own company: read it, register it (rows and its onboarding run's pending
- * start), pick the payment mode. Each use case owns its transaction; the run is started after the commit.
+ * start), pick the payment mode, read its readiness. Each use case owns its transaction; the run is started after the commit.
  */
 export function createCompanyService(deps: CompanyServiceDeps) {
   const { db, cipher, clock } = deps;
@@ -117,7 +119,12 @@ export function createCompanyService(deps: CompanyServiceDeps) {
     });
   }
 
-  return { mine, register, setPaymentMode };
+  /** GET /b2b/readiness: the gates as they are now, read on every call (readiness.ts). */
+  function readiness(companyId: string): Promise<Readiness> {
+    return readinessOf(db, companyId);
+  }
+
+  return { mine, register, setPaymentMode, readiness };
 }
 
 export type CompanyService = ReturnType<typeof createCompanyService>;

@@ -198,12 +198,12 @@ export const LIVE_CHARGE = (order: string) =>
   `${order}.status in ('paid', 'completed')
    and exists (select 1 from activations a where a.order_id = ${order}.id and a.status not in ('failed', 'cancelled'))`;
 
-/** Σ order totals of the live charges: numeric SAR summed exactly, then whole halalas (also the company activation gate). */
+/** Σ order totals of the live charges, in halalas (also the company activation gate). */
 export async function drawnHalalas(sql: Sql, companyId: string): Promise<number> {
   const row = await sql.one<{ drawn: string }>(
     query(
       'contracts.drawn',
-      `select (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as drawn from orders o where o.company_id = $1 and ${LIVE_CHARGE('o')}`,
+      `select coalesce(sum(o.total_halalas), 0) as drawn from orders o where o.company_id = $1 and ${LIVE_CHARGE('o')}`,
     ),
     [companyId],
   );
@@ -215,7 +215,7 @@ export async function committedHalalas(sql: Sql, companyId: string, now: Date): 
   const row = await sql.one<{ committed: string }>(
     query(
       'contracts.committed',
-      `select (coalesce(sum(r.unit_price_sar), 0) * 100)::bigint as committed
+      `select coalesce(sum(r.unit_price_halalas), 0) as committed
          from roster_entries r
         where r.company_id = $1
           and exists (select 1 from invitation_links l where l.roster_entry_id = r.id and ${SEAT_CONSUMED('l', '$2::timestamptz')})
@@ -240,7 +240,7 @@ export async function activeLines(sql: Sql, companyId: string): Promise<PackageL
     query(
       'contracts.active-lines',
       `select p.id as "packageId", p.name_en as "nameEn", p.name_ar as "nameAr", count(*) as count,
-              (sum(oi.unit_price_sar * oi.quantity) * 100)::bigint as drawn
+              sum(oi.unit_price_halalas * oi.quantity) as drawn
          from orders o
          join activations a on a.order_id = o.id and a.status = 'activated' and a.deleted_at is null
          join order_items oi on oi.id = a.order_item_id

@@ -43,20 +43,6 @@ export const MaybeContractResponse = z
   .object({ data: Contract.nullable().openapi({ description: 'The active contract, or null when there is none' }) })
   .openapi('MaybeContractResponse');
 
-// --- Readiness (GET /b2b/readiness, GET /admin/contracts/company/:companyId/readiness) ---------------
-
-export const Readiness = z
-  .object({
-    contractConfirmed: z.boolean().openapi({ description: 'An active contract exists' }),
-    paymentSatisfied: z
-      .boolean()
-      .openapi({ description: 'Payments recorded on the active contract sum to at least its total (both modes); false with no contract' }),
-    rosterStaged: z.boolean().openapi({ description: 'At least one roster row exists' }),
-    canSendLinks: z.boolean().openapi({ description: 'All three are true' }),
-  })
-  .openapi('CompanyReadiness');
-export const ReadinessResponse = z.object({ data: Readiness }).openapi('CompanyReadinessResponse');
-
 // --- Admin: routes by company ----------------------------------------------------------------------
 
 /** Any string: an id that is not a UUID names no company, answered like an unknown one (null, all false, zeros). */

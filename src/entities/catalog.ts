@@ -39,7 +39,7 @@ export const Operator = defineEntity({
   },
 });
 
-/** A sellable package. Prices are SAR decimals, kept as strings end to end (never floats). */
+/** A sellable package. Prices are whole halalas (SAR × 100), integers end to end; SAR only in answers. */
 export const Package = defineEntity({
   name: 'Package',
   tableName: 'packages',
@@ -54,8 +54,9 @@ export const Package = defineEntity({
     voiceMinutes: p.integer(),
     smsCount: p.integer(),
     validityDays: p.integer(),
-    priceSar: p.decimal('string').precision(12).scale(2),
-    priceSarB2b: p.decimal('string').precision(12).scale(2).nullable(),
+    priceHalalas: p.bigint('number'),
+    /** The business price; null: not in the B2B catalog. */
+    priceB2bHalalas: p.bigint('number').nullable(),
     isActive: p.boolean().default(true),
     isPromotional: p.boolean().default(false),
     isNameCustomized: p.boolean().default(false),

@@ -19,8 +19,8 @@ export const CompanyCharge = defineEntity({
     createdAt: p.datetime(),
     userId: p.uuid(),
     packageId: p.uuid().nullable(),
-    /** The order's total. */
-    amountSar: p.decimal('string').precision(12).scale(2),
+    /** The order's total, in halalas. */
+    amountHalalas: p.bigint('number'),
     paymentId: p.uuid().nullable(),
     /** The charge entry of the billing answer, as JSON text. */
     chargeJson: p.text(),

@@ -6,7 +6,10 @@ import { User } from './user';
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'completed', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** An order; amounts are decimal strings in the order's currency, never floats. */
+/**
+ * An order; amounts in whole halalas. The app writes every order in SAR (`currency`), so the total is
+ * also the minor units a payment of the order copies (every currency the service handles has 2 decimals).
+ */
 export const Order = defineEntity({
   name: 'Order',
   tableName: 'orders',
@@ -15,7 +18,7 @@ export const Order = defineEntity({
     user: () => p.manyToOne(User).mapToPk().index(),
     companyId: p.uuid().nullable().index(),
     status: p.enum(ORDER_STATUSES).default('pending_payment'),
-    totalAmountSar: p.decimal('string').precision(12).scale(2),
+    totalHalalas: p.bigint('number'),
     currency: p.string().length(3).default('SAR'),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
@@ -31,6 +34,6 @@ export const OrderItem = defineEntity({
     package: () => p.manyToOne(Package).mapToPk(),
     iccid: p.string().length(255),
     quantity: p.integer().default(1),
-    unitPriceSar: p.decimal('string').precision(12).scale(2),
+    unitPriceHalalas: p.bigint('number'),
   },
 });

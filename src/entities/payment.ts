@@ -29,7 +29,9 @@ export type PaymentRowProvider = (typeof PAYMENT_ROW_PROVIDERS)[number];
 
 /**
  * One payment attempt for an order. Amount and currency are copied from the
- * order at create time (never from the request); amounts are decimal strings.
+ * order at create time (never from the request); the amount is in integer minor
+ * units of `currency` (2 decimals for every currency the service handles: SAR,
+ * the only one it writes, and USD in fixtures; src/payments/money.ts formats them).
  * (user, idempotency key) is unique, so a replay finds the first attempt;
  * an order has at most one live (`pending` or `processing`) payment.
  */
@@ -43,7 +45,7 @@ export const Payment = defineEntity({
     method: p.enum(PAYMENT_ROW_METHODS),
     provider: p.enum(PAYMENT_ROW_PROVIDERS),
     status: p.enum(PAYMENT_STATUSES).default('pending'),
-    amount: p.decimal('string').precision(12).scale(2),
+    amountMinor: p.bigint('number'),
     currency: p.string().length(3),
     idempotencyKey: p.string().length(128),
     /** SHA-256 of the parameters that must match on a replay (route, order, method). */

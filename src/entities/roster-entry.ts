@@ -32,8 +32,8 @@ export const RosterEntry = defineEntity({
     package: () => p.manyToOne(Package).mapToPk().nullable(),
     /** The prepaid contract line assigned to the entry (links issue). */
     contractItem: () => p.manyToOne(ContractItem).mapToPk().nullable().deleteRule('set null'),
-    /** Price snapshot taken at link mint, cleared on every assignment write; never in the list payload. */
-    unitPriceSar: p.decimal('string').precision(12).scale(2).nullable(),
+    /** Price snapshot (halalas) taken at link mint, cleared on every assignment write; never in the list payload. */
+    unitPriceHalalas: p.bigint('number').nullable(),
     /** The portal admin who staged the entry (null once that account is removed). */
     createdBy: () => p.manyToOne(User).mapToPk().nullable().deleteRule('set null').fieldName('created_by'),
     linkStatus: p.enum(LINK_STATUSES).nullable(),

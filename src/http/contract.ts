@@ -2,7 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'express';
 import type { ComponentsObject, OpenAPIObject } from 'openapi3-ts/oas31';
-import type { RouteMeta } from './route';
+import type { RouteMeta } from './route-meta';
 
 export interface ContractViolation {
   route: string;

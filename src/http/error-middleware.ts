@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { errorCodes } from './error-codes';
 import type { ResponseContract } from './contract';
 import { AppError, errorMessage, languageOf } from './errors';
-import type { RouteMeta } from './route';
+import type { RouteMeta } from './route-meta';
 
 /**
  * The one place where failures become the envelope. The status comes from the

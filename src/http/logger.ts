@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Meter } from '@opentelemetry/api';
+import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
+import { currentTrace, logFields, runInRequest } from '../telemetry/context';
 
 /**
  * Keys whose values never reach a log line, at any depth (`err.raw.payment_method.billing_details.email`,
@@ -68,12 +70,15 @@ function errorFields(err: Error): Record<string, unknown> {
  * The app's logger: every logged object goes through `redact` (pino's own `redact` paths reach
  * one level per wildcard only). Errors are shaped by `redact` too, so pino's error serializer
  * is replaced by the identity. The per-request line does not come through here (requestLogger).
+ * Every line names the request and trace it was written in, when there is one (`requestId`,
+ * `traceId`, `spanId`, read from async context: src/telemetry/context.ts).
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: { service: 'activation-sys' },
+      mixin: logFields,
       formatters: { log: (fields) => redactFields(fields, 0, new Set()) },
       serializers: { err: (err: unknown) => err },
     },
@@ -97,18 +102,40 @@ declare module 'http' {
 
 const REQUEST_ID = /^[\w-]{8,64}$/;
 
+/** Upper bounds of the request duration buckets, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** The route label of a request no route matched (404s, 405s, docs assets): one series, not one per path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
 /**
- * One JSON line per request, `{ req: { id, method, path }, res: { statusCode }, responseTime }`,
- * with a request id reused from X-Request-Id when sane and echoed back. The line holds only
- * those fields, so it is written by a sibling logger without the redaction walk; anything
- * else goes through the app's redacting logger (also `req.log`).
+ * The route template that answered (`/b2b/quotes/:id`), never the raw path: the raw path would make
+ * a series per id (cardinality) and can hold personal data.
+ */
+function routeOf(req: Request): string {
+  const route = req.route as { path?: unknown } | undefined;
+  return typeof route?.path === 'string' ? req.baseUrl + route.path : UNMATCHED_ROUTE;
+}
+
+/**
+ * One JSON line per request, `{ req: { id, method, path }, res: { statusCode }, responseTime }`
+ * (and `traceId` when tracing is on), with a request id reused from X-Request-Id when sane and
+ * echoed back. The line holds only those fields, so it is written by a sibling logger without the
+ * redaction walk; anything else goes through the app's redacting logger (also `req.log`). The rest
+ * of the request runs in its request context (src/telemetry/context.ts), so every line logged on
+ * its behalf carries `requestId`; with a meter, each request is counted and timed by route template
+ * (`http_server_request_duration_seconds`).
  *
  * Written here rather than with pino-http: that library builds a child logger per request
  * (its `req.log`), which was about 7% of the CPU of GET /auth/session in the bench profile,
  * for a line that needs none of it.
  */
-export function requestLogger(logger: Logger): RequestHandler {
+export function requestLogger(logger: Logger, opts: { meter?: Meter } = {}): RequestHandler {
   const lineLogger = pino({ level: logger.level, base: { service: 'activation-sys' } }, streamOf(logger));
+  const duration = opts.meter?.createHistogram('http_server_request_duration_seconds', {
+    unit: 's',
+    description: 'Duration of the API answers, by method, route template and status',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -116,17 +143,26 @@ export function requestLogger(logger: Logger): RequestHandler {
     req.log = logger;
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
+    // The HTTP instrumentation's span is active here (tracing on): the line names its trace.
+    const traceId = currentTrace()?.traceId;
     const line = (msg: string) => {
+      const elapsed = performance.now() - started;
       const fields = {
         req: { id, method: req.method, path: pathOnly(req.originalUrl ?? req.url) },
         res: { statusCode: res.statusCode },
-        responseTime: Math.round(performance.now() - started),
+        responseTime: Math.round(elapsed),
+        ...(traceId ? { traceId } : {}),
       };
       if (res.statusCode >= 500) lineLogger.error(fields, msg);
       else lineLogger.info(fields, msg);
+      duration?.record(elapsed / 1000, {
+        'http.request.method': req.method,
+        'http.route': routeOf(req),
+        'http.response.status_code': res.statusCode,
+      });
     };
     res.once('close', () => line(res.writableFinished ? 'request completed' : 'request aborted'));
-    next();
+    runInRequest(id, next);
   };
 }
 

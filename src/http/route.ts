@@ -13,7 +13,9 @@ import type { Principal } from '../auth/sessions';
 import { guardDescription, guardErrors, type CompanyContext, type Guard, type GuardContext, type GuardMiddleware } from './guards';
 import { issuesOf } from './validate';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+// A route's method and what the answer checks and the error middleware read of it: their own module (route-meta.ts).
+import type { Method, RouteMeta } from './route-meta';
+export type { Method, RouteMeta };
 
 /** How a success answer is sent: JSON, bytes of a fixed type (PNG), a CSV table, or a stored file. */
 export type SuccessSpec =
@@ -128,14 +130,6 @@ export type HandlerInput<G extends Guard, P, Q, B, H> = {
   req: Request;
   res: Response;
 } & GuardContext<G>;
-
-/** What the error middleware needs to know about the route that failed. */
-export interface RouteMeta {
-  method: Method;
-  /** OpenAPI form of the path, e.g. `/activations/{id}/status`. */
-  docPath: string;
-  statusOf(code: ErrorCode): number;
-}
 
 export interface ApiOptions {
   registry: OpenAPIRegistry;

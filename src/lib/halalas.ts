@@ -1,9 +1,11 @@
 import Decimal from 'decimal.js';
 
 /**
- * SAR on the wire, integer halalas everywhere else. B2B amounts travel as JSON numbers (the spec):
- * a number is turned into halalas once, at the edge, and every sum, comparison and VAT figure is
- * integer arithmetic on halalas; only the answer turns them back into a number.
+ * SAR on the wire, integer halalas everywhere else: every money column holds whole halalas (a
+ * payment's, minor units of its currency), every sum, comparison and VAT figure is integer
+ * arithmetic on them, in TypeScript or SQL. Amounts travel as JSON numbers in SAR (the spec), or as
+ * its "decimal string" where it says so: a number is turned into halalas once, at the edge, and only
+ * the answer turns halalas back into a number or a string.
  */
 
 /**
@@ -25,11 +27,13 @@ export function sarOf(halalas: number | string | bigint): number {
   return n / 100;
 }
 
-/** Halalas from a `numeric(12,2)` column (a decimal string such as "49.00"), exactly: no float on the way. */
-export function halalasOfDecimal(decimal: string): number {
-  const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(decimal.trim());
-  if (!match) throw new Error(`not a 2-decimal amount: ${decimal}`);
-  const [, sign, whole, fraction = ''] = match;
-  const halalas = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  return sign === '-' ? -halalas : halalas;
+/**
+ * The SAR decimal string of whole halalas, two decimals, from the digits (no float on the way): 4950 →
+ * "49.50", 5 → "0.05", "-50" → "-0.50". Where the spec answers a "decimal string" (the activation record's
+ * prices, charges.csv). A bigint column comes as text and is taken as it is, whatever its size.
+ */
+export function sarText(halalas: number | string | bigint): string {
+  const n = BigInt(halalas); // refuses a fraction: only whole halalas have a 2-decimal text
+  const digits = (n < 0n ? -n : n).toString().padStart(3, '0');
+  return `${n < 0n ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }

@@ -55,7 +55,7 @@ export interface MintCandidate {
 const MINT_CANDIDATES = query(
   'links.mint-candidates',
   `select r.id, r.user_id as "userId", r.package_id as "packageId", r.contract_item_id as "contractItemId",
-          (r.unit_price_sar * 100)::bigint as "unitPriceHalalas",
+          r.unit_price_halalas as "unitPriceHalalas",
           u.name, u.phone_encrypted as "phoneEncrypted", u.email_encrypted as "emailEncrypted",
           coalesce((select a.status = 'activated' from activations a where a.user_id = r.user_id and a.deleted_at is null
                      order by a.created_at desc, a.id desc limit 1), false) as activated,
@@ -136,7 +136,7 @@ const INSERT_LINKS = query(
 );
 const SNAPSHOT_ASSIGNMENTS = query(
   'links.snapshot-assignments',
-  `update roster_entries r set package_id = t.package_id, contract_item_id = t.item_id, unit_price_sar = t.price / 100.0, updated_at = $1
+  `update roster_entries r set package_id = t.package_id, contract_item_id = t.item_id, unit_price_halalas = t.price, updated_at = $1
      from unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::bigint[]) as t(roster_id, package_id, item_id, price)
     where r.id = t.roster_id`,
 );

@@ -1,6 +1,9 @@
 import Decimal from 'decimal.js';
 
-/** Minor units per major unit, by ISO 4217 currency (2 unless listed). */
+/**
+ * Minor units per major unit, by ISO 4217 currency (2 unless listed). Every payment the service holds is
+ * in a 2-decimal currency: the migration MoneyUnits refused the listed ones when it converted amounts.
+ */
 const EXPONENT: Record<string, number> = { JPY: 0, KWD: 3, BHD: 3, OMR: 3, JOD: 3 };
 
 /**

@@ -7,7 +7,7 @@ export interface ProviderPaymentInput {
   paymentId: string;
   orderId: string;
   userId: string;
-  /** Integer minor units of `currency` (see toMinorUnits). */
+  /** Integer minor units of `currency`: the payment's amount_minor. */
   amountMinor: bigint;
   /** ISO 4217, upper-case as stored. */
   currency: string;

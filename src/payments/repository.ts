@@ -17,8 +17,8 @@ export interface OrderToPay {
   userId: string;
   companyId: string | null;
   status: OrderStatus;
-  /** numeric(12,2) as text. */
-  totalAmountSar: string;
+  /** Whole halalas (bigint, as text): the minor units of `currency`, which is SAR for every order the app writes. */
+  totalHalalas: string;
   currency: string;
 }
 
@@ -30,8 +30,8 @@ export interface Payment {
   method: PaymentMethod;
   provider: PaymentProviderName;
   status: PaymentStatus;
-  /** numeric(12,2) as text, in `currency`. */
-  amount: string;
+  /** Integer minor units of `currency` (bigint, as text). */
+  amountMinor: string;
   currency: string;
   idempotencyKey: string;
   requestFingerprint: string;
@@ -51,14 +51,14 @@ export interface LivePayment extends Payment {
 }
 
 /** Every column the service reads, paidAt already in the API's timestamp format. */
-const COLUMNS = `id, order_id as "orderId", user_id as "userId", method, provider, status, amount, currency,
+const COLUMNS = `id, order_id as "orderId", user_id as "userId", method, provider, status, amount_minor as "amountMinor", currency,
   idempotency_key as "idempotencyKey", request_fingerprint as "requestFingerprint", gateway_transaction_id as "gatewayTransactionId",
   client_secret as "clientSecret", redirect_url as "redirectUrl", receipt_number as "receiptNumber", failure_reason as "failureReason",
   to_char(paid_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "paidAt"`;
 
 const OWNED_ORDER = query(
   'payments.owned-order',
-  `select id, user_id as "userId", company_id as "companyId", status, total_amount_sar as "totalAmountSar", currency
+  `select id, user_id as "userId", company_id as "companyId", status, total_halalas as "totalHalalas", currency
      from orders where id = $1 and user_id = $2`,
 );
 
@@ -94,13 +94,17 @@ export async function findLivePayment(sql: Sql, orderId: string): Promise<LivePa
 
 const INSERT_PENDING = query(
   'payments.insert-pending',
-  `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, created_at, updated_at)
+  `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint, created_at, updated_at)
    values ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $9)
    on conflict do nothing
    returning ${COLUMNS}`,
 );
 
-/** The new pending payment, or undefined when its key is taken or its order already has a live payment. */
+/**
+ * The new pending payment, or undefined when its key is taken or its order already has a live payment.
+ * Its amount is the order's total as it is: halalas are the minor units of every currency the service
+ * handles (2 decimals each; the app writes only SAR orders).
+ */
 export async function insertPendingPayment(
   sql: Sql,
   p: {
@@ -118,7 +122,7 @@ export async function insertPendingPayment(
     p.userId,
     p.method,
     p.provider,
-    p.order.totalAmountSar,
+    p.order.totalHalalas,
     p.order.currency,
     p.idempotencyKey,
     p.requestFingerprint,
@@ -179,14 +183,14 @@ export interface SettlementPayment {
   orderId: string;
   userId: string;
   status: PaymentStatus;
-  /** numeric(12,2) as text (`49.00`). */
-  amount: string;
+  /** Integer minor units of `currency` (bigint, as text: `4900`). */
+  amountMinor: string;
   /** ISO 4217, upper-case, as stored. */
   currency: string;
   gatewayTransactionId: string | null;
 }
 
-const SETTLEMENT_COLUMNS = `id, order_id as "orderId", user_id as "userId", status, amount, currency, gateway_transaction_id as "gatewayTransactionId"`;
+const SETTLEMENT_COLUMNS = `id, order_id as "orderId", user_id as "userId", status, amount_minor as "amountMinor", currency, gateway_transaction_id as "gatewayTransactionId"`;
 
 export async function findSettlementPayment(sql: Sql, id: string): Promise<SettlementPayment | undefined> {
   return sql.one<SettlementPayment>(query('payments.find-for-settlement', `select ${SETTLEMENT_COLUMNS} from payments where id = $1`), [
@@ -209,7 +213,7 @@ export async function openIntentsOfEndedActivation(
   return sql.rows(
     query(
       'payments.open-intents-of-ended-activation',
-      `select p.id, p.order_id as "orderId", p.user_id as "userId", p.status, p.amount, p.currency,
+      `select p.id, p.order_id as "orderId", p.user_id as "userId", p.status, p.amount_minor as "amountMinor", p.currency,
               p.gateway_transaction_id as "gatewayTransactionId", p.provider
          from payments p join activations a on a.order_id = p.order_id
         where a.id = $1 and a.status in ('failed', 'cancelled')

@@ -4,9 +4,9 @@ import type { Db } from '../db/sql';
 import type { PaymentMethod, PaymentStatus } from '../entities';
 import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
-import type { ActivationWorkflows } from '../temporal/activations';
-import type { PaymentWorkflows } from '../temporal/payments';
-import { toMinorUnits } from './money';
+import type { ActivationRuns } from '../activations/runs';
+import type { PaymentRuns } from './runs';
+import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
 import type { IntentMethod } from './schemas';
@@ -58,8 +58,8 @@ export const RECEIPT_MESSAGES: Record<PaymentStatus, { en: string; ar: string }>
 export interface PaymentServiceDeps {
   db: Db;
   provider: PaymentProvider;
-  paymentWorkflows: PaymentWorkflows;
-  activationWorkflows: ActivationWorkflows;
+  paymentRuns: PaymentRuns;
+  activationRuns: ActivationRuns;
   clock: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
@@ -194,7 +194,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           paymentId: row.id,
           orderId: row.orderId,
           userId: row.userId,
-          amountMinor: toMinorUnits(row.amount, row.currency),
+          amountMinor: BigInt(row.amountMinor),
           currency: row.currency,
           method: row.method,
           // One processor-side key per payment row: a retried or taken-over call never creates a second intent.
@@ -225,7 +225,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
       });
       if (settled?.changed && settled.activationId) {
         try {
-          await deps.activationWorkflows.orderPaid(settled.activationId, row.id);
+          await deps.activationRuns.orderPaid(settled.activationId, row.id);
         } catch (err) {
           // The payment and order are committed; the activation's settlement fallback picks it up.
           logger.error({ err, paymentId: row.id, activationId: settled.activationId }, 'order-paid signal failed after payment completed');
@@ -236,7 +236,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
     if (result.status === 'processing') {
       if (await repo.markProcessing(db, row.id, result, now)) {
         try {
-          await deps.paymentWorkflows.startSettlement(row.id);
+          await deps.paymentRuns.startSettlement(row.id);
         } catch (err) {
           // The processor's callback starts settlement too (signal-with-start): the payment is not lost.
           logger.error({ err, paymentId: row.id }, 'settlement workflow did not start; the processor callback will start it');
@@ -363,7 +363,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   /** PAYMENT_RECEIPT_FAILED when the row cannot back a truthful receipt (a settled payment without number or date). */
   function receiptOf(row: Payment): Receipt {
     const settled = row.status === 'completed' || row.status === 'refunded';
-    const amount = Number(row.amount);
+    const amount = Number(fromMinorUnits(row.amountMinor, row.currency));
     if ((settled && (!row.receiptNumber || !row.paidAt)) || !Number.isFinite(amount)) {
       logger.error({ paymentId: row.id, status: row.status }, 'receipt cannot be produced: inconsistent payment row');
       throw new AppError('PAYMENT_RECEIPT_FAILED');

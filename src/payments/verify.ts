@@ -1,6 +1,5 @@
 import type { Db } from '../db/sql';
 import { writeReconciliationRecord } from '../reconciliation/repository';
-import { toMinorUnits } from './money';
 import * as repo from './repository';
 
 /** The stored payment, as far as settlement verification needs it (a SettlementPayment is one). */
@@ -8,8 +7,8 @@ export interface StoredPayment {
   id: string;
   orderId: string;
   userId: string;
-  /** Decimal string, as stored (`49.00`). */
-  amount: string;
+  /** Integer minor units of `currency`, as stored (bigint, as text: `4900`). */
+  amountMinor: string;
   /** ISO 4217, upper-case, as stored. */
   currency: string;
 }
@@ -66,20 +65,15 @@ export function verifySucceededIntent(payment: StoredPayment, intent: IntentFact
     mismatches.push({ rule: 'currency', field: 'currency', expected: payment.currency, received: currency });
   }
 
-  // 3. `amount` and `amount_received` each equal the payment amount in integer minor units (decimal-exact).
-  let expected: bigint | null;
-  try {
-    expected = toMinorUnits(payment.amount, payment.currency);
-  } catch {
-    expected = null; // more decimals than the currency allows: nothing can match it
-  }
+  // 3. `amount` and `amount_received` each equal the payment amount in integer minor units (integers on both sides).
+  const expected = BigInt(payment.amountMinor);
   for (const [field, value] of [
     ['amount', intent.amountMinor],
     ['amount_received', intent.amountReceivedMinor],
   ] as const) {
     const received = exactMinor(value);
-    if (expected === null || received === null || received !== expected) {
-      mismatches.push({ rule: 'amount', field, expected: expected?.toString() ?? null, received: received?.toString() ?? String(value) });
+    if (received === null || received !== expected) {
+      mismatches.push({ rule: 'amount', field, expected: expected.toString(), received: received?.toString() ?? String(value) });
     }
   }
 

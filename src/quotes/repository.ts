@@ -20,7 +20,8 @@ export interface CatalogDbRow {
   voice_minutes: number;
   sms_count: number;
   validity_days: number;
-  price_sar_b2b: string;
+  /** bigint, as text. */
+  price_b2b_halalas: string;
   operator_name_en: string;
   operator_name_ar: string;
 }
@@ -29,7 +30,7 @@ export interface CatalogDbRow {
  * What may be quoted: an active package with a B2B price, of an active telecom operator (a package
  * whose operator is switched off cannot be activated, so it is not offered either).
  */
-const IN_B2B_CATALOG = `p.is_active and p.price_sar_b2b is not null and o.is_active and o.kind = 'telecom'`;
+const IN_B2B_CATALOG = `p.is_active and p.price_b2b_halalas is not null and o.is_active and o.kind = 'telecom'`;
 
 /** The B2B price (halalas) of each of `ids` still in the B2B catalog (a link mint's, an assignment's, a contract's). */
 export async function catalogPrices(sql: Sql, ids: readonly string[]): Promise<Map<string, number>> {
@@ -37,7 +38,7 @@ export async function catalogPrices(sql: Sql, ids: readonly string[]): Promise<M
   const rows = await sql.rows<{ id: string; price: string }>(
     query(
       'quotes.catalog-prices',
-      `select p.id, (p.price_sar_b2b * 100)::bigint as price from packages p join operators o on o.id = p.operator_id
+      `select p.id, p.price_b2b_halalas as price from packages p join operators o on o.id = p.operator_id
         where p.id = any($1::uuid[]) and ${IN_B2B_CATALOG}`,
     ),
     [ids],
@@ -51,10 +52,10 @@ export async function catalogRows(sql: Sql): Promise<CatalogDbRow[]> {
     query(
       'quotes.catalog',
       `select p.id, p.name_en, p.name_ar, p.description_en, p.description_ar, p.data_amount_mb, p.voice_minutes, p.sms_count,
-              p.validity_days, p.price_sar_b2b::text as price_sar_b2b, o.name_en as operator_name_en, o.name_ar as operator_name_ar
+              p.validity_days, p.price_b2b_halalas, o.name_en as operator_name_en, o.name_ar as operator_name_ar
          from packages p join operators o on o.id = p.operator_id
         where ${IN_B2B_CATALOG}
-        order by p.price_sar_b2b asc, p.id asc`,
+        order by p.price_b2b_halalas asc, p.id asc`,
     ),
   );
 }

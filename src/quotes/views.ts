@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
 import type { Language } from '../http/errors';
-import { halalasOfDecimal, sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/halalas';
 import { quoteRef } from '../../workflows/quote-contract';
 import { chainVersions, versionItems, type CatalogDbRow, type VersionDbRow } from './repository';
 
@@ -29,7 +29,7 @@ export function catalogEntryView(row: CatalogDbRow, lang: Language): CatalogEntr
     voiceMinutes: row.voice_minutes,
     smsCount: row.sms_count,
     validityDays: row.validity_days,
-    priceSarB2b: sarOf(halalasOfDecimal(row.price_sar_b2b)),
+    priceSarB2b: sarOf(row.price_b2b_halalas),
     operatorName: lang === 'ar' ? row.operator_name_ar : row.operator_name_en,
   };
 }

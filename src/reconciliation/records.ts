@@ -1,5 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { ReconciliationCode } from '../http/error-codes';
+import { fromMinorUnits } from '../payments/money';
 import { findRefundFacts, writeReconciliationRecord } from './repository';
 
 /**
@@ -22,6 +23,7 @@ export interface RefundFlag {
   orderId: string;
   activationId: string | null;
   reason: string;
+  /** The payment's amount as support reads it: a decimal string in its currency ("49.00"). */
   amount: string;
   currency: string;
   provider: string;
@@ -47,7 +49,7 @@ export async function flagRefund(
     orderId: payment.orderId,
     activationId: input.activationId ?? payment.activationId,
     reason: input.reason,
-    amount: payment.amount,
+    amount: fromMinorUnits(payment.amountMinor, payment.currency),
     currency: payment.currency,
     provider: payment.provider,
     gatewayTransactionId: payment.gatewayTransactionId,

@@ -45,7 +45,8 @@ export async function writeReconciliationRecord(sql: Sql, entry: ReconciliationE
 /** A payment as its refund record names it. */
 export interface RefundFacts {
   orderId: string;
-  amount: string;
+  /** Integer minor units of `currency` (bigint, as text). */
+  amountMinor: string;
   currency: string;
   provider: string;
   gatewayTransactionId: string | null;
@@ -58,7 +59,7 @@ export async function findRefundFacts(sql: Sql, paymentId: string): Promise<Refu
   return sql.one<RefundFacts>(
     query(
       'reconciliation.refund-facts',
-      `select p.order_id as "orderId", p.amount, p.currency, p.provider, p.gateway_transaction_id as "gatewayTransactionId",
+      `select p.order_id as "orderId", p.amount_minor as "amountMinor", p.currency, p.provider, p.gateway_transaction_id as "gatewayTransactionId",
               (select a.id from activations a where a.order_id = p.order_id order by a.created_at limit 1) as "activationId"
          from payments p where p.id = $1 and p.provider <> 'company'`,
     ),

@@ -124,7 +124,7 @@ export async function guardedEntry(sql: Sql, companyId: string, rosterId: string
 
 const WRITE_ASSIGNMENT = query(
   'roster.write-assignment',
-  'update roster_entries set package_id = $2, contract_item_id = $3, unit_price_sar = null, updated_at = $4 where id = $1',
+  'update roster_entries set package_id = $2, contract_item_id = $3, unit_price_halalas = null, updated_at = $4 where id = $1',
 );
 
 /** Writes an assignment: the price snapshot is always cleared. */

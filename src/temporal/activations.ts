@@ -1,15 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import type { SimType } from '../entities';
+import type { ActivationRuns, StartActivation } from '../activations/runs';
 import { activationWorkflow } from '../../workflows/activation';
 import {
   activationWorkflowId,
   orderPaidSignal,
   verifyIdentityUpdate,
   type ActivationWorkflowInput,
-  type VerifyIdentityInput,
-  type VerifyIdentityResult,
 } from '../../workflows/activation-contract';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
@@ -17,29 +15,7 @@ import { executeUpdate } from './update';
 
 export { SEARCH_ATTRIBUTES };
 
-export interface StartActivation {
-  activationId: string;
-  userId: string;
-  orderId: string;
-  simType: SimType;
-  paid?: boolean;
-  /** A company seat's company: its run is then found by CompanyId next to the company's and quotes' runs. */
-  companyId?: string | null;
-  /** The payment that paid the order before the run started (a seat's corporate payment): found by PaymentId, as a paid consumer run is. */
-  paymentId?: string | null;
-  /** What is left of the cancel deadline (a run started late keeps the deadline of its creation); default: the whole of it. */
-  cancelAfterMs?: number;
-}
-
-/** The API's side of the activation workflow: start, verify identity (update), order paid (signal). */
-export interface ActivationWorkflows {
-  start(activation: StartActivation): Promise<void>;
-  /** Refusals come back as AppError('IDENTITY_ERROR'), no answer in time as AppError('SERVICE_UNAVAILABLE'). */
-  verifyIdentity(activationId: string, input: VerifyIdentityInput): Promise<VerifyIdentityResult>;
-  orderPaid(activationId: string, paymentId: string): Promise<void>;
-}
-
-export type ActivationWorkflowConfig = Pick<
+export type ActivationRunsConfig = Pick<
   Config,
   | 'TEMPORAL_TASK_QUEUE'
   | 'ACTIVATION_CANCEL_AFTER_SECONDS'
@@ -53,11 +29,11 @@ export type ActivationWorkflowConfig = Pick<
  * Starts are idempotent by workflow id: a start that finds the run already there (the start relay, or an
  * earlier attempt whose answer was lost, started it) succeeds, since only this activation has that id.
  */
-export function createActivationWorkflows(
+export function createActivationRuns(
   client: Client,
-  config: ActivationWorkflowConfig,
+  config: ActivationRunsConfig,
   opts: { startDeadlineMs?: number } = {},
-): ActivationWorkflows {
+): ActivationRuns {
   const useSearchAttributes = config.TEMPORAL_SEARCH_ATTRIBUTES;
   const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   return {

@@ -1,5 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { ConfigError, temporalUsesTls, type Config, type TemporalTlsSettings } from '../config';
+import { temporalClientInterceptors } from '../telemetry/temporal';
 import { dataConverterFromConfig } from './codec';
 
 /**
@@ -21,11 +23,57 @@ export interface TemporalHandle {
  * payload the client writes or reads goes through the payload codec (./codec),
  * with the same keys as the worker's.
  */
+/** Where Temporal is and how to reach it; the TLS settings are optional (unset: plaintext, the local dev server). */
+export type TemporalConnectionConfig = Pick<Config, 'TEMPORAL_ADDRESS'> & TemporalTlsSettings;
+
+/** What both the API's client (Connection) and the worker (NativeConnection) connect with. */
+export interface TemporalConnectionOptions {
+  address: string;
+  tls?: TLSConfig;
+  apiKey?: string;
+}
+
+/**
+ * The address, TLS (the server's CA, the client certificate and key for mTLS, the name the server's
+ * certificate carries) and the API key, from the configuration. The files are read here, at start: an
+ * unreadable one stops start-up, naming its setting. The namespace goes with each call (the client sets
+ * the `temporal-namespace` header Temporal Cloud routes by).
+ */
+export function temporalConnectionOptions(config: TemporalConnectionConfig): TemporalConnectionOptions {
+  if (!temporalUsesTls(config)) return { address: config.TEMPORAL_ADDRESS };
+  const tls: TLSConfig = {};
+  if (config.TEMPORAL_TLS_CA_FILE) tls.serverRootCACertificate = readPem(config.TEMPORAL_TLS_CA_FILE, 'TEMPORAL_TLS_CA_FILE');
+  if (config.TEMPORAL_TLS_CERT_FILE && config.TEMPORAL_TLS_KEY_FILE) {
+    tls.clientCertPair = {
+      crt: readPem(config.TEMPORAL_TLS_CERT_FILE, 'TEMPORAL_TLS_CERT_FILE'),
+      key: readPem(config.TEMPORAL_TLS_KEY_FILE, 'TEMPORAL_TLS_KEY_FILE'),
+    };
+  }
+  if (config.TEMPORAL_TLS_SERVER_NAME) tls.serverNameOverride = config.TEMPORAL_TLS_SERVER_NAME;
+  return { address: config.TEMPORAL_ADDRESS, tls, ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}) };
+}
+
+function readPem(file: string, setting: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${setting}: cannot read ${file} (${err instanceof Error ? err.message : String(err)})`,
+    );
+  }
+}
+
 export function connectTemporal(
-  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'NODE_ENV' | 'TEMPORAL_PAYLOAD_KEYS'>,
+  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'NODE_ENV' | 'TEMPORAL_PAYLOAD_KEYS'> & TemporalTlsSettings,
 ): TemporalHandle {
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: dataConverterFromConfig(config) });
+  const connection = Connection.lazy(temporalConnectionOptions(config));
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: dataConverterFromConfig(config),
+    // The trace and the request id go with each start, signal and update (src/telemetry/temporal.ts).
+    interceptors: temporalClientInterceptors(),
+  });
   return {
     client,
     connection,

@@ -1,36 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
+import type { PaymentRuns } from '../payments/runs';
 import { settlementWorkflow } from '../../workflows/settlement';
-import {
-  paymentWorkflowId,
-  processorEventSignal,
-  type ProcessorEvent,
-  type SettlementWorkflowInput,
-} from '../../workflows/settlement-contract';
+import { paymentWorkflowId, processorEventSignal, type SettlementWorkflowInput } from '../../workflows/settlement-contract';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
-/** The payload of deliverEvent; defined with the settlement workflow's signal. */
-export type { ProcessorEvent };
-
-/**
- * The API's side of the payment settlement workflow (`payment:<paymentId>`).
- * Implemented by createPaymentWorkflows (settlement issue); payment routes and
- * webhooks depend only on this interface, tests hand in fakes.
- */
-export interface PaymentWorkflows {
-  /** Starts settlement for a payment that waits on the processor (idempotent). */
-  startSettlement(paymentId: string): Promise<void>;
-  /**
-   * Delivers a verified processor event (signal-with-start: the run may not exist yet). Called by
-   * the webhook relay (src/webhooks/relay.ts) for inbox rows, never by a request handler.
-   */
-  deliverEvent(paymentId: string, event: ProcessorEvent): Promise<void>;
-}
-
-// --- Implementation ------------------------------------------------------------------------------
-
-export type PaymentWorkflowConfig = Pick<
+export type PaymentRunsConfig = Pick<
   Config,
   | 'TEMPORAL_TASK_QUEUE'
   | 'PAYMENT_SETTLEMENT_SILENCE_SECONDS'
@@ -56,7 +32,7 @@ const START_DEADLINE_MS = 10_000;
  *   card); its activities are idempotent and the activation is signalled by the first settling
  *   run only.
  */
-export function createPaymentWorkflows(client: Client, config: PaymentWorkflowConfig): PaymentWorkflows {
+export function createPaymentRuns(client: Client, config: PaymentRunsConfig): PaymentRuns {
   const input = (paymentId: string): SettlementWorkflowInput => ({
     paymentId,
     silenceTimeoutMs: config.PAYMENT_SETTLEMENT_SILENCE_SECONDS * 1000,

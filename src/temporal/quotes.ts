@@ -20,7 +20,7 @@ import {
   type QuoteActionRequest,
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
-import { readQuoteTip } from './quote-tip';
+import { readQuoteTip } from '../quotes/tip';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeUpdate } from './update';

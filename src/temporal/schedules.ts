@@ -13,28 +13,11 @@ import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { housekeepingScheduleSpecs } from './housekeeping';
+import type { ScheduleSpec } from './schedule-spec';
 import { retiredStoreScheduleIds, storeScheduleSpecs } from './store-schedules';
 
-/** One schedule the worker owns: what it starts, how often, and what an operator reads about it. */
-export interface ScheduleSpec<W extends Workflow = Workflow> {
-  /** Stable id, shown in the UI; the runs it starts are named `<scheduleId>-<time>`. */
-  scheduleId: string;
-  /** Started by reference, as src/temporal/*.ts start workflows. */
-  workflow: W;
-  args: Parameters<W>;
-  /** Interval between runs, in milliseconds (from configuration). */
-  every: number;
-  taskQueue: string;
-  /** One line for operators: shown as the schedule's note (plain text) and kept in its memo. */
-  description: string;
-  /** A run longer than this is timed out (it would otherwise block later runs: overlap is SKIP). Default: the interval. */
-  runTimeout?: number;
-}
-
-/** Typed entry: `args` must fit `workflow`. */
-export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): ScheduleSpec {
-  return spec;
-}
+// What one schedule is: its own module, which each part's schedules (housekeeping.ts) import.
+export { scheduleSpec, type ScheduleSpec } from './schedule-spec';
 
 /**
  * Every schedule of this service, from one place (the worker ensures exactly these).

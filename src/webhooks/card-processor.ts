@@ -4,9 +4,8 @@ import { z } from 'zod';
 import type { Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
-import { fromMinorUnits } from '../payments/money';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../payments/verify';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 import { isUuid } from '../http/fields';
 import { groupCommit } from './group-commit';
 import { DELIVERABLE } from './inbox';
@@ -69,14 +68,7 @@ function gateOf(intent: z.infer<typeof SucceededIntent>): string[] | null {
   if (intent.status !== 'succeeded' || !m?.payment_id || !m.order_id || !m.user_id) return null;
   if (!Number.isSafeInteger(intent.amount) || !Number.isSafeInteger(intent.amount_received)) return null;
   const currency = intent.currency.toUpperCase();
-  return [
-    m.payment_id,
-    m.order_id,
-    m.user_id,
-    currency,
-    fromMinorUnits(intent.amount, currency),
-    fromMinorUnits(intent.amount_received, currency),
-  ];
+  return [m.payment_id, m.order_id, m.user_id, currency, String(intent.amount), String(intent.amount_received)];
 }
 
 /** `t=<unix seconds>` of a `Processor-Signature` header (the last one, as the library reads it), or null. */

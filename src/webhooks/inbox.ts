@@ -3,7 +3,7 @@
 // The route writes one row per event id and acknowledges; nothing it was sent waits on Temporal.
 // Its statements are in ./repository.ts.
 import type { PaymentStatus } from '../entities/payment';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 
 /** NOTIFY channel of new inbox rows (a trigger on webhook_inbox, see the migration): the relay LISTENs. */
 export const INBOX_CHANNEL = 'webhook_inbox';

@@ -8,13 +8,14 @@ import type { Db } from '../db/sql';
 import { createRelay, type Relay, type RelayBatch as RelayBatchOf, type RelayQueue } from '../relay/loop';
 import { queueStatements } from '../relay/statements';
 import { runOnOwnClient } from '../temporal/connection';
-import { createPaymentWorkflows, type PaymentWorkflows, type ProcessorEvent } from '../temporal/payments';
+import { createPaymentRuns } from '../temporal/payments';
+import type { PaymentRuns, ProcessorEvent } from '../payments/runs';
 import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
 import { INBOX_STATEMENTS, markInbox, type ClaimedInboxRow } from './repository';
 
 export interface InboxRelayOptions {
   db: Db;
-  workflows: Pick<PaymentWorkflows, 'deliverEvent'>;
+  runs: Pick<PaymentRuns, 'deliverEvent'>;
   logger: Logger;
   /** Rows (one per payment) claimed and signalled together. */
   batchSize: number;
@@ -41,7 +42,7 @@ function eventOf(row: ClaimedInboxRow): ProcessorEvent {
 }
 
 /** The inbox as the relay loop (src/relay/loop.ts) drains it: payment heads, signalled by signal-with-start. */
-function inboxQueue(workflows: InboxRelayOptions['workflows']): RelayQueue<ClaimedInboxRow, InboxOutcome> {
+function inboxQueue(runs: InboxRelayOptions['runs']): RelayQueue<ClaimedInboxRow, InboxOutcome> {
   return {
     channel: INBOX_CHANNEL,
     outcomes: ['delivered', 'skipped'],
@@ -50,7 +51,7 @@ function inboxQueue(workflows: InboxRelayOptions['workflows']): RelayQueue<Claim
     async handle(row) {
       if (!stillMatters(row)) return 'skipped';
       // One row per payment per claim: the batch's signals go in parallel without reordering any payment.
-      await workflows.deliverEvent(row.paymentId, eventOf(row));
+      await runs.deliverEvent(row.paymentId, eventOf(row));
       return 'delivered';
     },
     mark: (tx, outcome, rows) => markInbox(tx, outcome, rows),
@@ -68,7 +69,7 @@ function inboxQueue(workflows: InboxRelayOptions['workflows']): RelayQueue<Claim
 export function createInboxRelay(opts: InboxRelayOptions): InboxRelay {
   return createRelay({
     db: opts.db,
-    queue: inboxQueue(opts.workflows),
+    queue: inboxQueue(opts.runs),
     texts: {
       name: 'webhook relay',
       failing: 'settlement workflows cannot take events',
@@ -105,7 +106,7 @@ export function startInboxRelay(config: InboxRelayConfig, deps: { db: Db; logger
   const running = runOnOwnClient(config, (client) =>
     createInboxRelay({
       db: deps.db,
-      workflows: createPaymentWorkflows(client, config),
+      runs: createPaymentRuns(client, config),
       logger: deps.logger.child({ component: 'webhook-relay' }),
       batchSize: config.WEBHOOK_RELAY_BATCH_SIZE,
       pollIntervalMs: config.WEBHOOK_RELAY_POLL_SECONDS * 1000,

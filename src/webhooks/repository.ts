@@ -4,7 +4,7 @@ import { query, type Sql } from '../db/sql';
 import type { PaymentProviderName, PaymentStatus } from '../entities/payment';
 import type { SettlementPayment } from '../payments/repository';
 import type { QueueStatements } from '../relay/statements';
-import type { ProcessorEvent } from '../temporal/payments';
+import type { ProcessorEvent } from '../payments/runs';
 
 // --- The inbox: appending ------------------------------------------------------------------------
 
@@ -49,7 +49,7 @@ export async function appendToInbox(sql: Sql, entry: InboxEntry): Promise<boolea
  * commit for all). Per event (`ord`, its place in the batch): finds the payment (by
  * metadata.payment_id, else the newest by intent id) and keeps the event in the inbox when it is
  * `eligible`: the payment can still take it and, for a success, the stored payment is exactly
- * what the event says (the gate: text and numeric equality; a null gate keeps nothing). The gate
+ * what the event says (the gate: text and integer equality; a null gate keeps nothing). The gate
  * is never weaker than the four rules, which the route then checks on the very row returned, so a
  * mismatch is never kept. Rows are inserted in batch order, so the inbox keeps arrival order per
  * payment; a redelivery (also within one batch) leaves one row. An event naming no payment of
@@ -64,10 +64,10 @@ const FIND_AND_KEEP = query(
          g_payment, g_order, g_user, g_currency, g_amount, g_received, ord)
 ), p as (
   select e.ord, e.event_id, e.type, e.failure_message, e.received_at,
-         f.id, f.order_id, f.user_id, f.status, f.amount, f.currency, f.gateway_transaction_id,
+         f.id, f.order_id, f.user_id, f.status, f.amount_minor, f.currency, f.gateway_transaction_id,
          f.status = any(string_to_array(e.deliverable, ',')) and (e.type <> 'payment_intent.succeeded' or coalesce(
            f.id::text = e.g_payment and f.order_id::text = e.g_order and f.user_id::text = e.g_user and f.currency = e.g_currency
-           and f.amount = e.g_amount::numeric and f.amount = e.g_received::numeric, false)) as eligible
+           and f.amount_minor = e.g_amount::bigint and f.amount_minor = e.g_received::bigint, false)) as eligible
     from e cross join lateral (
       select * from (
         select 1 as rank, * from payments where id = e.payment_id and provider = 'card_processor'
@@ -80,7 +80,7 @@ const FIND_AND_KEEP = query(
   select 'card_processor', p.event_id, p.id, p.type, p.failure_message, p.received_at, now() from p where p.eligible order by p.ord
   on conflict (provider, event_id) do nothing
 )
-select ord, id, order_id as "orderId", user_id as "userId", status, amount, currency,
+select ord, id, order_id as "orderId", user_id as "userId", status, amount_minor as "amountMinor", currency,
        gateway_transaction_id as "gatewayTransactionId", eligible
   from p`,
 );

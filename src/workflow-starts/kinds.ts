@@ -2,7 +2,7 @@
 // workflow id, and how it is started. A new kind (the store's orders) adds an entry to StartArgs, a
 // builder to pendingStart and a starter to workflowStarters; the table, the API's first attempt
 // (./launch.ts) and the relay (./relay.ts) take it as it is.
-import type { ActivationStartArgs } from '../activations/start';
+import type { ActivationStartArgs } from '../activations/runs';
 import type { CompanyRuns } from '../companies/runs';
 import type { QuoteRuns } from '../quotes/runs';
 import { activationWorkflowId } from '../../workflows/activation-contract';

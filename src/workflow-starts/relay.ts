@@ -7,7 +7,7 @@ import { activationStarter } from '../activations/start';
 import type { Config } from '../config';
 import type { Db } from '../db/sql';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
-import { createActivationWorkflows, type ActivationWorkflowConfig } from '../temporal/activations';
+import { createActivationRuns, type ActivationRunsConfig } from '../temporal/activations';
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
 import { runOnOwnClient } from '../temporal/connection';
 import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
@@ -69,7 +69,7 @@ export function createStartRelay(opts: StartRelayOptions): StartRelay {
   });
 }
 
-export type StartRelayConfig = ActivationWorkflowConfig &
+export type StartRelayConfig = ActivationRunsConfig &
   CompanyRunsConfig &
   QuoteRunsConfig &
   Pick<
@@ -90,7 +90,7 @@ export function startStartRelay(config: StartRelayConfig, deps: { db: Db; logger
     createStartRelay({
       db: deps.db,
       starters: workflowStarters({
-        activation: activationStarter({ db: deps.db, workflows: createActivationWorkflows(client, config), config }),
+        activation: activationStarter({ db: deps.db, runs: createActivationRuns(client, config), config }),
         companies: createCompanyRuns(client, config, { logger }),
         quotes: createQuoteRuns(client, config, { db: deps.db }),
       }),

@@ -5,7 +5,7 @@ import type { BillingResponse } from '../../src/billing/schemas';
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import type { Receipt } from '../../src/payments/schemas';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
-import { DEMO, esimCode, fakeWorkflows, seedCatalog } from '../helpers/activations';
+import { DEMO, esimCode, fakeActivationRuns, seedCatalog } from '../helpers/activations';
 import { fakeCompanyRuns } from '../helpers/company-routes';
 import { binaryParser } from '../helpers/read-app';
 import { realActivities } from '../helpers/real-activities';
@@ -27,10 +27,10 @@ import { errorOf, typed } from '../helpers/responses';
 type Created = z.infer<typeof CreateActivationResponse>;
 type Billing = z.infer<typeof BillingResponse>['data'];
 
-const temporal = fakeWorkflows();
+const temporal = fakeActivationRuns();
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationWorkflows: temporal.workflows, companyRuns: fakeCompanyRuns(() => t.db) } });
+  t = await createTestApp({ deps: { activationRuns: temporal.runs, companyRuns: fakeCompanyRuns(() => t.db) } });
   await seedCatalog(t.db);
 });
 afterAll(() => t.close());
@@ -38,8 +38,8 @@ afterAll(() => t.close());
 const MODES = ['prepaid', 'flexible'] as const;
 
 interface Rows {
-  order: { user_id: string; company_id: string; status: string; total_amount_sar: string };
-  item: { package_id: string; unit_price_sar: string; iccid: string; quantity: number };
+  order: { user_id: string; company_id: string; status: string; total_halalas: string };
+  item: { package_id: string; unit_price_halalas: string; iccid: string; quantity: number };
   activation: {
     user_id: string;
     package_id: string;
@@ -53,7 +53,7 @@ interface Rows {
     method: string;
     provider: string;
     status: string;
-    amount: string;
+    amount_minor: string;
     currency: string;
     paid_at: string | null;
     receipt_number: string | null;
@@ -61,18 +61,19 @@ interface Rows {
 }
 
 async function rowsOf(created: Created): Promise<Rows> {
-  const [order] = await t.db.query<Rows['order']>('select user_id, company_id, status, total_amount_sar from orders where id = $1', [
+  const [order] = await t.db.query<Rows['order']>('select user_id, company_id, status, total_halalas from orders where id = $1', [
     created.orderId,
   ]);
-  const [item] = await t.db.query<Rows['item']>('select package_id, unit_price_sar, iccid, quantity from order_items where order_id = $1', [
-    created.orderId,
-  ]);
+  const [item] = await t.db.query<Rows['item']>(
+    'select package_id, unit_price_halalas, iccid, quantity from order_items where order_id = $1',
+    [created.orderId],
+  );
   const [activation] = await t.db.query<Rows['activation']>(
     'select user_id, package_id, status, identity_status, sim_type from activations where id = $1',
     [created.activationId],
   );
   const payments = await t.db.query<Rows['payments'][number]>(
-    'select id, user_id, method, provider, status, amount, currency, paid_at, receipt_number from payments where order_id = $1',
+    'select id, user_id, method, provider, status, amount_minor, currency, paid_at, receipt_number from payments where order_id = $1',
     [created.orderId],
   );
   return { order, item, activation, payments };
@@ -100,8 +101,8 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
     });
 
     const rows = await rowsOf(res.body);
-    expect(rows.order).toEqual({ user_id: person.userId, company_id: company.companyId, status: 'paid', total_amount_sar: '80.25' });
-    expect(rows.item).toEqual({ package_id: company.packageId, unit_price_sar: '80.25', iccid: match.any(String), quantity: 1 });
+    expect(rows.order).toEqual({ user_id: person.userId, company_id: company.companyId, status: 'paid', total_halalas: '8025' });
+    expect(rows.item).toEqual({ package_id: company.packageId, unit_price_halalas: '8025', iccid: match.any(String), quantity: 1 });
     expect(rows.activation).toEqual({
       user_id: person.userId,
       package_id: company.packageId,
@@ -116,7 +117,7 @@ describe.each(MODES)('POST /activations, company seat (%s)', (mode) => {
         method: 'company_account',
         provider: 'company',
         status: 'completed',
-        amount: '80.25',
+        amount_minor: '8025',
         currency: 'SAR',
         paid_at: match.any(Date),
         receipt_number: match.stringMatching(/^RCP-\d{8}-[0-9A-F]{8}$/),
@@ -283,11 +284,11 @@ describe('POST /activations, the price charged', () => {
     const company = await seatCompany(t, { mode, priceHalalas: 8_000 });
     const person = await seatHolder(t, company);
     // The catalog moves after the contract (prepaid) or after the mint (flexible): the seat keeps its price.
-    await t.db.query('update packages set price_sar_b2b = 99.99, price_sar = 120.00 where id = $1', [company.packageId]);
+    await t.db.query('update packages set price_b2b_halalas = 9999, price_halalas = 12000 where id = $1', [company.packageId]);
     const res = typed<Created>(await activateSeat(t, person.token, { packageId: company.packageId }));
     expect(res.status).toBe(201);
     const rows = await rowsOf(res.body);
-    expect([rows.order.total_amount_sar, rows.item.unit_price_sar, rows.payments[0].amount]).toEqual(['80.00', '80.00', '80.00']);
+    expect([rows.order.total_halalas, rows.item.unit_price_halalas, rows.payments[0].amount_minor]).toEqual(['8000', '8000', '8000']);
   });
 });
 

@@ -3,18 +3,18 @@ import type { z } from 'zod';
 import type { CreateActivationResponse } from '../../src/activations/schemas';
 import type { FieldIssue } from '../../src/http/errors';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
-import { DEMO, esimCode, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, esimCode, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
 
 type Created = z.infer<typeof CreateActivationResponse>;
 
-const temporal = fakeWorkflows();
+const temporal = fakeActivationRuns();
 let t: TestApp;
 let noEsim: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationWorkflows: temporal.workflows } });
-  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationWorkflows: temporal.workflows } });
+  t = await createTestApp({ deps: { activationRuns: temporal.runs } });
+  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationRuns: temporal.runs } });
   await Promise.all([seedCatalog(t.db), seedCatalog(noEsim.db)]);
 });
 afterAll(async () => {
@@ -117,7 +117,7 @@ describe('POST /activations', () => {
       simType: 'physical',
     });
     const [row] = await t.db.query<Record<string, unknown>>(
-      `select a.user_id, a.iccid, a.sim_type, a.status, a.identity_status, o.status as order_status, o.total_amount_sar, i.unit_price_sar, i.quantity
+      `select a.user_id, a.iccid, a.sim_type, a.status, a.identity_status, o.status as order_status, o.total_halalas, i.unit_price_halalas, i.quantity
          from activations a join orders o on o.id = a.order_id join order_items i on i.id = a.order_item_id where a.id = $1`,
       [res.body.activationId],
     );
@@ -128,8 +128,8 @@ describe('POST /activations', () => {
       status: 'pending',
       identity_status: 'waiting',
       order_status: 'pending_payment',
-      total_amount_sar: '49.00',
-      unit_price_sar: '49.00',
+      total_halalas: '4900',
+      unit_price_halalas: '4900',
       quantity: 1,
     });
     expect(temporal.started.at(-1)).toEqual({

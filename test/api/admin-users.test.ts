@@ -405,7 +405,7 @@ describe('DELETE /admin/users/:id', () => {
     const made = await create({ appRole: 'activation_officer', name: 'Buyer', email: newEmail() });
     const id = made.body.data.id;
     await t.db.query(
-      `insert into orders (id, user_id, status, total_amount_sar, currency, created_at, updated_at) values ($1, $2, 'pending_payment', 10, 'SAR', now(), now())`,
+      `insert into orders (id, user_id, status, total_halalas, currency, created_at, updated_at) values ($1, $2, 'pending_payment', 1000, 'SAR', now(), now())`,
       [randomUUID(), id],
     );
     const res = await request(t.app).delete(`/admin/users/${id}`).set(bearer(t.admin.token));

@@ -93,9 +93,9 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
     const f = await flexibleCompanyWithCharge();
     const pay = (status: string, paidAt: Date | null) =>
       t.db.query<{ id: string }>(
-        `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+        `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                                paid_at, created_at, updated_at)
-         values (gen_random_uuid(), $1, $2, 'local_debit', 'mock', $3, 12.34, 'SAR', gen_random_uuid()::text, repeat('f', 64), $4, now(), now())
+         values (gen_random_uuid(), $1, $2, 'local_debit', 'mock', $3, 1234, 'SAR', gen_random_uuid()::text, repeat('f', 64), $4, now(), now())
          returning id`,
         [f.orderId, f.person.userId, status, paidAt],
       );
@@ -192,8 +192,8 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
       }
     };
     const payment = (orderId: string): [string, unknown[]] => [
-      `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, paid_at, created_at, updated_at)
-       select id, user_id, 'local_debit', 'mock', 'completed', total_amount_sar, 'SAR', gen_random_uuid()::text, repeat('f', 64), now(), now(), now()
+      `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint, paid_at, created_at, updated_at)
+       select id, user_id, 'local_debit', 'mock', 'completed', total_halalas, 'SAR', gen_random_uuid()::text, repeat('f', 64), now(), now(), now()
          from orders where id = $1`,
       [orderId],
     ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { z } from 'zod';
-import type { CompanyInvite } from '../../src/admin/invite-routes';
+import type { CompanyInvite } from '../../src/companies/schemas';
 import type { SessionResponse, SignInResponse } from '../../src/auth/schemas';
 import { bearer, errorCode, lastCode, MOBILE, newPhone, signUp } from '../helpers/app';
 import { insertCompany } from '../helpers/companies';

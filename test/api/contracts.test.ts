@@ -226,17 +226,17 @@ describe('GET /admin/contracts/company/:companyId/balance', () => {
     const contract = await insertContract(t.db, { companyId, mode: 'flexible', totalHalalas: 100_000 });
     await insertContractPayment(t.db, contract.contractId, 100_000);
     const pkg = await insertPackage(t.db, { nameEn: 'Gamma', nameAr: 'جاما' });
-    const order = async (userId: string, orderStatus: string, activationStatus: string, price: string) => {
+    const order = async (userId: string, orderStatus: string, activationStatus: string, halalas: number) => {
       const orderId = randomUUID();
       const itemId = randomUUID();
       await t.db.query(
-        `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at)
+        `insert into orders (id, user_id, company_id, status, total_halalas, currency, created_at, updated_at)
          values ($1, $2, $3, $4, $5, 'SAR', now(), now())`,
-        [orderId, userId, companyId, orderStatus, price],
+        [orderId, userId, companyId, orderStatus, halalas],
       );
       await t.db.query(
-        `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, 1, $5)`,
-        [itemId, orderId, pkg, `8996600${randomUUID().replace(/\D/g, '').slice(0, 12)}`, price],
+        `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas) values ($1, $2, $3, $4, 1, $5)`,
+        [itemId, orderId, pkg, `8996600${randomUUID().replace(/\D/g, '').slice(0, 12)}`, halalas],
       );
       await t.db.query(
         `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, status, created_at, updated_at)
@@ -246,14 +246,14 @@ describe('GET /admin/contracts/company/:companyId/balance', () => {
     };
     const people: { rosterEntryId: string; userId: string }[] = [];
     for (let i = 0; i < 5; i++) people.push(await insertRosterEntry(t.db, companyId));
-    await order(people[0].userId, 'paid', 'activated', '80.25'); // drawn, active line
-    await order(people[1].userId, 'completed', 'in_progress', '80.00'); // drawn, alive but not activated yet
-    await order(people[2].userId, 'paid', 'failed', '80.00'); // not drawn
-    await order(people[3].userId, 'pending_payment', 'pending', '80.00'); // not paid
+    await order(people[0].userId, 'paid', 'activated', 8025); // drawn, active line
+    await order(people[1].userId, 'completed', 'in_progress', 8000); // drawn, alive but not activated yet
+    await order(people[2].userId, 'paid', 'failed', 8000); // not drawn
+    await order(people[3].userId, 'pending_payment', 'pending', 8000); // not paid
     // Seats consumed with the mint-time price: people 2 (failed activation) and 3 (unpaid) have no live charge.
     const now = t.clock().getTime();
     for (const [i, p] of people.entries()) {
-      await t.db.query(`update roster_entries set unit_price_sar = '80.00' where id = $1`, [p.rosterEntryId]);
+      await t.db.query(`update roster_entries set unit_price_halalas = 8000 where id = $1`, [p.rosterEntryId]);
       if (i === 4) continue; // no link at all: nothing committed
       await t.db.query(
         `insert into invitation_links (id, token_hash, user_id, company_id, roster_entry_id, status, expires_at, created_at, updated_at)

@@ -27,7 +27,7 @@ let root: SignedIn;
 
 beforeAll(async () => {
   const temporal = fakePaymentTemporal();
-  t = await createTestApp({ deps: { activationWorkflows: temporal.activationWorkflows, paymentWorkflows: temporal.paymentWorkflows } });
+  t = await createTestApp({ deps: { activationRuns: temporal.activationRuns, paymentRuns: temporal.paymentRuns } });
   await seedCatalog(t);
   root = await signUpSuperAdmin(t, 'Root');
 });
@@ -278,9 +278,9 @@ describe('consumer payment receipt (payment)', () => {
     const { orderId } = await insertActivation(t, { userId: owner.userId, order: { status: 'paid', totalAmountSar: '12.99' } });
     const id = randomUUID();
     await t.db.query(
-      `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+      `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                              receipt_number, paid_at, created_at, updated_at)
-       values ($1, $2, $3, 'card_scheme_1', 'mock', 'completed', '12.99', 'USD', $4, repeat('f', 64), $5, '2026-11-20T08:30:00Z', now(), now())`,
+       values ($1, $2, $3, 'card_scheme_1', 'mock', 'completed', 1299, 'USD', $4, repeat('f', 64), $5, '2026-11-20T08:30:00Z', now(), now())`,
       [id, orderId, owner.userId, newKey('usd'), `RCP-20261120-${id.slice(0, 8).toUpperCase()}`],
     );
     await saveSettings(FULL_SETTINGS);
@@ -296,9 +296,9 @@ describe('consumer payment receipt (payment)', () => {
     const { orderId } = await insertActivation(t, { userId: owner.userId, order: { status: 'pending_payment', totalAmountSar: '49.00' } });
     const id = randomUUID();
     await t.db.query(
-      `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+      `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                              failure_reason, created_at, updated_at)
-       values ($1, $2, $3, 'wallet_token', 'mock', 'failed', '49.00', 'SAR', $4, repeat('f', 64), 'card_declined', now(), now())`,
+       values ($1, $2, $3, 'wallet_token', 'mock', 'failed', 4900, 'SAR', $4, repeat('f', 64), 'card_declined', now(), now())`,
       [id, orderId, owner.userId, newKey('failed')],
     );
     const number = `FAILED-${id.replace(/-/g, '').slice(0, 8).toUpperCase()}`;

@@ -207,11 +207,22 @@ describe('health and OpenAPI', () => {
 
   it('GET /readyz checks Postgres and Temporal', async () => {
     const ready = await request(t.app).get('/readyz');
-    expect([ready.status, ready.body]).toEqual([200, { status: 'ready', checks: { postgres: 'ok', temporal: 'ok' } }]);
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { status: 'ready', checks: { postgres: 'ok', temporal: 'ok' }, serving: { requests: true, workflowActions: true } },
+    ]);
+  });
+
+  // Issue 22: "Readiness that says what the API can serve (Postgres required; Temporal reported, not fatal)":
+  // a load balancer keeps the replica while Temporal is away (reads, sign-in, creates whose runs start later).
+  it('GET /readyz with Temporal away: 200, degraded, workflow actions not served', async () => {
     const down = await createTestApp({ deps: { temporalReady: () => Promise.reject(new Error('down')) } });
     try {
-      const res = typed<{ status: string; checks: Record<string, string> }>(await request(down.app).get('/readyz'));
-      expect([res.status, res.body.checks]).toEqual([503, { postgres: 'ok', temporal: 'unavailable' }]);
+      const res = await request(down.app).get('/readyz');
+      expect([res.status, res.body]).toEqual([
+        200,
+        { status: 'degraded', checks: { postgres: 'ok', temporal: 'unavailable' }, serving: { requests: true, workflowActions: false } },
+      ]);
     } finally {
       await down.close();
     }

@@ -30,11 +30,11 @@ describe('PATCH /b2b/roster/:rosterId', () => {
   it('prepaid: assigns a line with its package and clears the snapshot; null clears both', async () => {
     const c = await readyCompany(t, { people: 1 });
     const [id] = c.rosterIds;
-    await t.db.query(`update roster_entries set unit_price_sar = 12.5 where id = $1`, [id]);
+    await t.db.query(`update roster_entries set unit_price_halalas = 1250 where id = $1`, [id]);
     const res = typed<{ data: { id: string; packageId: string | null } }>(await patch(c.token, id, { contractItemId: c.itemIds[0] }));
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id, packageId: c.packageIds[0] });
-    expect(await rosterRow(t, id)).toMatchObject({ package_id: c.packageIds[0], contract_item_id: c.itemIds[0], unit_price_sar: null });
+    expect(await rosterRow(t, id)).toMatchObject({ package_id: c.packageIds[0], contract_item_id: c.itemIds[0], unit_price_halalas: null });
     expect((await patch(c.token, id, { contractItemId: null })).status).toBe(200);
     expect(await rosterRow(t, id)).toMatchObject({ package_id: null, contract_item_id: null });
     // Each write is audited as company.roster_assign, naming the entry and what it was given (ids only).
@@ -55,7 +55,7 @@ describe('PATCH /b2b/roster/:rosterId', () => {
     const c = await readyCompany(t, { mode: 'flexible', people: 1 });
     const [id] = c.rosterIds;
     expect((await patch(c.token, id, { packageId: c.packageIds[0] })).status).toBe(200);
-    expect(await rosterRow(t, id)).toMatchObject({ package_id: c.packageIds[0], contract_item_id: null, unit_price_sar: null });
+    expect(await rosterRow(t, id)).toMatchObject({ package_id: c.packageIds[0], contract_item_id: null, unit_price_halalas: null });
     const unpriced = await insertPackage(t.db, { priceSarB2b: null });
     const res = await patch(c.token, id, { packageId: unpriced });
     expect(res.status).toBe(404);
@@ -108,7 +108,7 @@ describe('PATCH /b2b/roster/:rosterId', () => {
     t.clock.advance(25 * HOUR);
     try {
       expect((await patch(c.token, a, { contractItemId: c.itemIds[0] })).status).toBe(200);
-      expect((await rosterRow(t, a)).unit_price_sar).toBeNull();
+      expect((await rosterRow(t, a)).unit_price_halalas).toBeNull();
     } finally {
       t.clock.advance(-25 * HOUR);
     }

@@ -87,7 +87,7 @@ describe('prepaid export', () => {
       expect(await rosterRow(t, entry.rosterId)).toMatchObject({
         package_id: c.packageIds[0],
         contract_item_id: c.itemIds[0],
-        unit_price_sar: '49.50',
+        unit_price_halalas: '4950',
       });
     }
     expect((await contractItems(c.token))[0]).toMatchObject({ consumedQty: 2, remainingQty: 3 });
@@ -201,7 +201,7 @@ describe('flexible export', () => {
     expect(await rosterRow(t, c.rosterIds[0])).toMatchObject({
       package_id: c.packageIds[0],
       contract_item_id: null,
-      unit_price_sar: '80.00',
+      unit_price_halalas: '8000',
     });
     // A re-mint of a committed person draws nothing new.
     const again = await post(t, c.token, '/b2b/roster/links/export', { rosterIds: [c.rosterIds[1]] });

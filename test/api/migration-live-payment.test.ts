@@ -36,7 +36,7 @@ it('fails all but the newest live payment of an order as superseded, then refuse
   const failed = await payment(userId, orderA, 'failed', '2026-01-01T10:03:00Z');
   const alone = await payment(userId, orderB, 'processing', '2026-01-01T10:00:00Z');
 
-  await db.migrations.up();
+  await db.migrations.up('Migration20261123223147_live_payment_per_order');
 
   const rows = await db.query<{ id: string; status: string; failure_reason: string | null }>(
     'select id, status, failure_reason from payments where user_id = $1',

@@ -8,8 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db';
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase(2);
-  await db.migrations.down('Migration20261124061733_name_trigram_indexes');
+  // The catalog as the app writes it today, taken down with the schema (the money-units migration's down()).
   await seedCatalog(db);
+  await db.migrations.down('Migration20261124061733_name_trigram_indexes');
 });
 afterAll(() => db.drop());
 

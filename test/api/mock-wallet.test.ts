@@ -2,15 +2,15 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { CreateActivationResponse } from '../../src/activations/schemas';
 import type { MobileWalletResult } from '../../src/payments/schemas';
-import type { PaymentWorkflows } from '../../src/temporal/payments';
+import type { PaymentRuns } from '../../src/payments/runs';
 import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
-import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { productionEnv } from '../helpers/production-env';
 import { typed } from '../helpers/responses';
 import { inboxRows } from '../helpers/webhooks';
 
 // The page never talks to Temporal: a call here would fail the test.
-const paymentWorkflows: PaymentWorkflows = {
+const paymentRuns: PaymentRuns = {
   async startSettlement() {},
   deliverEvent: () => Promise.reject(new Error('the mock wallet page must go through the inbox')),
 };
@@ -18,12 +18,12 @@ const paymentWorkflows: PaymentWorkflows = {
 let t: TestApp;
 let production: TestApp;
 beforeAll(async () => {
-  const activationWorkflows = fakeWorkflows().workflows;
-  t = await createTestApp({ deps: { activationWorkflows, paymentWorkflows } });
+  const activationRuns = fakeActivationRuns().runs;
+  t = await createTestApp({ deps: { activationRuns, paymentRuns } });
   // A complete production configuration: production refuses the mock provider itself, and the page is not served either.
   production = await createTestApp({
     env: productionEnv(),
-    deps: { paymentWorkflows },
+    deps: { paymentRuns },
   });
   await seedCatalog(t.db);
 });

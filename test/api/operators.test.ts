@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import type { z } from 'zod';
-import type { OperatorListResponse } from '../../src/activations/read-routes';
+import type { OperatorListResponse } from '../../src/operators/schemas';
 import { createTestApp, type TestApp } from '../helpers/app';
 import { DEMO, ESIM_STORE_OPERATOR_ID, OPERATOR_API_BASE, OPERATOR_SECRET, seedCatalog } from '../helpers/read-app';
 import { typed } from '../helpers/responses';

@@ -181,9 +181,9 @@ describe('with the card processor', () => {
     const user = await payer(cp);
     const order = await pendingOrder(cp, user.userId);
     const [stuck] = await cp.t.db.query<{ id: string }>(
-      `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+      `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
          gateway_transaction_id, client_secret, created_at, updated_at)
-       values ($1, $2, 'card_scheme_1', 'card_processor', 'processing', '49.00', 'SAR', $3, $4, 'pi_unknown_to_the_fake', 'pi_unknown_secret', now(), now())
+       values ($1, $2, 'card_scheme_1', 'card_processor', 'processing', 4900, 'SAR', $3, $4, 'pi_unknown_to_the_fake', 'pi_unknown_secret', now(), now())
        returning id`,
       [order.orderId, user.userId, newKey(), fingerprintOf('create-intent', { orderId: order.orderId, method: 'card_scheme_1' })],
     );
@@ -209,8 +209,8 @@ describe('with the mock provider', () => {
     const method = opts.method ?? 'card_scheme_1';
     const createdAt = new Date(p.t.clock().getTime() - (opts.ageMs ?? 0));
     const [row] = await p.t.db.query<{ id: string }>(
-      `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, created_at, updated_at)
-       values ($1, $2, $3, 'mock', 'pending', '49.00', 'SAR', $4, $5, $6, $6) returning id`,
+      `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint, created_at, updated_at)
+       values ($1, $2, $3, 'mock', 'pending', 4900, 'SAR', $4, $5, $6, $6) returning id`,
       [orderId, userId, method, newKey(), opts.fingerprint ?? fingerprintOf('create-intent', { orderId, method }), createdAt],
     );
     return row.id;

@@ -87,7 +87,7 @@ describe('POST /payments/create-intent', () => {
         method,
         provider: 'mock',
         status: 'completed',
-        amount: '49.00',
+        amount_minor: '4900',
         currency: 'SAR',
         gateway_transaction_id: res.body.gatewayTransactionId,
         client_secret: res.body.clientSecret,
@@ -108,8 +108,8 @@ describe('POST /payments/create-intent', () => {
     expect(created.status).toBe(201);
     const res = await intent(user.auth, { orderId: created.body.orderId, method: 'card_scheme_2', idempotencyKey: newKey() });
     expect([res.status, res.body.status]).toEqual([201, 'completed']);
-    const [pkg] = await p.t.db.query<{ price_sar: string }>('select price_sar from packages where id = $1', [DEMO.packages.plus]);
-    expect((await paymentRow(res.body.paymentId)).amount).toBe(pkg.price_sar);
+    const [pkg] = await p.t.db.query<{ price_halalas: string }>('select price_halalas from packages where id = $1', [DEMO.packages.plus]);
+    expect((await paymentRow(res.body.paymentId)).amount_minor).toBe(pkg.price_halalas);
     expect(p.temporal.orderPaid).toContainEqual({ activationId: created.body.activationId, paymentId: res.body.paymentId });
   });
 
@@ -119,7 +119,7 @@ describe('POST /payments/create-intent', () => {
     await p.t.db.query(`update orders set currency = 'USD' where id = $1`, [order.orderId]);
     const res = await intent(user.auth, { orderId: order.orderId, method: 'generic_processor', idempotencyKey: newKey() });
     expect(res.status).toBe(201);
-    expect(await paymentRow(res.body.paymentId)).toMatchObject({ amount: '123.45', currency: 'USD' });
+    expect(await paymentRow(res.body.paymentId)).toMatchObject({ amount_minor: '12345', currency: 'USD' });
   });
 
   it.each([
@@ -615,8 +615,8 @@ describe('idempotency', () => {
     const order = await pendingOrder(p, user.userId);
     const key = newKey();
     const [stuck] = await p.t.db.query<{ id: string }>(
-      `insert into payments (order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint, created_at, updated_at)
-       values ($1, $2, 'card_scheme_1', 'mock', 'pending', '49.00', 'SAR', $3, $4, now(), now()) returning id`,
+      `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint, created_at, updated_at)
+       values ($1, $2, 'card_scheme_1', 'mock', 'pending', 4900, 'SAR', $3, $4, now(), now()) returning id`,
       [order.orderId, user.userId, key, fingerprintOf('create-intent', { orderId: order.orderId, method: 'card_scheme_1' })],
     );
     const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: key });

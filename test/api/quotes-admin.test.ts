@@ -444,7 +444,7 @@ describe('POST /admin/quotes/:id/confirm-contract', () => {
         { packageId: gone, qty: 1 },
       ],
     });
-    await t.db.query('update packages set price_sar_b2b = null where id = $1', [gone]);
+    await t.db.query('update packages set price_b2b_halalas = null where id = $1', [gone]);
     const res = await confirm(manager, v.id, 'ar');
     expect([res.status, errorCode(res), errorOf(res).details, errorOf(res).message]).toEqual([
       400,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { z } from 'zod';
-import type { ReadinessResponse } from '../../src/contracts/schemas';
+import type { ReadinessResponse } from '../../src/companies/schemas';
 import { errorCodes } from '../../src/http/error-codes';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';

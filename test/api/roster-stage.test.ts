@@ -61,7 +61,7 @@ describe('POST /b2b/roster/stage: staging', () => {
 
     const rows = await t.db.query<Record<string, unknown>>(
       `select u.name, u.app_role, u.identity_type, u.is_active, u.verified_at, u.phone_encrypted, u.phone_hash, u.email_encrypted,
-              u.email_hash, r.company_id, r.status, r.nationality, r.created_by, r.package_id, r.unit_price_sar, r.link_status
+              u.email_hash, r.company_id, r.status, r.nationality, r.created_by, r.package_id, r.unit_price_halalas, r.link_status
          from roster_entries r join users u on u.id = r.user_id where r.company_id = $1 order by r.created_at`,
       [admin.companyId],
     );
@@ -74,7 +74,7 @@ describe('POST /b2b/roster/stage: staging', () => {
       status: 'staged',
       created_by: admin.userId,
       package_id: null,
-      unit_price_sar: null,
+      unit_price_halalas: null,
       link_status: null,
     };
     expect(rows).toEqual([

@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { activationStarter } from '../../src/activations/start';
 import { createLogger } from '../../src/http/logger';
-import type { StartActivation } from '../../src/temporal/activations';
+import type { StartActivation } from '../../src/activations/runs';
 import { pendingStart, workflowStarters, type WorkflowStarters } from '../../src/workflow-starts/kinds';
 import { createStartRelay, type StartRelay, type StartRelayOptions } from '../../src/workflow-starts/relay';
 import { enqueueStart } from '../../src/workflow-starts/repository';
 import { bearer, createTestApp, eventually, signUp, type TestApp } from '../helpers/app';
-import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { fakeCompanyRuns } from '../helpers/company-routes';
 import { createOneOfEach } from '../helpers/one-of-each';
 import { fakeQuoteRuns } from '../helpers/quote-runs';
@@ -24,7 +24,7 @@ jest.setTimeout(30_000);
 let t: TestApp;
 /** What the ports were asked to start, in order (each kind's first argument); refused while `away`. */
 const temporal = { away: true, delayMs: 0, started: [] as string[], activations: [] as StartActivation[] };
-const activations = fakeWorkflows();
+const activations = fakeActivationRuns();
 const companies = fakeCompanyRuns(() => t.db);
 const quotes = fakeQuoteRuns(() => t.db);
 const relays: StartRelay[] = [];
@@ -35,7 +35,7 @@ async function take(workflowId: string): Promise<void> {
   if (temporal.away) throw new Error('Temporal unavailable');
   temporal.started.push(workflowId);
 }
-activations.workflows.start = async (a) => {
+activations.runs.start = async (a) => {
   await take(`activation:${a.activationId}`);
   temporal.activations.push(a);
 };
@@ -45,7 +45,7 @@ quotes.start = (input) => take(`quote:${input.chainRootId}`);
 /** The worker's starters (src/workflow-starts/relay.ts), on the fakes. */
 const starters = (): WorkflowStarters =>
   workflowStarters({
-    activation: activationStarter({ db: t.db.sql, workflows: activations.workflows, config: t.config }),
+    activation: activationStarter({ db: t.db.sql, runs: activations.runs, config: t.config }),
     companies,
     quotes,
   });
@@ -65,7 +65,7 @@ function relay(opts: Partial<StartRelayOptions> = {}): StartRelay {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationWorkflows: activations.workflows, companyRuns: companies, quoteRuns: quotes } });
+  t = await createTestApp({ deps: { activationRuns: activations.runs, companyRuns: companies, quoteRuns: quotes } });
   await seedCatalog(t.db);
 });
 beforeEach(() => {
@@ -162,9 +162,9 @@ describe('a run started late', () => {
   it('starts paid when its order was paid while it had no run', async () => {
     const { activationId, orderId } = await agedActivation(0);
     const [{ id: paymentId }] = await t.db.query<{ id: string }>(
-      `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+      `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                              paid_at, created_at, updated_at)
-       select gen_random_uuid(), o.id, o.user_id, 'local_debit', 'mock', 'completed', o.total_amount_sar, 'SAR', gen_random_uuid()::text,
+       select gen_random_uuid(), o.id, o.user_id, 'local_debit', 'mock', 'completed', o.total_halalas, 'SAR', gen_random_uuid()::text,
               repeat('f', 64), now(), now(), now()
          from orders o where o.id = $1 returning id`,
       [orderId],

@@ -5,7 +5,7 @@ import { createInboxRelay, type InboxRelay, type InboxRelayOptions } from '../..
 import { eventually } from '../helpers/app';
 import {
   createWebhookTestApp,
-  fakePaymentWorkflows,
+  fakePaymentRuns,
   inboxRows,
   insertPayment,
   intentEvent,
@@ -40,10 +40,10 @@ const payment = (opts: Parameters<typeof insertPayment>[1] = {}) => insertPaymen
  */
 const LONG_BACKOFF = { baseBackoffMs: 60_000, maxBackoffMs: 120_000 };
 
-function relayFor(temporal: ReturnType<typeof fakePaymentWorkflows>, opts: Partial<InboxRelayOptions> = {}): InboxRelay {
+function relayFor(temporal: ReturnType<typeof fakePaymentRuns>, opts: Partial<InboxRelayOptions> = {}): InboxRelay {
   const relay = createInboxRelay({
     db: w.t.db.sql,
-    workflows: temporal.workflows,
+    runs: temporal.runs,
     logger: createLogger('info', { write: (line: string) => void logLines.push(line) }),
     batchSize: 50,
     pollIntervalMs: 60_000,
@@ -65,7 +65,7 @@ async function send(p: PaymentFixture, types: string[]): Promise<string[]> {
   return ids;
 }
 
-const deliveredTo = (temporal: ReturnType<typeof fakePaymentWorkflows>, p: PaymentFixture) =>
+const deliveredTo = (temporal: ReturnType<typeof fakePaymentRuns>, p: PaymentFixture) =>
   temporal.delivered.filter((d) => d.paymentId === p.paymentId).map((d) => d.event.eventId);
 
 const FAIL = 'payment_intent.payment_failed';
@@ -74,7 +74,7 @@ const OK = 'payment_intent.succeeded';
 
 describe('relaying the inbox', () => {
   it('hands every row to its payment settlement workflow, in arrival order per payment, one row per payment per claim', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     temporal.state.delayMs = 30; // parallel signals finish in any order
     const [p, q] = [await payment(), await payment()];
     const pIds = await send(p, [FAIL, CANCEL, OK]);
@@ -101,7 +101,7 @@ describe('relaying the inbox', () => {
   });
 
   it('marks rows skipped without a signal when their payment settled meanwhile (a success after completion, a failure after failure)', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     const p = await payment();
     const [success] = await send(p, [OK]);
     await w.t.db.query(`update payments set status = 'completed' where id = $1`, [p.paymentId]);
@@ -119,7 +119,7 @@ describe('relaying the inbox', () => {
 
 describe('while Temporal cannot take events', () => {
   it('keeps the rows pending with the attempt and its error, then delivers all of them in order once Temporal answers', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     const p = await payment();
     const ids = await send(p, [FAIL, OK, CANCEL]);
     const relay = relayFor(temporal, LONG_BACKOFF);
@@ -149,7 +149,7 @@ describe('while Temporal cannot take events', () => {
   });
 
   it('the first success after failures makes every waiting row due at once, not after its own backoff', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     const [p, q] = [await payment(), await payment()];
     const [pId] = await send(p, [OK]);
     const [qId] = await send(q, [OK]);
@@ -164,7 +164,7 @@ describe('while Temporal cannot take events', () => {
   });
 
   it('an event Temporal keeps refusing holds back its own payment only', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     const [p, q] = [await payment(), await payment()];
     const pIds = await send(p, [FAIL, OK]);
     const qIds = await send(q, [FAIL, OK]);
@@ -179,7 +179,7 @@ describe('while Temporal cannot take events', () => {
 
 describe('several relays, and relays that die', () => {
   it('two relays at once deliver each row exactly once and never reorder a payment', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     temporal.state.delayMs = 20;
     const payments = await Promise.all(Array.from({ length: 12 }, () => payment()));
     const sent = new Map<string, string[]>();
@@ -200,14 +200,14 @@ describe('several relays, and relays that die', () => {
     // The first relay's signal is taken, but its connection dies before it marks the row.
     let release!: () => void;
     const taken = new Promise<void>((resolve) => (release = resolve));
-    const first = fakePaymentWorkflows();
+    const first = fakePaymentRuns();
     const dying = relayFor({
       ...first,
-      workflows: {
-        ...first.workflows,
+      runs: {
+        ...first.runs,
         async deliverEvent(paymentId, event) {
           await taken;
-          await first.workflows.deliverEvent(paymentId, event);
+          await first.runs.deliverEvent(paymentId, event);
         },
       },
     });
@@ -225,7 +225,7 @@ describe('several relays, and relays that die', () => {
     await expect(batch).rejects.toThrow();
     expect((await inboxRows(w.t, p.paymentId)).map((r) => r.status)).toEqual(['pending']);
 
-    const second = fakePaymentWorkflows();
+    const second = fakePaymentRuns();
     expect(await relayFor(second).drain()).toMatchObject({ delivered: 1 });
     expect([...first.delivered, ...second.delivered].map((d) => d.event.eventId)).toEqual([id, id]);
     expect(await inboxRows(w.t, p.paymentId)).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
@@ -234,7 +234,7 @@ describe('several relays, and relays that die', () => {
 
 describe('the running loop', () => {
   it('wakes on a new row at once (LISTEN), long before its poll, and stops cleanly', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     const relay = relayFor(temporal, { pollIntervalMs: 60_000 });
     relay.start();
     const p = await payment();
@@ -252,15 +252,15 @@ describe('the running loop', () => {
   });
 
   it('backs off while deliveries fail, without hammering on each new row, and delivers once they succeed', async () => {
-    const temporal = fakePaymentWorkflows();
+    const temporal = fakePaymentRuns();
     let refused = 0;
     const counting = {
       ...temporal,
-      workflows: {
-        ...temporal.workflows,
-        deliverEvent: (paymentId: string, event: Parameters<typeof temporal.workflows.deliverEvent>[1]) => {
+      runs: {
+        ...temporal.runs,
+        deliverEvent: (paymentId: string, event: Parameters<typeof temporal.runs.deliverEvent>[1]) => {
           if (temporal.state.fail) refused += 1;
-          return temporal.workflows.deliverEvent(paymentId, event);
+          return temporal.runs.deliverEvent(paymentId, event);
         },
       },
     };

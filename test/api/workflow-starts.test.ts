@@ -9,9 +9,9 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
-import { DEMO, fakeWorkflows, iccid, seedCatalog } from '../helpers/activations';
+import { DEMO, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { insertPackage } from '../helpers/catalog';
 import { fakeCompanyRuns, registrationBody, signInAs } from '../helpers/company-routes';
 import { call, type DetailBody } from '../helpers/quote-api';
@@ -39,7 +39,7 @@ const startOf = async (t: TestApp, workflowId: string): Promise<StartRow | undef
   )[0];
 
 describe('creates while Temporal refuses every start', () => {
-  const activations = fakeWorkflows();
+  const activations = fakeActivationRuns();
   let t: TestApp;
   const companies = fakeCompanyRuns(() => t.db);
   const quotes = fakeQuoteRuns(() => t.db);
@@ -47,7 +47,7 @@ describe('creates while Temporal refuses every start', () => {
   quotes.start = () => Promise.reject(new Error('Temporal is away'));
   activations.state.failStart = true;
   beforeAll(async () => {
-    t = await createTestApp({ deps: { activationWorkflows: activations.workflows, companyRuns: companies, quoteRuns: quotes } });
+    t = await createTestApp({ deps: { activationRuns: activations.runs, companyRuns: companies, quoteRuns: quotes } });
     await seedCatalog(t.db);
   });
   afterAll(() => t.close());
@@ -133,8 +133,8 @@ describe('a start that does not answer', () => {
     frontend = await silentFrontend();
     connection = Connection.lazy({ address: frontend.address });
     const client = new Client({ connection, dataConverter: testDataConverter });
-    const workflows = createActivationWorkflows(client, loadConfig({ NODE_ENV: 'test' }), { startDeadlineMs: START_DEADLINE_MS });
-    t = await createTestApp({ deps: { activationWorkflows: workflows } });
+    const activationRuns = createActivationRuns(client, loadConfig({ NODE_ENV: 'test' }), { startDeadlineMs: START_DEADLINE_MS });
+    t = await createTestApp({ deps: { activationRuns } });
     await seedCatalog(t.db);
   });
   afterAll(async () => {
@@ -162,10 +162,10 @@ describe('a start that does not answer', () => {
 });
 
 describe('a start that Temporal takes', () => {
-  const activations = fakeWorkflows();
+  const activations = fakeActivationRuns();
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ deps: { activationWorkflows: activations.workflows } });
+    t = await createTestApp({ deps: { activationRuns: activations.runs } });
     await seedCatalog(t.db);
   });
   afterAll(() => t.close());

@@ -25,10 +25,10 @@ import { openPool, runMigrations } from '../../src/db/database';
 import { createDb } from '../../src/db/sql';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { createCompanyRuns } from '../../src/temporal/companies';
-import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createPaymentRuns } from '../../src/temporal/payments';
 import { createQuoteRuns } from '../../src/temporal/quotes';
 import { createStoreSyncRuns } from '../../src/temporal/store-sync';
 import { mockStoreProviders } from '../../src/store/providers/mock';
@@ -204,8 +204,8 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       temporalReady: async () => {
         await client.connection.workflowService.getSystemInfo({});
       },
-      activationWorkflows: createActivationWorkflows(client, config),
-      paymentWorkflows: createPaymentWorkflows(client, config),
+      activationRuns: createActivationRuns(client, config),
+      paymentRuns: createPaymentRuns(client, config),
       // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
       companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
       quoteRuns: createQuoteRuns(client, config, { db }),

@@ -55,7 +55,7 @@ it("walks from a super_admin's invitation to the staff member's activated SIM", 
 
 it("shows the charge in the company's billing and the activation on its dashboard", async () => {
   const [order] = await stack.db.query<{ id: string; status: string; total: string; provider: string; payment_status: string }>(
-    `select o.id, o.status, o.total_amount_sar::text as total, p.provider, p.status as payment_status
+    `select o.id, o.status, o.total_halalas::text as total, p.provider, p.status as payment_status
        from activations a join orders o on o.id = a.order_id join payments p on p.order_id = o.id
       where a.id = $1 and o.company_id = $2`,
     [result.activationId, result.companyId],
@@ -63,7 +63,7 @@ it("shows the charge in the company's billing and the activation on its dashboar
   expect(order).toEqual({
     id: match.any(String),
     status: 'paid',
-    total: '42.00',
+    total: '4200',
     provider: match.any(String),
     payment_status: 'completed',
   });

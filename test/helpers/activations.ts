@@ -2,7 +2,7 @@ import { seedDemoCatalog } from '../../src/catalog/demo-seed';
 import { withLuhnDigit } from '../../src/operators/mock';
 import type { ErrorCode } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
-import type { ActivationWorkflows, StartActivation } from '../../src/temporal/activations';
+import type { ActivationRuns, StartActivation } from '../../src/activations/runs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { orderPaidSignal } from '../../workflows/activation-contract';
 import type { TestDatabase } from './db';
@@ -27,11 +27,11 @@ export async function seedCatalog(db: TestDatabase): Promise<void> {
 }
 
 /** Records what the API asked of Temporal; `fail` makes starts fail. */
-export function fakeWorkflows() {
+export function fakeActivationRuns() {
   const started: StartActivation[] = [];
   const verified: Array<{ activationId: string; idNumber: string }> = [];
   const state = { failStart: false, refuseVerify: undefined as ErrorCode | undefined };
-  const workflows: ActivationWorkflows = {
+  const runs: ActivationRuns = {
     start(a) {
       if (state.failStart) return Promise.reject(new Error('Temporal unavailable'));
       started.push(a);
@@ -45,7 +45,7 @@ export function fakeWorkflows() {
     },
     async orderPaid() {},
   };
-  return { workflows, started, verified, state };
+  return { runs, started, verified, state };
 }
 
 /** An activation's status, identity status and failure reason, as the workflow tests read them. */

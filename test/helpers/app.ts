@@ -27,12 +27,13 @@ export interface TestAppOptions {
     Pick<
       AppDeps,
       | 'temporalReady'
-      | 'activationWorkflows'
+      | 'activationRuns'
       | 'operators'
       | 'paymentProvider'
-      | 'paymentWorkflows'
+      | 'paymentRuns'
       | 'companyRuns'
       | 'quoteRuns'
+      | 'meter'
       | 'storeProviders'
       | 'storeSyncs'
     >

@@ -1,6 +1,7 @@
 // Billing and dashboard fixtures written with SQL (the link, activation and payment routes are
 // other issues' and tested on their own): named roster persons, their links, and company charges.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { halalasOfSar } from './money';
 
 interface Db {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -82,17 +83,18 @@ export async function insertCharge(db: Db, f: ChargeFixture): Promise<{ orderId:
   const orderId = randomUUID();
   const itemId = randomUUID();
   const iccid = `8996600${randomUUID().replace(/\D/g, '').padEnd(12, '0').slice(0, 12)}`;
+  const halalas = halalasOfSar(f.amount);
   await db.query(
-    `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at)
+    `insert into orders (id, user_id, company_id, status, total_halalas, currency, created_at, updated_at)
      values ($1, $2, $3, $4, $5, 'SAR', $6, $6)`,
-    [orderId, f.userId, f.companyId, f.orderStatus ?? 'paid', f.amount, f.createdAt],
+    [orderId, f.userId, f.companyId, f.orderStatus ?? 'paid', halalas, f.createdAt],
   );
-  await db.query(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, 1, $5)`, [
+  await db.query(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas) values ($1, $2, $3, $4, 1, $5)`, [
     itemId,
     orderId,
     f.packageId,
     iccid,
-    f.amount,
+    halalas,
   ]);
   await db.query(
     `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, status, created_at, updated_at)
@@ -102,7 +104,7 @@ export async function insertCharge(db: Db, f: ChargeFixture): Promise<{ orderId:
   if (!f.paymentStatus) return { orderId, paymentId: null };
   const paymentId = randomUUID();
   await db.query(
-    `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+    `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
                            paid_at, created_at, updated_at)
      values ($1, $2, $3, 'local_debit', 'mock', $4, $5, 'SAR', $6, repeat('f', 64), $7, $8, $8)`,
     [
@@ -110,7 +112,7 @@ export async function insertCharge(db: Db, f: ChargeFixture): Promise<{ orderId:
       orderId,
       f.userId,
       f.paymentStatus,
-      f.amount,
+      halalas,
       `key-${paymentId}`,
       f.paymentStatus === 'completed' ? f.createdAt : null,
       f.createdAt,

@@ -1,5 +1,6 @@
 // Catalog fixtures for the B2B tests: packages with (or without) a B2B price, on one shared operator.
 import { randomUUID } from 'node:crypto';
+import { halalasOfSar } from './money';
 
 interface Db {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
@@ -27,15 +28,15 @@ export async function insertPackage(db: Db, fixture: PackageFixture = {}): Promi
   const id = randomUUID();
   await db.query(
     `insert into packages (id, operator_id, name_en, name_ar, description_en, description_ar, data_amount_mb, voice_minutes,
-                           sms_count, validity_days, price_sar, price_sar_b2b, is_active, created_at, updated_at)
+                           sms_count, validity_days, price_halalas, price_b2b_halalas, is_active, created_at, updated_at)
      values ($1, $2, $3, $4, 'Test package', 'باقة اختبار', 10240, 500, 100, 30, $5, $6, $7, now(), now())`,
     [
       id,
       B2B_OPERATOR_ID,
       fixture.nameEn ?? `Business ${id.slice(0, 8)}`,
       fixture.nameAr ?? `أعمال ${id.slice(0, 8)}`,
-      fixture.priceSar ?? '99.00',
-      fixture.priceSarB2b === undefined ? '80.00' : fixture.priceSarB2b,
+      halalasOfSar(fixture.priceSar ?? '99.00'),
+      fixture.priceSarB2b === undefined ? 8000 : fixture.priceSarB2b === null ? null : halalasOfSar(fixture.priceSarB2b),
       fixture.isActive ?? true,
     ],
   );

@@ -36,8 +36,8 @@ export interface SeatCompanyOptions {
 
 /** A package of the mock operator (registered in the app's operator registry) with a B2B price. */
 export async function mockOperatorPackage(t: TestApp, priceHalalas: number): Promise<string> {
-  const id = await insertPackage(t.db, { priceSarB2b: (priceHalalas / 100).toFixed(2) });
-  await t.db.query('update packages set operator_id = $2 where id = $1', [id, DEMO.operators.mock]);
+  const id = await insertPackage(t.db);
+  await t.db.query('update packages set operator_id = $2, price_b2b_halalas = $3 where id = $1', [id, DEMO.operators.mock, priceHalalas]);
   return id;
 }
 
@@ -87,14 +87,14 @@ export async function seatHolder(t: TestApp, company: SeatCompany, opts: SeatHol
   const user = await signUp(t, { name: opts.name ?? 'Seat Holder' });
   const assigned = opts.assigned ?? true;
   const [{ id: rosterEntryId }] = await t.db.query<{ id: string }>(
-    `insert into roster_entries (company_id, user_id, status, package_id, contract_item_id, unit_price_sar, created_at, updated_at)
+    `insert into roster_entries (company_id, user_id, status, package_id, contract_item_id, unit_price_halalas, created_at, updated_at)
      values ($1, $2, 'staged', $3, $4, $5, now(), now()) returning id`,
     [
       company.companyId,
       user.userId,
       assigned ? company.packageId : null,
       assigned && company.mode === 'prepaid' ? company.itemId : null,
-      assigned && company.mode === 'flexible' ? (company.priceHalalas / 100).toFixed(2) : null,
+      assigned && company.mode === 'flexible' ? company.priceHalalas : null,
     ],
   );
   const link = opts.link ?? 'used';
@@ -137,7 +137,7 @@ export function activateSeat(t: TestApp, token: string, body: { packageId: strin
 /** The company's live charges (the balance's LIVE_CHARGE rule) and their sum in halalas. */
 export async function liveCharges(t: TestApp, companyId: string): Promise<{ count: number; halalas: number }> {
   const [row] = await t.db.query<{ count: string; halalas: string }>(
-    `select count(*) as count, (coalesce(sum(o.total_amount_sar), 0) * 100)::bigint as halalas from orders o
+    `select count(*) as count, coalesce(sum(o.total_halalas), 0) as halalas from orders o
       where o.company_id = $1 and o.status in ('paid', 'completed')
         and exists (select 1 from activations a where a.order_id = o.id and a.status not in ('failed', 'cancelled'))`,
     [companyId],

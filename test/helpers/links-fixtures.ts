@@ -74,17 +74,15 @@ export async function insertActivation(
   const orderId = randomUUID();
   const itemId = randomUUID();
   await t.db.query(
-    `insert into orders (id, user_id, company_id, status, total_amount_sar, currency, created_at, updated_at)
-     values ($1, $2, $3, 'paid', 80, 'SAR', now(), now())`,
+    `insert into orders (id, user_id, company_id, status, total_halalas, currency, created_at, updated_at)
+     values ($1, $2, $3, 'paid', 8000, 'SAR', now(), now())`,
     [orderId, f.userId, f.companyId ?? null],
   );
   const iccid = `8996600${randomUUID().replace(/\D/g, '').padEnd(12, '0').slice(0, 12)}`;
-  await t.db.query(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, 1, 80)`, [
-    itemId,
-    orderId,
-    f.packageId,
-    iccid,
-  ]);
+  await t.db.query(
+    `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas) values ($1, $2, $3, $4, 1, 8000)`,
+    [itemId, orderId, f.packageId, iccid],
+  );
   await t.db.query(
     `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, status, created_at, updated_at)
      values (gen_random_uuid(), $1, $2, $3, (select operator_id from packages where id = $4), $4, $5, $6, now(), now())`,
@@ -110,8 +108,8 @@ export const linksOf = (t: TestApp, rosterId: string) =>
 
 export const rosterRow = async (t: TestApp, rosterId: string) =>
   (
-    await t.db.query<{ package_id: string | null; contract_item_id: string | null; unit_price_sar: string | null; user_id: string }>(
-      'select package_id, contract_item_id, unit_price_sar, user_id from roster_entries where id = $1',
+    await t.db.query<{ package_id: string | null; contract_item_id: string | null; unit_price_halalas: string | null; user_id: string }>(
+      'select package_id, contract_item_id, unit_price_halalas, user_id from roster_entries where id = $1',
       [rosterId],
     )
   )[0];

@@ -14,8 +14,8 @@ import type { Api } from '../../src/http/route';
 import { createPaymentProvider, type PaymentProvider } from '../../src/payments/providers';
 import { paymentRoutes } from '../../src/payments/routes';
 import { createPaymentService } from '../../src/payments/service';
-import type { ActivationWorkflows } from '../../src/temporal/activations';
-import type { PaymentWorkflows } from '../../src/temporal/payments';
+import type { ActivationRuns } from '../../src/activations/runs';
+import type { PaymentRuns } from '../../src/payments/runs';
 import { createRouteTestApp } from './api';
 import { bearer, createTestApp, signUp, type TestApp } from './app';
 import { insertActivation, seedCatalog, type ActivationFixture } from './read-app';
@@ -25,7 +25,7 @@ export function fakePaymentTemporal() {
   const orderPaid: Array<{ activationId: string; paymentId: string }> = [];
   const settlements: string[] = [];
   const state = { failOrderPaid: false, failSettlement: false };
-  const activationWorkflows: ActivationWorkflows = {
+  const activationRuns: ActivationRuns = {
     async start() {},
     verifyIdentity() {
       return Promise.resolve({ transId: 'trans-1', randomCode: '42', status: 'waiting' });
@@ -36,7 +36,7 @@ export function fakePaymentTemporal() {
       return Promise.resolve();
     },
   };
-  const paymentWorkflows: PaymentWorkflows = {
+  const paymentRuns: PaymentRuns = {
     startSettlement(paymentId) {
       if (state.failSettlement) return Promise.reject(new Error('Temporal unavailable'));
       settlements.push(paymentId);
@@ -44,7 +44,7 @@ export function fakePaymentTemporal() {
     },
     async deliverEvent() {},
   };
-  return { activationWorkflows, paymentWorkflows, orderPaid, settlements, state };
+  return { activationRuns, paymentRuns, orderPaid, settlements, state };
 }
 
 export interface PaymentsTestApp {
@@ -61,7 +61,7 @@ export async function createPaymentsTestApp(
   opts: { env?: Record<string, string>; provider?: PaymentProvider; pendingWaitMs?: number } = {},
 ): Promise<PaymentsTestApp> {
   const temporal = fakePaymentTemporal();
-  const t = await createTestApp({ env: opts.env, deps: { activationWorkflows: temporal.activationWorkflows } });
+  const t = await createTestApp({ env: opts.env, deps: { activationRuns: temporal.activationRuns } });
   await seedCatalog(t);
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
@@ -70,8 +70,8 @@ export async function createPaymentsTestApp(
   const payments = createPaymentService({
     db: t.db.sql,
     provider: opts.provider ?? createPaymentProvider(t.config),
-    paymentWorkflows: temporal.paymentWorkflows,
-    activationWorkflows: temporal.activationWorkflows,
+    paymentRuns: temporal.paymentRuns,
+    activationRuns: temporal.activationRuns,
     clock: t.clock,
     logger,
     pendingWaitMs: opts.pendingWaitMs,

@@ -10,7 +10,7 @@ export function productionEnv(): Record<string, string> {
   esimKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
   return {
     NODE_ENV: 'production',
-    DATABASE_URL: 'postgres://app:secret@db.internal:5432/activation_sys',
+    DATABASE_URL: 'postgres://app:secret@db.internal:5432/activation_sys?sslmode=verify-full',
     PUBLIC_BASE_URL: 'https://api.example.com',
     JWT_SECRET: 'p'.repeat(40),
     DATA_HASH_KEY: 'h'.repeat(40),

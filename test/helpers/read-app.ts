@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO, seedDemoCatalog } from '../../src/catalog/demo-seed';
 import type { TestApp } from './app';
+import { halalasOfSar } from './money';
 
 export const ESIM_STORE_OPERATOR_ID = '0b6f1c4e-1d2a-4c8e-9a51-0000000000e5';
 export const OPERATOR_SECRET = 'sk_live_operator_secret_value';
@@ -87,25 +88,21 @@ export async function insertActivation(t: TestApp, f: ActivationFixture): Promis
   const o = f.order ?? {};
   const item = f.orderItem ?? {};
   await t.db.query(
-    `insert into orders (id, user_id, company_id, status, total_amount_sar, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7)`,
+    `insert into orders (id, user_id, company_id, status, total_halalas, created_at, updated_at) values ($1, $2, $3, $4, $5, $6, $7)`,
     [
       orderId,
       f.userId,
       o.companyId ?? null,
       o.status ?? 'pending_payment',
-      o.totalAmountSar ?? '49.00',
+      halalasOfSar(o.totalAmountSar ?? '49.00'),
       o.createdAt ?? createdAt,
       o.updatedAt ?? updatedAt,
     ],
   );
-  await t.db.query(`insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_sar) values ($1, $2, $3, $4, $5, $6)`, [
-    orderItemId,
-    orderId,
-    packageId,
-    iccid,
-    item.quantity ?? 1,
-    item.unitPriceSar ?? '49.00',
-  ]);
+  await t.db.query(
+    `insert into order_items (id, order_id, package_id, iccid, quantity, unit_price_halalas) values ($1, $2, $3, $4, $5, $6)`,
+    [orderItemId, orderId, packageId, iccid, item.quantity ?? 1, halalasOfSar(item.unitPriceSar ?? '49.00')],
+  );
   await t.db.query(
     `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, esim_profile, status,
        identity_status, identity_ref, id_number_encrypted, id_number_hash, assigned_officer_id, activated_at, failed_reason, retain_until,

@@ -59,6 +59,8 @@ export async function openStackFixture(name: string, extraEnv: NodeJS.ProcessEnv
     MOCK_IDENTITY_DELAY_MS: '300',
     IDENTITY_POLL_INTERVAL_SECONDS: '1',
     TEMPORAL_PAYLOAD_KEYS: payloadKeys,
+    // Each process's metrics listener would take the same default port: a test that reads them gives each its own.
+    METRICS_ENABLED: 'false',
     ...extraEnv,
   };
   const fixture: StackFixture = {

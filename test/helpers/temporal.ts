@@ -146,19 +146,22 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
  * Bundles a workflows module (file or directory) once per test file (Jest gives each test
  * file its own module registry, hence its own cache), with our failure converter, as the
  * worker bundles them in production. Pass the result as `workflowBundle` to every
- * Worker.create in that file.
+ * Worker.create in that file. `interceptorModules`: workflow interceptors to bundle with them
+ * (the worker's are WORKFLOW_INTERCEPTOR_MODULES, src/telemetry/temporal.ts); default none.
  */
-export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+export function bundleWorkflows(workflowsPath: string, interceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
   const resolved = path.resolve(workflowsPath);
-  let bundle = bundles.get(resolved);
+  const key = [resolved, ...interceptorModules].join('\n');
+  let bundle = bundles.get(key);
   if (!bundle) {
     bundle = bundleWorkflowCode({
       workflowsPath: resolved,
       failureConverterPath: FAILURE_CONVERTER_PATH,
+      workflowInterceptorModules: interceptorModules,
       logger: new DefaultLogger('WARN'),
     });
-    bundles.set(resolved, bundle);
-    bundle.catch(() => bundles.delete(resolved));
+    bundles.set(key, bundle);
+    bundle.catch(() => bundles.delete(key));
   }
   return bundle;
 }

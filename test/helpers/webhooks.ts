@@ -1,5 +1,5 @@
 // Test helpers for the webhook routes and the settlement workflow: a small Express app with
-// only the webhook router (on a createTestApp database), a fake PaymentWorkflows, payment
+// only the webhook router (on a createTestApp database), a fake PaymentRuns, payment
 // fixtures written with SQL, and signers for both providers. The card processor's header is
 // made by the processor's own library (generateTestHeaderString), so we interoperate with it.
 import { randomUUID, sign as rsaSign } from 'node:crypto';
@@ -9,12 +9,13 @@ import Stripe from 'stripe';
 import request from 'supertest';
 import { createLogger } from '../../src/http/logger';
 import type { ProviderIntent } from '../../src/payments/providers';
-import type { PaymentWorkflows, ProcessorEvent } from '../../src/temporal/payments';
+import type { PaymentRuns, ProcessorEvent } from '../../src/payments/runs';
 import type { StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
 import { webhookRoutes } from '../../src/webhooks/routes';
 import { createRouteTestApp } from './api';
 import { createTestApp, signUp, type TestApp } from './app';
 import { iccid } from './activations';
+import { halalasOfSar } from './money';
 import { insertActivation, seedCatalog } from './read-app';
 
 /** Private half of the development eSIM provider key in src/config.ts: tests only, never in src/. */
@@ -52,11 +53,11 @@ zmRI95y3/GXp+lGgVNxJengL
  * (Temporal away), `failEvents` refuses those event ids only, `delayMs` makes each delivery take
  * a random time up to it (so parallel deliveries finish out of order).
  */
-export function fakePaymentWorkflows() {
+export function fakePaymentRuns() {
   const delivered: Array<{ paymentId: string; event: ProcessorEvent }> = [];
   const started: string[] = [];
   const state = { fail: false, failEvents: new Set<string>(), delayMs: 0 };
-  const workflows: PaymentWorkflows = {
+  const runs: PaymentRuns = {
     startSettlement(paymentId) {
       if (state.fail) return Promise.reject(new Error('Temporal unavailable'));
       started.push(paymentId);
@@ -68,7 +69,7 @@ export function fakePaymentWorkflows() {
       delivered.push({ paymentId, event });
     },
   };
-  return { workflows, delivered, started, state };
+  return { runs, delivered, started, state };
 }
 
 /** Store orders by id; `fail` makes the handoff throw. */
@@ -175,7 +176,7 @@ export async function insertPayment(
   const paymentId = randomUUID();
   const intentId = `pi_${paymentId.replace(/-/g, '').slice(0, 24)}`;
   await t.db.query(
-    `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+    `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
        gateway_transaction_id, client_secret, created_at, updated_at)
      values ($1, $2, $3, 'card_scheme_1', 'card_processor', $4, $5, $6, $7, $8, $9, $10, now(), now())`,
     [
@@ -183,7 +184,7 @@ export async function insertPayment(
       orderId,
       userId,
       opts.status ?? 'processing',
-      amount,
+      halalasOfSar(amount),
       currency,
       `idem-${paymentId}`,
       '0'.repeat(64),
@@ -290,7 +291,7 @@ export function newEventId(): string {
 
 /** A processor event about the fixture's intent, matching it unless overridden. */
 export function intentEvent(type: string, p: PaymentFixture, overrides: IntentOverrides = {}, eventId = newEventId()) {
-  const minor = Math.round(Number(p.amount) * 100); // fixtures use 2-decimal currencies; the service never does this
+  const minor = halalasOfSar(p.amount); // fixtures use 2-decimal currencies
   return {
     id: eventId,
     object: 'event',
@@ -369,7 +370,7 @@ export function fakeProcessor() {
     },
     /** The intent as the processor would answer for the fixture (succeeded and matching unless overridden). */
     set(p: PaymentFixture, overrides: Partial<ProviderIntent> = {}) {
-      const minor = BigInt(Math.round(Number(p.amount) * 100));
+      const minor = BigInt(halalasOfSar(p.amount));
       intents.set(p.intentId, {
         id: p.intentId,
         status: 'succeeded',

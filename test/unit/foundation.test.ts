@@ -123,9 +123,11 @@ describe('client type and language', () => {
 });
 
 describe('local stack', () => {
-  it('registers every search attribute the code sets', () => {
+  // The search attributes are registered by temporal-init, as compose's one-shot does (test/unit/compose.test.ts
+  // checks the code and the init agree).
+  it('registers every search attribute the code sets, with the init command', () => {
     const stack = readFileSync(path.join(__dirname, '../../scripts/stack.sh'), 'utf8');
-    const registered = /for attribute in ([\w ]+); do/.exec(stack)![1].split(' ');
-    expect(registered.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTES).sort());
+    expect(stack).toContain('node dist/src/cli/temporal-init.js');
+    expect(Object.keys(SEARCH_ATTRIBUTES).length).toBeGreaterThan(0);
   });
 });

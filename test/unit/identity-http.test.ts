@@ -25,7 +25,7 @@ describe('identity verification over HTTP', () => {
     createHttpIdentityProvider({
       url: `${stub.url}/nid/v1`,
       token: 'id-token-1',
-      timeoutMs: 1_000,
+      timeoutMs: 10_000, // a loaded box may be slow to answer the first request; timeout tests set their own
       retries: 2,
       backoffMs: 5,
       logger: createLogger('debug', { write: (line: string) => void lines.push(line) }),

@@ -37,7 +37,7 @@ describe('operator over HTTP', () => {
   afterEach(() => stub.close());
 
   const operator = (over: Partial<HttpOperatorOptions> = {}) =>
-    createHttpOperator({ slug: 'stc', baseUrl: `${stub.url}/ops`, supportsEsim: true, token: 'op-token-1', timeoutMs: 1_000, ...over });
+    createHttpOperator({ slug: 'stc', baseUrl: `${stub.url}/ops`, supportsEsim: true, token: 'op-token-1', timeoutMs: 10_000, ...over });
 
   it('takes its slug and eSIM support from the configuration', () => {
     expect(operator()).toMatchObject({ slug: 'stc', supportsEsim: true });

@@ -24,7 +24,7 @@ describe('SMS over HTTP', () => {
       url: `${stub.url}/v1/sms`,
       token: 'sms-token-1',
       senderId: 'ActivSys',
-      timeoutMs: 1_000,
+      timeoutMs: 10_000, // a loaded box may be slow to answer the first request; timeout tests set their own
       retries: 2,
       backoffMs: 5,
       ...over,

@@ -89,9 +89,9 @@ async function insertPayment(a: InsertedActivation, userId: string, status: 'pro
   const paymentId = randomUUID();
   const intentId = `pi_${paymentId.replace(/-/g, '').slice(0, 24)}`;
   await t.db.query(
-    `insert into payments (id, order_id, user_id, method, provider, status, amount, currency, idempotency_key, request_fingerprint,
+    `insert into payments (id, order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint,
        gateway_transaction_id, receipt_number, paid_at, created_at, updated_at)
-     values ($1, $2, $3, 'card_scheme_1', 'card_processor', $4, '49.00', 'SAR', $5, $6, $7, $8, $9, now(), now())`,
+     values ($1, $2, $3, 'card_scheme_1', 'card_processor', $4, 4900, 'SAR', $5, $6, $7, $8, $9, now(), now())`,
     [
       paymentId,
       a.orderId,

@@ -13,7 +13,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { AppError } from '../../src/http/errors';
 import { IdentityInitiationError, IdentityProviderUnavailable, type IdentityProvider } from '../../src/identity/provider';
-import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
+import type { ActivationRuns } from '../../src/activations/runs';
 import { UPDATE_DEADLINE_MS } from '../../src/temporal/update';
 import { activationWorkflow } from '../../workflows/activation';
 import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWorkflowInput } from '../../workflows/activation-contract';
@@ -46,7 +47,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 let worker: RunningTestWorker;
-let workflows: ActivationWorkflows;
+let workflows: ActivationRuns;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
@@ -68,7 +69,7 @@ beforeAll(async () => {
       },
     },
   });
-  workflows = createActivationWorkflows(env.client, {
+  workflows = createActivationRuns(env.client, {
     ...t.config,
     TEMPORAL_TASK_QUEUE: worker.taskQueue,
     TEMPORAL_SEARCH_ATTRIBUTES: false,

@@ -11,9 +11,9 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { createMemoryMessageSender, MessageDeliveryError, type MessageSender } from '../../src/providers/messages';
-import { createActivationWorkflows, SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
+import { createActivationRuns, SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
 import { dataConverterFromConfig, ENCRYPTED_ENCODING, KEY_ID_METADATA_KEY, payloadCodecFromConfig } from '../../src/temporal/codec';
-import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createPaymentRuns } from '../../src/temporal/payments';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { DEMO, esimCode } from '../helpers/activations';
 import { bearer, createTestApp, eventually, newPhone, signUp, type TestApp } from '../helpers/app';
@@ -68,8 +68,8 @@ beforeAll(async () => {
   t = await createTestApp({
     env,
     deps: {
-      activationWorkflows: createActivationWorkflows(temporalEnv.client, config),
-      paymentWorkflows: createPaymentWorkflows(temporalEnv.client, config),
+      activationRuns: createActivationRuns(temporalEnv.client, config),
+      paymentRuns: createPaymentRuns(temporalEnv.client, config),
     },
   });
   await seedCatalog(t);

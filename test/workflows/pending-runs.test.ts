@@ -12,7 +12,7 @@ import request from 'supertest';
 import { activationStarter } from '../../src/activations/start';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { createCompanyRuns } from '../../src/temporal/companies';
 import { createQuoteRuns } from '../../src/temporal/quotes';
 import { workflowStarters } from '../../src/workflow-starts/kinds';
@@ -40,7 +40,7 @@ const refused = () => Promise.reject(new Error('Temporal unavailable'));
 function ports(config: ReturnType<typeof loadConfig>) {
   const temporalConfig = { ...config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
   return {
-    activations: createActivationWorkflows(env.client, temporalConfig),
+    activations: createActivationRuns(env.client, temporalConfig),
     companies: createCompanyRuns(env.client, { ...temporalConfig, LOG_LEVEL: 'silent' }),
     // Read when an action meets a finished chain, long after the app (and its database) exists.
     quotes: createQuoteRuns(env.client, temporalConfig, {
@@ -56,7 +56,7 @@ beforeAll(async () => {
   const api = ports(loadConfig({ NODE_ENV: 'test' }));
   t = await createTestApp({
     deps: {
-      activationWorkflows: { ...api.activations, start: (a) => (refuseStarts ? refused() : api.activations.start(a)) },
+      activationRuns: { ...api.activations, start: (a) => (refuseStarts ? refused() : api.activations.start(a)) },
       companyRuns: { ...api.companies, start: (id) => (refuseStarts ? refused() : api.companies.start(id)) },
       quoteRuns: { ...api.quotes, start: (input) => (refuseStarts ? refused() : api.quotes.start(input)) },
     },
@@ -76,7 +76,7 @@ async function relayStarts() {
   const relay = createStartRelay({
     db: t.db.sql,
     starters: workflowStarters({
-      activation: activationStarter({ db: t.db.sql, workflows: real.activations, config: t.config }),
+      activation: activationStarter({ db: t.db.sql, runs: real.activations, config: t.config }),
       companies: real.companies,
       quotes: real.quotes,
     }),

@@ -326,7 +326,7 @@ describe('confirm-contract', () => {
       expect(await runStatus(chain)).toBe('RUNNING');
     }
     // The refusal was about the data, not the chain: once the price exists, the same confirm goes through.
-    await db.query(`update packages set price_sar_b2b = 12.34 where id = $1`, [unpriced]);
+    await db.query(`update packages set price_b2b_halalas = 1234 where id = $1`, [unpriced]);
     const [, priced] = cases[3];
     expect(await outcome(act(priced, 'confirmContract'))).toBe('ok');
   });

@@ -12,9 +12,11 @@ import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
+import type { ActivationRuns } from '../../src/activations/runs';
 import { createLogger } from '../../src/http/logger';
-import { createPaymentWorkflows, type PaymentWorkflows } from '../../src/temporal/payments';
+import { createPaymentRuns } from '../../src/temporal/payments';
+import type { PaymentRuns } from '../../src/payments/runs';
 import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
@@ -44,13 +46,13 @@ let bundle: WorkflowBundleWithSourceMap;
 let w: WebhookTestApp;
 let worker: Worker;
 let running: Promise<void>;
-let payments: PaymentWorkflows;
-let activations: ActivationWorkflows;
+let payments: PaymentRuns;
+let activations: ActivationRuns;
 let relay: InboxRelay;
 const processor = fakeProcessor();
 
 // The database and the webhook route live for the file; the relay reaches the current test's
-// Temporal through the real client code (createPaymentWorkflows).
+// Temporal through the real client code (createPaymentRuns).
 beforeAll(async () => {
   bundle = await bundleWorkflows(require.resolve('../fixtures/payment-workflows'));
   w = await createWebhookTestApp();
@@ -76,11 +78,11 @@ beforeEach(async () => {
     // The activation's own "is the order paid?" check stays out of the way: these tests prove the signal.
     ACTIVATION_PAID_CHECK_SECONDS: 7 * 3600,
   };
-  payments = createPaymentWorkflows(env.client, config);
-  activations = createActivationWorkflows(env.client, config);
+  payments = createPaymentRuns(env.client, config);
+  activations = createActivationRuns(env.client, config);
   relay = createInboxRelay({
     db: w.t.db.sql,
-    workflows: payments,
+    runs: payments,
     logger: createLogger('warn'),
     batchSize: 50,
     pollIntervalMs: 60_000,

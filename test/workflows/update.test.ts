@@ -8,7 +8,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { AppError } from '../../src/http/errors';
-import { createActivationWorkflows } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/temporal/activations';
 import { executeUpdate } from '../../src/temporal/update';
 import { IDENTITY_ERROR } from '../../workflows/activation-contract';
 import { closeSignal, statusWorkflow, transitionUpdate } from './fixtures/update-workflows';
@@ -100,7 +100,7 @@ describe("the activation client's verifyIdentity", () => {
       dataConverter: testDataConverter,
       activities,
     });
-    const workflows = createActivationWorkflows(env.client, {
+    const workflows = createActivationRuns(env.client, {
       TEMPORAL_TASK_QUEUE: taskQueue,
       ACTIVATION_CANCEL_AFTER_SECONDS: 86_400,
       IDENTITY_POLL_INTERVAL_SECONDS: 5,

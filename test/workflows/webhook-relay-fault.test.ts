@@ -10,8 +10,9 @@ import { Client, Connection } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createLogger } from '../../src/http/logger';
-import { createActivationWorkflows, type ActivationWorkflows } from '../../src/temporal/activations';
-import { createPaymentWorkflows } from '../../src/temporal/payments';
+import { createActivationRuns } from '../../src/temporal/activations';
+import type { ActivationRuns } from '../../src/activations/runs';
+import { createPaymentRuns } from '../../src/temporal/payments';
 import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery } from '../../workflows/settlement-contract';
@@ -42,7 +43,7 @@ let worker: Worker;
 let running: Promise<void>;
 let relayConnection: Connection;
 let relay: InboxRelay;
-let activations: ActivationWorkflows;
+let activations: ActivationRuns;
 const taskQueue = uniqueTaskQueue('relay-fault');
 
 /** The dev server on the same port and SQLite file every time: a stop and a start, not a new server. */
@@ -76,14 +77,14 @@ beforeAll(async () => {
   const relayClient = new Client({ connection: relayConnection, dataConverter: testDataConverter });
   relay = createInboxRelay({
     db: w.t.db.sql,
-    workflows: createPaymentWorkflows(relayClient, config),
+    runs: createPaymentRuns(relayClient, config),
     logger: createLogger('silent'),
     batchSize: 50,
     pollIntervalMs: 1_000,
     maxBackoffMs: 1_000,
   });
   relay.start();
-  activations = createActivationWorkflows(env.client, config);
+  activations = createActivationRuns(env.client, config);
 });
 
 afterAll(async () => {
@@ -116,7 +117,7 @@ it('acknowledges every callback while Temporal is stopped, then settles each pay
     await activations.start({ activationId: x.activationId, userId: x.userId, orderId: x.orderId, simType: 'physical' });
   }
   // p's settlement run exists before the outage (payment create starts it); q's will be started by its first event.
-  const payments = createPaymentWorkflows(client(), { ...w.t.config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false });
+  const payments = createPaymentRuns(client(), { ...w.t.config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false });
   await payments.startSettlement(p.paymentId);
   let pRun = '';
   await eventually(async () => ([pRun] = await settlementRuns(p)) && expect(pRun).toBeTruthy(), 5_000);

@@ -18,7 +18,7 @@ import { Migration } from '@mikro-orm/migrations';
  * rewrote, in the same transaction, so a reader that sees a version it has seen before may reuse what
  * it read then (src/billing/service.ts).
  */
-const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
+export const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
   declare
     v_orders uuid[];
     v_companies uuid[];

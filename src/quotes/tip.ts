@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { chainTip, type TipRow } from '../quotes/repository';
+import { chainTip, type TipRow } from './repository';
 import type { QuoteTip } from '../../workflows/quote-contract';
 
 /** A version as the negotiation run's tip: a version without a parent is the company's own (version 1). */

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
-import { findCompany, insertMembership } from '../companies/repository';
 import type { Db } from '../db/sql';
 import type { CompanyRole } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
-import type { Actor } from './blocklist';
-import { provisionAccount } from './provision';
+import { provisionAccount } from '../admin/provision';
+import { findCompany, insertMembership } from './repository';
+import type { Actor } from './service';
 
 export interface InviteInput {
   name: string;

@@ -1,0 +1,144 @@
+// Issue 21: "Every route lives in the folder named by its path; every workflow port in its area as
+// `*Runs`" and "A newcomer finds any route, its logic, its SQL and its tests from the path alone".
+// docs/architecture.md's "Where a path lives" table is that map; this checks it against the code:
+// every path the code defines lives in the one folder its row names, and every test file named exists.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(rel);
+    return rel.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+interface Row {
+  patterns: string[];
+  folder: string;
+  tests: string[];
+}
+
+/** The rows of the table under "## Where a path lives". */
+function table(): Row[] {
+  const doc = read('docs/architecture.md');
+  const section = doc.slice(doc.indexOf('## Where a path lives'));
+  const lines = section.slice(0, section.indexOf('\n## ', 1)).split('\n');
+  const codeSpans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  return lines
+    .filter((line) => /^\|\s*`\//.test(line))
+    .map((line) => {
+      const [paths, folder, tests] = line.split('|').slice(1, 4);
+      return { patterns: codeSpans(paths), folder: folder.trim(), tests: codeSpans(tests) };
+    });
+}
+
+/** `/auth/*` is under /auth/, `/b2b/company*` starts with it, anything else is the path itself. */
+function matches(pattern: string, routePath: string): boolean {
+  if (pattern.endsWith('/*')) return routePath.startsWith(pattern.slice(0, -1));
+  if (pattern.endsWith('*')) return routePath.startsWith(pattern.slice(0, -1));
+  return routePath === pattern;
+}
+
+/** Every path a file under src/ serves: `path:` of each api.define, and the paths of plain routers. */
+function definedRoutes(): { file: string; path: string }[] {
+  const routes: { file: string; path: string }[] = [];
+  for (const file of sourceFiles('src')) {
+    const code = read(file);
+    const constants = new Map([...code.matchAll(/const (\w+) = '([^']*)'/g)].map((m) => [m[1], m[2]]));
+    const resolve = (expr: string): string => {
+      const literal = /^'([^']*)'$/.exec(expr) ?? /^`([^`]*)`$/.exec(expr);
+      if (literal) return literal[1].replace(/\$\{(\w+)\}/g, (_, name: string) => constants.get(name) ?? `<${name}?>`);
+      return constants.get(expr) ?? `<${expr}?>`;
+    };
+    if (code.includes('api.define(')) {
+      for (const m of code.matchAll(/^\s+path: ([^,\n]+),$/gm)) routes.push({ file, path: resolve(m[1]) });
+    }
+    for (const m of code.matchAll(/router\.(?:get|post|put|patch|delete|use)\(\s*('[^']*')/g)) {
+      routes.push({ file, path: resolve(m[1]) });
+    }
+  }
+  return routes;
+}
+
+describe('docs/architecture.md "Where a path lives"', () => {
+  const rows = table();
+
+  it('maps each path to exactly one folder of src/, and that folder exists', () => {
+    expect(rows.length).toBeGreaterThan(10);
+    for (const row of rows) {
+      expect({ patterns: row.patterns, folder: row.folder }).toEqual({
+        patterns: row.patterns,
+        folder: expect.stringMatching(/^`src\/[a-z-]+\/`$/) as unknown,
+      });
+      expect(fs.statSync(path.join(ROOT, row.folder.slice(1, -1))).isDirectory()).toBe(true);
+    }
+  });
+
+  it('finds every route the code defines in the folder its path names, no path elsewhere', () => {
+    const routes = definedRoutes();
+    // The scan sees the routes it is for.
+    expect(routes.map((r) => r.path)).toEqual(
+      expect.arrayContaining(['/operators', '/webhooks/card-processor', '/temporal-codec/decode', '/mock-wallet/redirect/:paymentId']),
+    );
+    const misplaced = routes
+      .map((route) => {
+        // The longest pattern that matches decides (/b2b/roster/links/* over /b2b/roster*).
+        const candidates = rows
+          .flatMap((row) => row.patterns.map((pattern) => ({ pattern, folder: row.folder.slice(1, -1) })))
+          .filter(({ pattern }) => matches(pattern, route.path))
+          .sort((a, b) => b.pattern.length - a.pattern.length);
+        const folder = candidates[0]?.folder;
+        return { ...route, folder: folder ?? '(no row)' };
+      })
+      .filter((route) => !route.file.startsWith(route.folder))
+      .map((route) => `${route.path} is in ${route.file}, the table says ${route.folder}`);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('keeps the staff paths of an area that also serves the portal in its admin-routes.ts', () => {
+    const routes = definedRoutes();
+    const folders = new Set(routes.filter((r) => r.path.startsWith('/b2b/')).map((r) => path.posix.dirname(r.file)));
+    const misplaced = routes
+      .filter((r) => r.path.startsWith('/admin/') && folders.has(path.posix.dirname(r.file)))
+      .filter((r) => path.posix.basename(r.file) !== 'admin-routes.ts')
+      .map((r) => `${r.path} in ${r.file}`);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('names only test files that exist', () => {
+    const testFiles = fs.readdirSync(path.join(ROOT, 'test', 'api')).map((name) => name.replace(/\.test\.ts$/, ''));
+    const missing = rows
+      .flatMap((row) => row.tests)
+      .filter((name) => {
+        const pattern = new RegExp(`^${name.replace(/[-.]/g, '\\$&').replace(/\*/g, '.*')}$`);
+        return !testFiles.some((file) => pattern.test(file));
+      });
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('workflow ports', () => {
+  it('declares each port the API uses in its area as `<Area>Runs`, none in src/temporal/', () => {
+    // The client side implements the ports; the areas own them (src/companies/runs.ts, src/quotes/runs.ts …).
+    const inTemporal = sourceFiles('src/temporal').flatMap((file) =>
+      [...read(file).matchAll(/export (?:interface|type) (\w+(?:Workflows|Runs))\b/g)].map((m) => `${file}: ${m[1]}`),
+    );
+    expect(inTemporal).toEqual([]);
+    const ports = sourceFiles('src')
+      .filter((file) => file.endsWith('/runs.ts'))
+      .map((file) => ({ file, names: [...read(file).matchAll(/export interface (\w+Runs)\b/g)].map((m) => m[1]) }));
+    expect(ports.map((p) => p.file).sort()).toEqual([
+      'src/activations/runs.ts',
+      'src/companies/runs.ts',
+      'src/payments/runs.ts',
+      'src/quotes/runs.ts',
+    ]);
+    // One port per file, named for its area.
+    expect(ports.map((p) => p.names.length)).toEqual(ports.map(() => 1));
+    expect(ports.every((p) => /^[A-Z]\w+Runs$/.test(p.names[0]))).toBe(true);
+  });
+});

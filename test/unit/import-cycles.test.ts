@@ -1,0 +1,51 @@
+// Issue 21: "no import circles (checked by lint)". `npm run lint` runs scripts/import-cycles.sh (dpdm
+// over src/, workflows/, activities/, worker/ and bench/, type-only imports included); this proves the
+// check fails on a circle, folders crossed and only a type coming back, and that the tree has none.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DPDM = path.join(ROOT, 'node_modules', 'dpdm', 'lib', 'bin', 'dpdm.js');
+
+function importCycles(...globs: string[]): { status: number | null; output: string } {
+  const run = spawnSync('bash', [path.join(ROOT, 'scripts', 'import-cycles.sh'), ...globs], { cwd: ROOT, encoding: 'utf8' });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe('scripts/import-cycles.sh (the lint step)', () => {
+  it('fails on a circle between two folders whose way back is a type-only import', () => {
+    const { status, output } = importCycles('test/fixtures/import-cycle/**/*.ts');
+    expect(status).toBe(1);
+    expect(output).toContain('test/fixtures/import-cycle/right/receipt.ts -> test/fixtures/import-cycle/left/order.ts');
+    // A module that only imports one of the circle is not part of it.
+    expect(output).not.toContain('plain.ts');
+  });
+
+  it('finds no circle in src/, workflows/, activities/, worker/ and bench/', () => {
+    const { status, output } = importCycles();
+    expect(output).not.toContain('->');
+    expect(status).toBe(0);
+  });
+});
+
+describe('the workflows and the API', () => {
+  it('keeps workflows/ and activities/ off the API’s client side of them (src/temporal/)', () => {
+    // The folder circle the issue named: activities → src/temporal → workflows → activities. Ports in the
+    // areas (src/<area>/runs.ts) and the quote tip in src/quotes/ keep src/temporal/ a leaf the
+    // workflows never reach: it imports workflows/ and the areas, and nothing of theirs imports it.
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'import-tree-')), 'tree.json');
+    const run = spawnSync(
+      process.execPath,
+      [DPDM, '--no-tree', '--no-circular', '--no-warning', '--no-progress', '-o', out, 'workflows/**/*.ts', 'activities/**/*.ts'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(run.status).toBe(0);
+    const { tree } = JSON.parse(fs.readFileSync(out, 'utf8')) as { tree: Record<string, Array<{ id: string | null }> | null> };
+    // dpdm follows every import from the entries, so the tree holds all they reach.
+    const reached = Object.keys(tree);
+    expect(reached).toEqual(expect.arrayContaining(['activities/quotes.ts', 'src/quotes/repository.ts']));
+    expect(reached.filter((file) => file.startsWith('src/temporal/'))).toEqual([]);
+  });
+});
