@@ -1,5 +1,4 @@
 import type { Pool, PoolClient } from 'pg';
-import { AUTH_CHANGED_CHANNEL } from '../auth/session-cache';
 
 /** Triggers on the portal's tables NOTIFY this channel (migration PortalChanged); the payload is one tag. */
 export const PORTAL_CHANGED_CHANNEL = 'portal_changed';
@@ -8,7 +7,7 @@ export const PORTAL_CHANGED_CHANNEL = 'portal_changed';
  * What an answer depends on, as the triggers name it:
  * - `company:<id>`: any row of that company (its roster, links, contract, payments, charges, orders,
  *   quotes, memberships, the company row itself);
- * - `user:<id>`: that user's row or memberships (users rows come through `auth_changed`);
+ * - `user:<id>`: that user's memberships, activations, or a column of theirs an answer shows or a guard reads;
  * - `users`: any user's row (answers listing people without naming each);
  * - `links`, `quotes`, `companies`: any row of those, in any company (the admin lists);
  * - `all` (packages, operators): everything.
@@ -44,7 +43,7 @@ interface Entry {
  * Answers of the portal and admin reads (and the guards' membership and staff-access lookups),
  * kept in the process. Correctness comes from invalidation, as for the session cache
  * (src/auth/session-cache.ts, whose epoch rule this follows): row triggers NOTIFY
- * `portal_changed` with a tag, users changes come on `auth_changed`, every instance LISTENs and
+ * `portal_changed` with a tag, every instance LISTENs and
  * evicts what carries the tag; a write through this process forgets everything at once
  * (invalidateAll). A load stores only if no invalidation was handled since it started, so a read
  * racing a write never keeps the old rows. While the listener is down nothing is kept.
@@ -96,16 +95,8 @@ export function createReadCache(opts: {
     clear();
   }
 
-  function onNotification(channel: string, payload: string) {
+  function onNotification(payload: string) {
     epoch += 1;
-    if (channel === AUTH_CHANGED_CHANNEL) {
-      // Sessions and users notify `user:<id>`; token and device blocklists concern no answer kept here.
-      if (payload.startsWith('user:')) {
-        evict(payload);
-        evict('users');
-      }
-      return;
-    }
     if (payload === 'all') clear();
     else evict(payload);
   }
@@ -113,10 +104,10 @@ export function createReadCache(opts: {
   async function listen() {
     try {
       client = await opts.pool.connect();
-      client.on('notification', (msg) => onNotification(msg.channel, msg.payload ?? ''));
+      client.on('notification', (msg) => onNotification(msg.payload ?? ''));
       client.on('error', (err) => lost(err));
       client.on('end', () => lost());
-      await client.query(`LISTEN ${PORTAL_CHANGED_CHANNEL}; LISTEN ${AUTH_CHANGED_CHANNEL}`);
+      await client.query(`LISTEN ${PORTAL_CHANGED_CHANNEL}`);
       // Whatever was read before now may have missed a notification while nobody listened.
       invalidateAll();
       listening = true;
@@ -186,7 +177,7 @@ export function createReadCache(opts: {
       if (client) {
         const c = client;
         client = undefined;
-        await c.query(`UNLISTEN ${PORTAL_CHANGED_CHANNEL}; UNLISTEN ${AUTH_CHANGED_CHANNEL}`).catch(() => undefined);
+        await c.query(`UNLISTEN ${PORTAL_CHANGED_CHANNEL}`).catch(() => undefined);
         c.release();
       }
     },
