@@ -19,7 +19,7 @@
  * (staged through the route) and everything is measured again.
  *
  * Budget: every read at least 50% of GET /auth/session's throughput at both sizes, and its ratio at
- * 20,000 entries within 20% of its ratio at 2,000. Ratios are within one run; absolute figures are
+ * 20,000 entries no more than 20% below its ratio at 2,000 (a gain is the box's drift, not a cost). Ratios are within one run; absolute figures are
  * context. With --cpu-prof the API runs under the profiler (portal-reads.cpuprofile).
  */
 import autocannon from 'autocannon';
@@ -29,7 +29,16 @@ import type { Phase, PhaseContext } from './lib/phase';
 import { printTable } from './lib/report';
 import { serverCpu, type Child } from './lib/servers';
 import { fmt, median } from './lib/stats';
-import { activateSeats, EXPORTED_LINKS, insertPrepaidContract, OTHER_COMPANIES, OTHER_LINKS, SEAT_ACTIVATIONS, seedOthers, settle } from './portal-reads/seed';
+import {
+  activateSeats,
+  EXPORTED_LINKS,
+  insertPrepaidContract,
+  OTHER_COMPANIES,
+  OTHER_LINKS,
+  SEAT_ACTIVATIONS,
+  seedOthers,
+  settle,
+} from './portal-reads/seed';
 import { askPortal, startPortalServer, type PortalServer } from './portal-reads/server';
 
 export const SMALL_ROSTER = 2_000;
@@ -145,8 +154,15 @@ async function benchPortalReads(ctx: PhaseContext): Promise<PortalReadsReport> {
       const s = small.find((m) => m.route === r.name)!;
       const l = large.find((m) => m.route === r.name)!;
       const drift = l.ofSession / s.ofSession - 1;
-      const ok = !s.non2xx && !l.non2xx && s.ofSession >= MIN_RATIO && l.ofSession >= MIN_RATIO && Math.abs(drift) <= MAX_DRIFT;
-      return { route: r.name, ofSessionSmall: s.ofSession, ofSessionLarge: l.ofSession, drift, verdict: ok ? ('PASS' as const) : ('FAIL' as const) };
+      // One-sided: a read must not lose more than MAX_DRIFT of its ratio as the roster grows (gaining is the box's noise, not a cost).
+      const ok = !s.non2xx && !l.non2xx && s.ofSession >= MIN_RATIO && l.ofSession >= MIN_RATIO && drift >= -MAX_DRIFT;
+      return {
+        route: r.name,
+        ofSessionSmall: s.ofSession,
+        ofSessionLarge: l.ofSession,
+        drift,
+        verdict: ok ? ('PASS' as const) : ('FAIL' as const),
+      };
     });
     const report: PortalReadsReport = {
       roster: { small: SMALL_ROSTER, large: LARGE_ROSTER },
@@ -185,7 +201,8 @@ async function stage(server: PortalServer, from: number, to: number): Promise<st
   for (let n = from; n <= to; n += STAGE_BATCH) {
     const rows = Array.from({ length: Math.min(STAGE_BATCH, to - n + 1) }, (_, i) => person(n + i));
     const data = await post(server, '/b2b/roster/stage', { rows });
-    if (data.staged !== rows.length) throw new Error(`staged ${String(data.staged)} of ${rows.length}: ${JSON.stringify(data).slice(0, 300)}`);
+    if (data.staged !== rows.length)
+      throw new Error(`staged ${String(data.staged)} of ${rows.length}: ${JSON.stringify(data).slice(0, 300)}`);
   }
   const res = await fetch(`http://127.0.0.1:${server.port}/b2b/roster?limit=100`, { headers: authHeaders(server, 'admin') });
   const body = (await res.json()) as { data: { entries: Array<{ id: string }>; total: number } };
@@ -196,7 +213,8 @@ async function stage(server: PortalServer, from: number, to: number): Promise<st
 async function exportLinks(server: PortalServer, rosterIds: string[], contractItemId: string): Promise<void> {
   const data = await post(server, '/b2b/roster/links/export', { rosterIds, contractItemId });
   const entries = data.entries as unknown[];
-  if (entries.length !== rosterIds.length) throw new Error(`exported ${entries.length} of ${rosterIds.length}: ${JSON.stringify(data.skipped)}`);
+  if (entries.length !== rosterIds.length)
+    throw new Error(`exported ${entries.length} of ${rosterIds.length}: ${JSON.stringify(data.skipped)}`);
 }
 
 interface PgStats {
@@ -241,10 +259,15 @@ async function pgStats(pool: Pool): Promise<PgStats> {
 async function measureOnce(ctx: PhaseContext, server: PortalServer, bare: Child, stats: PgStats, route: Route): Promise<RouteMeasurement> {
   const target = route.who === 'bare' ? bare : server;
   const url = `http://127.0.0.1:${target.port}${route.path}`;
-  const run = (duration: number) => autocannon({ url, headers: authHeaders(server, route.who), connections: ctx.opts.connections, duration });
+  const run = (duration: number) =>
+    autocannon({ url, headers: authHeaders(server, route.who), connections: ctx.opts.connections, duration });
   await run(WARMUP_SECONDS);
   await stats.reset();
-  const before = { cpu: await serverCpu(target), pg: ctx.postgresCpu(), statements: (await askPortal(server, 'statements', 'statements')).count };
+  const before = {
+    cpu: await serverCpu(target),
+    pg: ctx.postgresCpu(),
+    statements: (await askPortal(server, 'statements', 'statements')).count,
+  };
   const r = await run(SECONDS);
   const cpu = (await serverCpu(target)) - before.cpu;
   const pgCpu = ctx.postgresCpu();
@@ -291,7 +314,13 @@ function medianOf(runs: RouteMeasurement[]): RouteMeasurement {
  * GET /auth/session, so each ratio compares two neighbours in time (the box drifts by tens of percent
  * within a minute). A route's figures are the medians of its rounds.
  */
-async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, stats: PgStats, roster: number): Promise<RouteMeasurement[]> {
+async function measureAll(
+  ctx: PhaseContext,
+  server: PortalServer,
+  bare: Child,
+  stats: PgStats,
+  roster: number,
+): Promise<RouteMeasurement[]> {
   console.log(
     `\n  ${fmt(roster, 0)} roster entries, ${ctx.opts.connections} connections, ${ROUNDS} rounds, ${SECONDS} s each after ` +
       `${WARMUP_SECONDS} s of warm-up, each read next to its own measurement of ${CONTROL}:`,
@@ -340,7 +369,8 @@ async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, 
   for (const m of out) {
     if (!m.top.length) continue;
     console.log(`  ${m.route}: PostgreSQL's time by statement (calls and ms per request)`);
-    for (const s of m.top) console.log(`    ${fmt(s.callsPerRequest, 2).padStart(5)} x ${fmt(s.msPerRequest, 3).padStart(7)} ms  ${s.query}`);
+    for (const s of m.top)
+      console.log(`    ${fmt(s.callsPerRequest, 2).padStart(5)} x ${fmt(s.msPerRequest, 3).padStart(7)} ms  ${s.query}`);
   }
   return out;
 }
@@ -348,7 +378,7 @@ async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, 
 function printBudgets(r: PortalReadsReport): void {
   console.log(
     `\n  Budget: every read at least ${MIN_RATIO * 100}% of ${CONTROL}'s throughput at ${fmt(r.roster.small, 0)} and ` +
-      `${fmt(r.roster.large, 0)} entries, within ${MAX_DRIFT * 100}% of its own ratio between the two:`,
+      `${fmt(r.roster.large, 0)} entries, and at 20,000 no more than ${MAX_DRIFT * 100}% below its own ratio at 2,000:`,
   );
   for (const b of r.budgets) {
     console.log(

@@ -25,7 +25,13 @@ export function adminLinkRoutes(api: Api, deps: KeptDeps & { reads: AdminLinkRea
       response: json(s.AdminLinkList),
       errors: [],
     },
-    ({ query }) => keptAnswer(cache, `admin-links:${queryKey(query)}`, () => reads.list(query), () => ['links', 'users', 'companies']),
+    ({ query }) =>
+      keptAnswer(
+        cache,
+        `admin-links:${queryKey(query)}`,
+        () => reads.list(query),
+        () => ['links', 'users', 'companies'],
+      ),
   );
 
   api.define(

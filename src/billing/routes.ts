@@ -55,7 +55,12 @@ export function billingRoutes(api: Api, deps: BillingRouteDeps): void {
       errors: [],
     },
     ({ company }) =>
-      keptAnswer(cache, `billing:${company.companyId}`, () => billing.billing(company.companyId), () => [`company:${company.companyId}`, 'users']),
+      keptAnswer(
+        cache,
+        `billing:${company.companyId}`,
+        () => billing.billing(company.companyId),
+        () => [`company:${company.companyId}`, 'users'],
+      ),
   );
 
   api.define(

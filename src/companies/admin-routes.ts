@@ -59,7 +59,13 @@ export function companyAdminRoutes(api: Api, deps: CompanyAdminRouteDeps): void 
       response: json(s.AdminCompanyList),
       errors: [],
     },
-    ({ query }) => keptAnswer(deps.cache, `admin-companies:${queryKey(query)}`, () => companyAdmin.list(query), () => ['companies']),
+    ({ query }) =>
+      keptAnswer(
+        deps.cache,
+        `admin-companies:${queryKey(query)}`,
+        () => companyAdmin.list(query),
+        () => ['companies'],
+      ),
   );
 
   api.define(

@@ -1,7 +1,7 @@
 import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
-import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import type { CompanyService } from './service';
 import * as s from './schemas';
 

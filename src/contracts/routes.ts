@@ -1,6 +1,6 @@
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
-import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import * as s from './schemas';
 import type { ContractReads } from './service';
 

@@ -286,8 +286,7 @@ export function createApi(opts: ApiOptions) {
       res.set('Content-Type', 'application/json; charset=utf-8');
       if (etag) res.set('ETag', etag);
       res.send(bytes);
-    }
-    else res.json(body);
+    } else res.json(body);
   }
 
   function checkHeaders(meta: RouteMeta, res: Response): void {

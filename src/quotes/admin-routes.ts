@@ -32,7 +32,13 @@ export function quoteAdminRoutes(api: Api, deps: QuoteAdminRouteDeps): void {
       response: json(s.AdminQuoteChainList),
       errors: [],
     },
-    ({ query }) => keptAnswer(cache, `admin-quotes:${queryKey(query)}`, () => quoteAdmin.list(query), () => ['quotes', 'users']),
+    ({ query }) =>
+      keptAnswer(
+        cache,
+        `admin-quotes:${queryKey(query)}`,
+        () => quoteAdmin.list(query),
+        () => ['quotes', 'users'],
+      ),
   );
 
   // Before /admin/quotes/:id, or the id route would take "catalog" as an id.

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/sessions';
 import { languageOf } from '../http/errors';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
-import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import type { QuoteActor } from '../../workflows/quote-contract';
 import * as s from './schemas';
 import { noteOf, type QuoteService } from './service';
@@ -44,7 +44,12 @@ export function quoteRoutes(api: Api, deps: QuoteRouteDeps): void {
     ({ req }) => {
       const lang = languageOf(req.headers['accept-language']);
       // Packages and operators only: their changes clear every kept answer.
-      return keptAnswer(deps.cache, `catalog:${lang}`, async () => ({ data: await quotes.catalog(lang) }), () => []);
+      return keptAnswer(
+        deps.cache,
+        `catalog:${lang}`,
+        async () => ({ data: await quotes.catalog(lang) }),
+        () => [],
+      );
     },
   );
 

@@ -22,6 +22,13 @@ afterAll(() => t.close());
 type Admin = Caller & { companyId: string };
 const get = (path: string, token: string, app = t.app) => request(app).get(path).set(bearer(token));
 
+interface Listing {
+  total: number;
+  entries: Array<{ id: string; userId: string; name: string; linkStatus: string }>;
+}
+/** The answer's `data`, as a list answer (or what the caller says). */
+const dataOf = <T = Listing>(res: { body: unknown }) => (res.body as { data: T }).data;
+
 /**
  * Statements the app sends through the pool while `work` runs (named ones by name), but the session
  * check's (its own cache is off here) and the rate limit's background sync.
@@ -49,7 +56,8 @@ async function warm(path: string, token: string, app = t.app) {
   });
 }
 
-const readiness = async (token: string, app = t.app) => (await get('/b2b/readiness', token, app).expect(200)).body.data as Record<string, boolean>;
+const readiness = async (token: string, app = t.app) =>
+  dataOf<Record<string, boolean>>(await get('/b2b/readiness', token, app).expect(200));
 
 describe('read cache', () => {
   let admin: Admin;
@@ -75,7 +83,7 @@ describe('read cache', () => {
     expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(first.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(first.body)));
     expect(first.headers.etag).toMatch(/^W\/"/);
-    expect((await get('/b2b/readiness', admin.token).set('If-None-Match', first.headers.etag as string)).status).toBe(304);
+    expect((await get('/b2b/readiness', admin.token).set('If-None-Match', String(first.headers.etag))).status).toBe(304);
   });
 
   it('shows a write through this instance on the very next read', async () => {
@@ -92,7 +100,10 @@ describe('read cache', () => {
   it('shows a write by anyone else (SQL, the worker) once its NOTIFY arrives', async () => {
     await warm('/b2b/readiness', admin.token);
     const pkg = await insertPackage(t.db);
-    const contract = await insertContract(t.db, { companyId: admin.companyId, items: [{ packageId: pkg, qty: 2, unitPriceHalalas: 5_000 }] });
+    const contract = await insertContract(t.db, {
+      companyId: admin.companyId,
+      items: [{ packageId: pkg, qty: 2, unitPriceHalalas: 5_000 }],
+    });
     await eventually(async () => expect((await readiness(admin.token)).contractConfirmed).toBe(true));
     expect((await readiness(admin.token)).paymentSatisfied).toBe(false);
     await insertContractPayment(t.db, contract.contractId, contract.totalHalalas); // a contract's row: found through its contract
@@ -102,20 +113,26 @@ describe('read cache', () => {
   });
 
   it('shows a write through another API instance (each keeps its own answers)', async () => {
-    const other = createApp({ config: t.config, db: t.db.sql, clock: t.clock, logger: createLogger('silent'), messages: createMemoryMessageSender() });
+    const other = createApp({
+      config: t.config,
+      db: t.db.sql,
+      clock: t.clock,
+      logger: createLogger('silent'),
+      messages: createMemoryMessageSender(),
+    });
     try {
       await warm('/b2b/roster', admin.token, other);
-      expect((await get('/b2b/roster', admin.token, other)).body.data.total).toBe(0);
+      expect(dataOf(await get('/b2b/roster', admin.token, other)).total).toBe(0);
       const staged = await request(t.app)
         .post('/b2b/roster/stage')
         .set(bearer(admin.token))
         .send({ rows: [{ name: 'Other Instance', phone: '+447700900124', identityType: 'resident', nationality: 'Egypt' }] });
       expect(staged.status).toBe(200);
-      await eventually(async () => expect((await get('/b2b/roster', admin.token, other)).body.data.total).toBe(1));
+      await eventually(async () => expect(dataOf(await get('/b2b/roster', admin.token, other)).total).toBe(1));
       // A person's rename (their user row, shown on the roster) reaches the other instance too.
-      const { entries } = (await get('/b2b/roster', admin.token, other)).body.data as { entries: Array<{ userId: string; name: string }> };
+      const { entries } = dataOf(await get('/b2b/roster', admin.token, other));
       await t.db.query('update users set name = $2 where id = $1', [entries[0].userId, 'Renamed Person']);
-      await eventually(async () => expect((await get('/b2b/roster', admin.token, other)).body.data.entries[0].name).toBe('Renamed Person'));
+      await eventually(async () => expect(dataOf(await get('/b2b/roster', admin.token, other)).entries[0].name).toBe('Renamed Person'));
     } finally {
       await (other.locals.stop as () => Promise<void>)();
     }
@@ -136,19 +153,28 @@ describe('read cache', () => {
     await warm('/admin/links', staff.token);
     await warm('/admin/companies', staff.token);
     await warm('/admin/quotes', staff.token);
-    const links = (await get('/admin/links', staff.token)).body.data.total as number;
-    const companies = (await get('/admin/companies', staff.token)).body.data.total as number;
-    const quotes = (await get('/admin/quotes', staff.token)).body.data.total as number;
+    const links = dataOf(await get('/admin/links', staff.token)).total;
+    const companies = dataOf(await get('/admin/companies', staff.token)).total;
+    const quotes = dataOf(await get('/admin/quotes', staff.token)).total;
 
     const { userId } = await insertRosterEntry(t.db, admin.companyId);
     const pkg = await insertPackage(t.db);
-    const contract = await insertContract(t.db, { companyId: admin.companyId, items: [{ packageId: pkg, qty: 1, unitPriceHalalas: 5_000 }] });
-    await insertSeatLink(t.db, { companyId: admin.companyId, userId, contractItemId: contract.itemIds[0], status: 'sent', expiresAt: new Date(Date.now() + 86_400_000) });
-    await eventually(async () => expect((await get('/admin/links', staff.token)).body.data.total).toBe(links + 1));
+    const contract = await insertContract(t.db, {
+      companyId: admin.companyId,
+      items: [{ packageId: pkg, qty: 1, unitPriceHalalas: 5_000 }],
+    });
+    await insertSeatLink(t.db, {
+      companyId: admin.companyId,
+      userId,
+      contractItemId: contract.itemIds[0],
+      status: 'sent',
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    await eventually(async () => expect(dataOf(await get('/admin/links', staff.token)).total).toBe(links + 1));
     await companyAdmin(t); // a company registered through this instance
-    expect((await get('/admin/companies', staff.token)).body.data.total).toBe(companies + 1);
+    expect(dataOf(await get('/admin/companies', staff.token)).total).toBe(companies + 1);
     await t.db.query(`update quote_versions set status = 'submitted' where id = $1`, [contract.quoteVersionId]);
-    await eventually(async () => expect((await get('/admin/quotes', staff.token)).body.data.total).not.toBe(quotes));
+    await eventually(async () => expect(dataOf(await get('/admin/quotes', staff.token)).total).not.toBe(quotes));
 
     await t.db.query('update users set managed_areas = $2 where id = $1', [staff.userId, []]);
     await eventually(async () => expect(errorCode(await get('/admin/links', staff.token))).toBe('AUTH_FORBIDDEN'));
@@ -168,8 +194,7 @@ describe('read cache', () => {
        values (md5(random()::text), $1, $2, $3, 'sent', $4, now(), now())`,
       [userId, admin.companyId, rosterEntryId, new Date(t.clock().getTime() + 60_000)],
     );
-    const entry = async () =>
-      ((await get('/b2b/roster', admin.token)).body.data.entries as Array<{ id: string; linkStatus: string }>).find((e) => e.id === rosterEntryId);
+    const entry = async () => dataOf(await get('/b2b/roster', admin.token)).entries.find((e) => e.id === rosterEntryId);
     await eventually(async () => expect((await entry())?.linkStatus).toBe('sent'));
     await warm('/b2b/roster', admin.token);
     t.clock.advance(TTL_MS + 1);
