@@ -79,23 +79,6 @@ export interface StoreOrderReconciliation {
   enqueue(callback: EsimCallbackFacts): Promise<EsimReceiptOutcome>;
 }
 
-/**
- * SEAM, to be completed by the eSIM store issue: store orders do not exist yet, so
- * every order is unknown and nothing is enqueued. Replace with a signal to the
- * `store-order:<orderId>` workflow (read-only reconciliation) once they do.
- */
-export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderReconciliation {
-  return {
-    enqueue(callback) {
-      logger.info(
-        { orderId: callback.orderId, providerName: callback.providerName, status: callback.status },
-        'store order reconciliation is not built yet: callback kept as a receipt',
-      );
-      return Promise.resolve('unknown_order' as const);
-    },
-  };
-}
-
 // --- The handler -----------------------------------------------------------------------------
 
 export interface EsimProviderWebhookDeps {
