@@ -151,26 +151,20 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
     },
 
     /**
-     * The order moves to `provisioning` (from `paid`, or from `failed` on a requeue) and gets its delivery
-     * deadline: kept when set, a new one on a requeue. Answers the status afterwards and the deadline.
+     * The order moves to `provisioning` (from `paid`, or on a requeue from any status but issued, unpaid or
+     * expired) with the delivery deadline the run computed. Answers the status afterwards.
      */
-    async beginProvisioning(input: {
-      orderId: string;
-      requeue: boolean;
-      deliveryDeadlineMs: number;
-    }): Promise<{ status: StoreOrderStatus; deliverByMs: number }> {
+    async beginProvisioning(input: { orderId: string; requeue: boolean; deliverByMs: number }): Promise<{ status: StoreOrderStatus }> {
       return db.transaction(async (tx) => {
         const row = await repo.lockRunStoreOrder(tx, input.orderId);
         if (!row) throw missing(input.orderId);
-        const now = clock();
         const movable =
           row.status === 'paid' ||
+          row.status === 'provisioning' ||
           (input.requeue && row.status !== 'issued' && row.status !== 'pending_payment' && row.status !== 'expired');
-        if (!movable) return { status: row.status, deliverByMs: row.deliverBy?.getTime() ?? now.getTime() };
-        const deliverBy = input.requeue || !row.deliverBy ? new Date(now.getTime() + input.deliveryDeadlineMs) : row.deliverBy;
-        const status = row.status === 'awaiting_provider' && !input.requeue ? 'awaiting_provider' : 'provisioning';
-        await repo.setStoreOrderStatus(tx, input.orderId, { status, now, deliverBy });
-        return { status, deliverByMs: deliverBy.getTime() };
+        if (!movable) return { status: row.status };
+        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'provisioning', now: clock(), deliverBy: new Date(input.deliverByMs) });
+        return { status: 'provisioning' as const };
       });
     },
 

@@ -262,7 +262,7 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
-  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ db, runs: storeOrderRuns }) });
+  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ runs: storeOrderRuns }) });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });

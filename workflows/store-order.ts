@@ -81,10 +81,11 @@ export async function storeOrderWorkflow(input: StoreOrderWorkflowInput): Promis
   let requeue = input.requeue ?? false;
   for (;;) {
     requeueAsked = false;
-    const begun = await records.beginProvisioning({ orderId, requeue, deliveryDeadlineMs: timers.deliveryDeadlineMs });
-    if (begun.status !== 'provisioning' && begun.status !== 'awaiting_provider') return finish(begun.status);
-    setStatus(begun.status);
-    const outcome = await deliver(begun.deliverByMs, begun.status === 'awaiting_provider');
+    const deliverByMs = Date.now() + timers.deliveryDeadlineMs;
+    const begun = await records.beginProvisioning({ orderId, requeue, deliverByMs });
+    if (begun.status !== 'provisioning') return finish(begun.status);
+    setStatus('provisioning');
+    const outcome = await deliver(deliverByMs, requeue);
     if (outcome === 'requeued') {
       requeue = true;
       continue;

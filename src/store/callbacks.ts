@@ -1,4 +1,3 @@
-import type { Db } from '../db/sql';
 import { isUuid } from '../http/fields';
 import type { EsimReceiptOutcome, StoreOrderReconciliation } from '../webhooks/esim-provider';
 import { findStoreOrderStatus } from './order-repository';
@@ -11,10 +10,10 @@ import type { StoreOrderRuns } from './runs';
  * expired, failed: only staff requeue a failed one) changes nothing; an unknown order is acknowledged
  * as such. A signal Temporal does not take throws: the route answers 503 and the provider redelivers.
  */
-export function createStoreOrderCallbacks(deps: { db: Db; runs: Pick<StoreOrderRuns, 'providerCallback'> }): StoreOrderReconciliation {
+export function createStoreOrderCallbacks(deps: { runs: Pick<StoreOrderRuns, 'providerCallback'> }): StoreOrderReconciliation {
   return {
-    async enqueue(callback): Promise<EsimReceiptOutcome> {
-      const status = isUuid(callback.orderId) ? await findStoreOrderStatus(deps.db, callback.orderId.toLowerCase()) : undefined;
+    async enqueue(callback, sql): Promise<EsimReceiptOutcome> {
+      const status = isUuid(callback.orderId) ? await findStoreOrderStatus(sql, callback.orderId.toLowerCase()) : undefined;
       if (status === undefined) return 'unknown_order';
       if (status === 'issued' || status === 'expired' || status === 'failed') return 'enqueued';
       await deps.runs.providerCallback(callback.orderId.toLowerCase(), callback.status);

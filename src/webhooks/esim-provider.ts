@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../db/sql';
+import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { chars } from '../http/fields';
 import { z } from '../openapi/registry';
@@ -76,7 +76,8 @@ export interface EsimCallbackFacts {
  * handoff fails (the route answers 503 and the provider redelivers).
  */
 export interface StoreOrderReconciliation {
-  enqueue(callback: EsimCallbackFacts): Promise<EsimReceiptOutcome>;
+  /** `sql` is the receipt's transaction: a read goes through it (identical callbacks waiting on the receipt hold the pool's other connections). */
+  enqueue(callback: EsimCallbackFacts, sql: Sql): Promise<EsimReceiptOutcome>;
 }
 
 // --- The handler -----------------------------------------------------------------------------
@@ -145,9 +146,9 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
   }
 
   /** Throws SERVICE_UNAVAILABLE when the hand-off fails or passes its deadline (the receipt rolls back). */
-  async function handOff(facts: EsimCallbackFacts): Promise<EsimReceiptOutcome> {
+  async function handOff(facts: EsimCallbackFacts, tx: Sql): Promise<EsimReceiptOutcome> {
     try {
-      return await withDeadline(deps.reconciliation.enqueue(facts), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
+      return await withDeadline(deps.reconciliation.enqueue(facts, tx), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
     } catch (err) {
       deps.logger.error(
         { err, orderId: facts.orderId, providerName: facts.providerName },
@@ -175,7 +176,7 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
           now: clock(),
         });
         if (!claimed) return 'duplicate' as const;
-        const handedOff = await handOff(facts);
+        const handedOff = await handOff(facts, tx);
         await setReceiptOutcome(tx, claimed, handedOff);
         return handedOff;
       });

@@ -95,8 +95,7 @@ export async function createWebhookTestApp(
         clock: t.clock,
         config: t.config,
         storeOrders:
-          opts.storeOrders ??
-          createStoreOrderCallbacks({ db: t.db.sql, runs: { providerCallback: () => Promise.reject(new Error('no Temporal')) } }),
+          opts.storeOrders ?? createStoreOrderCallbacks({ runs: { providerCallback: () => Promise.reject(new Error('no Temporal')) } }),
       }),
   });
   return {
