@@ -182,8 +182,11 @@ export function createStoreOrders(deps: StoreOrderDeps) {
         await enqueueStart(tx, pending);
         return { id: orderId, start: pending };
       });
-      await deps.starts.launch(start);
-      return view((await findStoreOrder(db, id))!);
+      const created = (await findStoreOrder(db, id))!;
+      // The start is tried after the answer (it never throws; the start relay has it otherwise): the request
+      // does not wait on Temporal, and a payment made at once starts the run itself (signal-with-start).
+      void deps.starts.launch(start);
+      return view(created);
     },
 
     async list(userId: string, q: { cursor?: string; limit?: number; status?: StoreOrderStatus }) {
