@@ -93,7 +93,7 @@ export async function runStoreDemo(opts: StoreDemoOptions): Promise<StoreDemoRes
     return FINAL.includes(read.data.status) ? read.data : undefined;
   });
   if (final.status !== 'issued') throw new DemoError(`the order ended ${final.status}: ${final.failureReason ?? ''}`);
-  const profile = (final).esimProfile!;
+  const profile = final.esimProfile!;
   c.show('iccid', profile.iccid);
   c.show('activation', profile.activationCodeRaw);
 
