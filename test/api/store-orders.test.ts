@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { z } from 'zod';
 import * as s from '../../src/store/schemas';
+import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockProfile, mockStoreProviders } from '../../src/store/providers/mock';
 import type { StoreOrderRuns } from '../../src/store/runs';
@@ -178,15 +179,17 @@ describe('POST /store/orders', () => {
     ['a currency outside the list', 'MOCK-SYNC-SA-5GB', { currency: 'JPY' }, 400, 'STORE_CURRENCY_UNSUPPORTED'],
     ['a changed price', 'MOCK-SYNC-SA-5GB', { expectedPrice: { amount: 11.99, currency: 'USD' } }, 409, 'STORE_PRICE_CHANGED'],
     ['a charge below USD 0.50', 'MOCK-SYNC-CHEAP-100MB', {}, 422, 'STORE_CHARGE_BELOW_MINIMUM'],
-  ])('refuses %s', async (_, sku, extra, status, code) => {
-    const res = sku
-      ? await order(sku, extra)
-      : await post('/store/orders', buyer.token, { productId: randomUUID(), deviceAcknowledgementId: ackId });
-    expect([res.status, errorCode(res)]).toEqual([status, code]);
+  ])('refuses %s (in English and in Arabic)', async (_, sku, extra, status, code) => {
+    for (const lang of ['en', 'ar'] as const) {
+      const res = sku
+        ? await order(sku, extra, buyer.token, lang)
+        : await post('/store/orders', buyer.token, { productId: randomUUID(), deviceAcknowledgementId: ackId }, lang);
+      expect([res.status, errorCode(res), errorOf(res).message]).toEqual([status, code, errorCodes[code as ErrorCode][lang]]);
+    }
   });
 
   it('refuses an identity-check product of a provider without the async flow (STORE_KYC_REQUIRED)', async () => {
-    // mock-store-lite fails its live check in this app: make it pass by recording the check's own registry's verdict.
+    // mock-store-lite fails its live check in this file's app: an app whose lite provider is healthy.
     const app = await createStoreApp({ deps: { storeOrderRuns: fakeRuns } });
     try {
       const user = await signUp(app);
