@@ -2,15 +2,19 @@
 // hands in the real ones (ORM, providers). One file per area; this factory assembles them.
 import { createActivationActivities, type ActivationActivityDeps } from './activations';
 import { createCompanyActivities, type CompanyActivityDeps } from './companies';
+import { createFxActivities, type FxActivityDeps } from './fx';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 import { createQuoteActivities, type QuoteActivityDeps } from './quotes';
+import { createStoreActivities, type StoreActivityDeps } from './store';
 
 export type ActivityDeps = ActivationActivityDeps &
   PaymentActivityDeps &
   HousekeepingActivityDeps &
   CompanyActivityDeps &
-  QuoteActivityDeps;
+  QuoteActivityDeps &
+  StoreActivityDeps &
+  FxActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -19,6 +23,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(deps),
     ...createCompanyActivities(deps),
     ...createQuoteActivities(deps),
+    ...createStoreActivities(deps),
+    ...createFxActivities(deps),
   };
 }
 

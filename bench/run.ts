@@ -33,6 +33,8 @@
  *   documents    bench/documents.ts: PDF receipts rendered in-process (p50 under 100 ms, font loaded once)
  *   b2b          bench/b2b.ts: 500-entry link send and export, GET /b2b/billing at 10,000 charges (p50 under 20 ms)
  *   admin-links  bench/admin-links.ts: GET /admin/links with 300,000 links (no budget)
+ *   store        bench/store.ts: GET /store/products at 1,000 and 10,000 products, written by the catalog sync
+ *                (first page, deep cursor page, country, SAR: server-side p50 under 5 ms, flat, plans through indexes)
  *   webhooks     bench/webhook-burst.ts: 1,000 signed card-processor deliveries next to GET /healthz
  *                (at least 20%), each payment settled exactly once; payment -> activated latency; Temporal down
  *
@@ -53,10 +55,10 @@
  *   --cpu-prof        run the servers with --cpu-prof and summarise where their CPU
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --history-rows N  activations in the history phase's second size (default 1000000; the first has 10000)
- *   --history-requests N  sequential requests per page and size (default 1000; the roster's too)
- *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links or webhooks
+ *   --history-requests N  sequential requests per page and size (default 1000; the roster's and the store's too)
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, store or webhooks
  *   --no-P            skip phase P (--no-history, --no-roster, --no-documents, --no-b2b,
- *                     --no-admin-links, --no-webhooks; --no-scenarios too)
+ *                     --no-admin-links, --no-store, --no-webhooks; --no-scenarios too)
  *
  * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
  * even when a budget or check fails: this is a report; FAIL is printed clearly.
@@ -70,6 +72,7 @@ import { documentsPhase } from './documents';
 import { historyPhase } from './history';
 import { rosterPhase } from './roster';
 import { scenariosPhase } from './scenarios';
+import { storePhase } from './store';
 import { webhooksPhase } from './webhook-burst';
 import { startDatabase } from './lib/database';
 import { OUT_DIR, PROFILE_DIR, ROOT } from './lib/paths';
@@ -87,6 +90,7 @@ const PHASES: Phase[] = [
   documentsPhase,
   b2bPhase,
   adminLinksPhase,
+  storePhase,
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   webhooksPhase,
 ];

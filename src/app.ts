@@ -20,6 +20,14 @@ import { billingRoutes } from './billing/routes';
 import { createBillingService } from './billing/service';
 import { documentRoutes } from './documents/routes';
 import { createOrganizationSettings } from './settings/organization';
+import { createFxRates } from './fx/rates';
+import { storeRoutes } from './store/routes';
+import { storeAdminRoutes } from './store/admin-routes';
+import { createStoreAdmin } from './store/admin-service';
+import { mockStoreProviders } from './store/providers/mock';
+import type { StoreProviderRegistry } from './store/providers/plugin';
+import type { StoreSyncRuns } from './store/runs';
+import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
@@ -109,6 +117,10 @@ export interface AppDeps {
   companyRuns?: CompanyRuns;
   /** The quote chains' negotiation runs; without it, new chains keep their runs' starts pending and actions answer SERVICE_UNAVAILABLE. */
   quoteRuns?: QuoteRuns;
+  /** eSIM store provider plugins by slug (the live health check of a toggle); default: the mock stand-ins. */
+  storeProviders?: StoreProviderRegistry;
+  /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
+  storeSyncs?: StoreSyncRuns;
   /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
   meter?: Meter;
 }
@@ -140,6 +152,11 @@ const noQuoteTemporal: QuoteRuns = {
   decline: quoteActionUnavailable,
   reject: quoteActionUnavailable,
   confirmContract: quoteActionUnavailable,
+};
+
+const noStoreSyncs: StoreSyncRuns = {
+  syncProvider: () => Promise.reject(new Error('Temporal is not configured')),
+  syncAll: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -243,7 +260,12 @@ export function createApp(deps: AppDeps): Express {
   adminUserRoutes(api, {
     users: createAdminUsers({ db, cipher, clock, logger: deps.logger, evictUser: (userId) => cache.evictUser(userId) }),
   });
-  settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config });
+  const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
+  settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
+  storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }) });
+  storeAdminRoutes(api, {
+    admin: createStoreAdmin({ db, clock, providers: deps.storeProviders ?? mockStoreProviders(), runs: deps.storeSyncs ?? noStoreSyncs }),
+  });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
   companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });

@@ -27,6 +27,18 @@ const DEV_WEBHOOK_SECRET = 'whsec_dev_only_change_me_0123456789abcdef';
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A positive duration as `<whole number><ms|s|m|h|d>` (`90s`, `1h`, `48h`), read as milliseconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[1-9]\d*(ms|s|m|h|d)$/, 'must be a positive whole number with a unit: ms, s, m, h or d (e.g. 30m, 1h)')
+    .transform((v) => {
+      const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(v)!;
+      return Number(amount) * DURATION_UNITS[unit as keyof typeof DURATION_UNITS];
+    })
+    .prefault(fallback);
+
 const schema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -184,8 +196,41 @@ const schema = z
       })
       .prefault('loopback'),
     FEATURE_ESIM: bool.default(true),
-    /** The eSIM store gate: off, its routes (GET /admin/settings/fx-rates so far) answer STORE_DISABLED 422. */
-    FEATURE_ESIM_STORE: bool.default(false),
+    /**
+     * The eSIM store gate: off, browsing (and GET /admin/settings/fx-rates) answers STORE_DISABLED 422 and the
+     * store's schedules are not run. Unset: on in development, off otherwise (loadConfig decides).
+     */
+    FEATURE_ESIM_STORE: bool.optional(),
+    // --- The eSIM store (src/store/, src/fx/): its providers, the catalog sync and exchange rates. ---
+    /** Store providers: `mock` (the three stand-ins, development) or `http` (one wholesale partner API, STORE_HTTP_*). */
+    STORE_PROVIDER: z.enum(['mock', 'http']).default('mock'),
+    /** The partner API's base URL (token at {base}/v2/token, packages, orders). */
+    STORE_HTTP_URL: z.url().optional(),
+    STORE_HTTP_CLIENT_ID: z.string().min(1).optional(),
+    STORE_HTTP_CLIENT_SECRET: z.string().min(1).optional(),
+    /** The slug of the partner's provider row (registered inactive at the API's start when missing). */
+    STORE_HTTP_SLUG: z
+      .string()
+      .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'lowercase letters, digits and -')
+      .default('partner-store'),
+    STORE_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    STORE_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /** How often the Temporal Schedule `store-catalog-sync` syncs every active provider's catalog. */
+    STORE_SYNC_EVERY: duration('1h'),
+    /** How often the Temporal Schedule `fx-fetch` fetches exchange rates. */
+    FX_FETCH_EVERY: duration('1h'),
+    /** A currency whose latest rate is older than this is unsupported (STORE_CURRENCY_UNSUPPORTED). */
+    FX_MAX_AGE: duration('48h'),
+    /** Exchange rates: `mock` (fixed published rates, development) or `http` (a USD-based JSON feed at FX_HTTP_URL). */
+    FX_SOURCE: z.enum(['mock', 'http']).default('mock'),
+    FX_HTTP_URL: z.url().optional(),
+    FX_HTTP_TOKEN: z.string().min(1).optional(),
+    FX_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    FX_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /** The mock store's pending orders (delayed, identity check) complete this long after their placement. */
+    MOCK_STORE_CALLBACK_DELAY: duration('2s'),
+    /** Mock store providers whose health check fails (comma-separated slugs), to reach STORE_PROVIDER_UNAVAILABLE. */
+    MOCK_STORE_UNHEALTHY: z.string().optional(),
     /**
      * Check every answer against the OpenAPI document (status, body schema, required headers) and
      * answer INTERNAL_ERROR instead of a drifting one. Unset: on except in production.
@@ -327,7 +372,8 @@ const schema = z
     }
   });
 
-export type Config = z.infer<typeof schema>;
+type Parsed = z.infer<typeof schema>;
+export type Config = Omit<Parsed, 'FEATURE_ESIM_STORE'> & { FEATURE_ESIM_STORE: boolean };
 
 /** Every variable the service reads (.env.example lists each; a test keeps them in step). */
 export const CONFIG_KEYS = Object.keys(schema.shape) as Array<keyof Config>;
@@ -341,7 +387,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const issues = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
   const lines = [...new Set([...issues, ...refusals(raw).map(([key, message]) => `  ${key}: ${message}`)])];
   if (!parsed.success || lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  return parsed.data;
+  // The store is on in development unless said otherwise; elsewhere it must be turned on.
+  return { ...parsed.data, FEATURE_ESIM_STORE: parsed.data.FEATURE_ESIM_STORE ?? parsed.data.NODE_ENV === 'development' };
 }
 
 // --- Refusals: stand-ins, development defaults, providers without their settings. ---
@@ -358,7 +405,14 @@ const STAND_INS: Array<[ProviderKey, string, string]> = [
   ['IDENTITY_PROVIDER', 'mock', 'it verifies any id number; use http'],
   ['OPERATOR_PROVIDER', 'mock', 'its operators activate nothing; use http'],
 ];
-type ProviderKey = 'PAYMENT_PROVIDER' | 'EMAIL_PROVIDER' | 'SMS_PROVIDER' | 'IDENTITY_PROVIDER' | 'OPERATOR_PROVIDER';
+type ProviderKey =
+  'PAYMENT_PROVIDER' | 'EMAIL_PROVIDER' | 'SMS_PROVIDER' | 'IDENTITY_PROVIDER' | 'OPERATOR_PROVIDER' | 'STORE_PROVIDER' | 'FX_SOURCE';
+
+/** The store's stand-ins: refused in production while the store is on (off, nothing runs them: no route, no schedule). */
+const STORE_STAND_INS: Array<[ProviderKey, string, string]> = [
+  ['STORE_PROVIDER', 'mock', 'its providers issue fake eSIM profiles; use http'],
+  ['FX_SOURCE', 'mock', 'it publishes fixed exchange rates; use http'],
+];
 
 /** What a real provider cannot work without, whatever NODE_ENV says. */
 const PROVIDER_NEEDS: Array<[ProviderKey, string, keyof Config]> = [
@@ -367,6 +421,10 @@ const PROVIDER_NEEDS: Array<[ProviderKey, string, keyof Config]> = [
   ['SMS_PROVIDER', 'http', 'SMS_HTTP_URL'],
   ['IDENTITY_PROVIDER', 'http', 'IDENTITY_HTTP_URL'],
   ['OPERATOR_PROVIDER', 'http', 'OPERATOR_HTTP_ENDPOINTS'],
+  ['STORE_PROVIDER', 'http', 'STORE_HTTP_URL'],
+  ['STORE_PROVIDER', 'http', 'STORE_HTTP_CLIENT_ID'],
+  ['STORE_PROVIDER', 'http', 'STORE_HTTP_CLIENT_SECRET'],
+  ['FX_SOURCE', 'http', 'FX_HTTP_URL'],
 ];
 
 /** Secrets whose development default is public (it is in this file): production must set its own. */
@@ -416,7 +474,8 @@ function refusals(raw: RawEnv): Array<[string, string]> {
 
 function productionRefusals(raw: RawEnv): Array<[string, string]> {
   const found: Array<[string, string]> = [];
-  for (const [key, standIn, why] of STAND_INS) {
+  const storeOn = setting(raw, 'FEATURE_ESIM_STORE') === true;
+  for (const [key, standIn, why] of [...STAND_INS, ...(storeOn ? STORE_STAND_INS : [])]) {
     if (setting(raw, key) === standIn) found.push([key, `${standIn} is refused in production: ${why}`]);
   }
   for (const [key, dev] of DEV_SECRETS) {

@@ -16,6 +16,8 @@ import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';
 import { createPaymentRuns } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
+import { createStoreSyncRuns } from './temporal/store-sync';
+import { registerConfiguredProviders } from './store/registration';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   const providers = createProviders(config, logger);
   const database = await openDatabase(config, { schema: schemaStepFor(config, 'migrate'), logger });
   const { db } = database;
+  // The real store provider's row, when configured and missing (inactive until staff turn it on).
+  await registerConfiguredProviders(db, config);
   const temporal = connectTemporal(config);
   let stopping = false;
   const app = createApp({
@@ -36,6 +40,8 @@ async function main(): Promise<void> {
     paymentRuns: createPaymentRuns(temporal.client, config),
     companyRuns: createCompanyRuns(temporal.client, config, { logger }),
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
+    storeProviders: providers.store,
+    storeSyncs: createStoreSyncRuns(temporal.client, config),
     meter: telemetry?.metrics.meter,
     stopping: () => stopping,
   });

@@ -17,7 +17,7 @@ import { ConfigError, loadConfig, type Config } from '../src/config';
 import { openDatabase, schemaStepFor, type Database } from '../src/db/database';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { connectTemporal, temporalConnectionOptions, type TemporalConnectionOptions } from '../src/temporal/connection';
-import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../src/temporal/schedules';
+import { deleteRetiredSchedules, ensureSchedules, retiredScheduleIds, scheduleSpecs } from '../src/temporal/schedules';
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
@@ -189,10 +189,12 @@ export function buildActivityDeps(
   database: Pick<Database, 'db'>,
   logger: pino.Logger = createLogger(config.LOG_LEVEL),
 ): ActivityDeps {
-  const { operators, identity, messages } = createProviders(config, logger);
+  const { operators, identity, messages, store, fx } = createProviders(config, logger);
   return {
     db: database.db,
     operators,
+    storeProviders: store,
+    fxSource: fx,
     identity,
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
     messages,
@@ -216,7 +218,7 @@ async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> 
     const deadline = Date.now() + config.TEMPORAL_CONNECT_TIMEOUT_MS;
     await temporal.client.withDeadline(deadline, async () => {
       await ensureSchedules(temporal.client, scheduleSpecs(config), logger);
-      await deleteRetiredSchedules(temporal.client, RETIRED_SCHEDULE_IDS, logger);
+      await deleteRetiredSchedules(temporal.client, retiredScheduleIds(config), logger);
     });
   } finally {
     await temporal.connection.close().catch(() => undefined);

@@ -8,3 +8,5 @@ export { settlementWorkflow } from './settlement';
 export { housekeepingWorkflow } from './housekeeping';
 export { companyOnboardingWorkflow } from './company-onboarding';
 export { quoteNegotiationWorkflow } from './quote-negotiation';
+export { storeCatalogSyncWorkflow, storeCatalogSyncAllWorkflow } from './store-sync';
+export { fxFetchWorkflow } from './fx-fetch';

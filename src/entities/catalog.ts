@@ -1,6 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 export const OPERATOR_KINDS = ['telecom', 'esim_store'] as const;
+/** Who charges for an eSIM store provider's products: we (the card processor), or the provider itself (unsupported: fails closed). */
+export const STORE_PAYMENT_MODES = ['internal', 'external'] as const;
+export type StorePaymentMode = (typeof STORE_PAYMENT_MODES)[number];
 
 /**
  * A telecom operator (or an eSIM store provider, `kind = esim_store`). Its
@@ -20,6 +23,14 @@ export const Operator = defineEntity({
     isActive: p.boolean().default(true),
     apiBaseUrl: p.string().length(1024).nullable(),
     apiConfig: p.json<Record<string, unknown>>().nullable(),
+    // --- eSIM store providers only (kind esim_store; src/store/): null or false on telecom rows. ---
+    paymentMode: p.enum(STORE_PAYMENT_MODES).nullable(),
+    /** The provider can complete an order later (pending, then its callback): identity-check products need it. */
+    supportsAsync: p.boolean().default(false),
+    /** The last health check's verdict (null: never checked, which counts as unhealthy), when and what it said. */
+    healthOk: p.boolean().nullable(),
+    healthCheckedAt: p.datetime().nullable(),
+    healthDetail: p.string().length(500).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

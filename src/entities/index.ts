@@ -16,6 +16,7 @@ import { ReconciliationRecord } from './reconciliation';
 import { RosterCount, RosterEntry } from './roster-entry';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
+import { FxRateSnapshot, StoreProduct, StoreProductCountry } from './store';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
 import { WorkflowStart } from './workflow-start';
@@ -38,6 +39,7 @@ export * from './reconciliation';
 export * from './roster-entry';
 export * from './session';
 export * from './setting';
+export * from './store';
 export * from './user';
 export * from './webhook-inbox';
 export * from './workflow-start';
@@ -77,4 +79,7 @@ export const entities = [
   CompanyChargeVersion,
   WorkflowStart,
   MessageOutboxEntry,
+  StoreProduct,
+  StoreProductCountry,
+  FxRateSnapshot,
 ];

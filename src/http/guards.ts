@@ -11,7 +11,7 @@ import { AppError } from './errors';
 export const SESSION_COOKIE = 'activation-sys-session';
 
 /** Portal areas an `admin` user can be given (`managedAreas` / `managedAreasWrite`). */
-export const STAFF_AREAS = ['b2b'] as const;
+export const STAFF_AREAS = ['b2b', 'store'] as const;
 export type StaffArea = (typeof STAFF_AREAS)[number];
 
 /**

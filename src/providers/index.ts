@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config';
+import { createFxSource, type FxSourceConfig } from '../fx';
+import type { FxSource } from '../fx/source';
 import { createHttpIdentityProvider } from '../identity/http';
 import { createMockIdentityProvider, type IdentityProvider } from '../identity/provider';
 import { createHttpOperators, parseOperatorEndpoints } from '../operators/http';
 import { mockOperators } from '../operators/mock';
 import { OperatorRegistry } from '../operators/plugin';
+import { createStoreProviders, type StoreProviderConfig } from '../store/providers';
+import type { StoreProviderRegistry } from '../store/providers/plugin';
 import { createChannelSender, createFileMessageSender, type MessageSender } from './messages';
 import { createHttpSmsSender } from './sms-http';
 import { createSmtpMessageSender } from './smtp';
@@ -37,7 +41,9 @@ export type ProviderConfig = Pick<
   | 'OPERATOR_HTTP_TIMEOUT_MS'
   | 'MOCK_IDENTITY_DELAY_MS'
   | 'MOCK_OPERATOR_DELAY_MS'
->;
+> &
+  StoreProviderConfig &
+  FxSourceConfig;
 
 /** What the API and the worker call out to; each part is a development stand-in or a real adapter, by configuration. */
 export interface Providers {
@@ -47,6 +53,10 @@ export interface Providers {
   identity: IdentityProvider;
   /** Telecom operators by slug (the API validates serials, the worker hands off). */
   operators: OperatorRegistry;
+  /** eSIM store providers by slug (the API checks health, the worker syncs catalogs and places orders). */
+  store: StoreProviderRegistry;
+  /** Where the FX schedule fetches exchange rates (the worker). */
+  fx: FxSource;
 }
 
 type Issues = Array<[key: string, message: string]>;
@@ -134,7 +144,7 @@ function createOperators(config: ProviderConfig, logger: Logger, issues: Issues)
 
 /**
  * The providers of one process (the API and the worker each build theirs), chosen by
- * EMAIL_PROVIDER, SMS_PROVIDER, IDENTITY_PROVIDER and OPERATOR_PROVIDER. Defaults are the
+ * EMAIL_PROVIDER, SMS_PROVIDER, IDENTITY_PROVIDER, OPERATOR_PROVIDER, STORE_PROVIDER and FX_SOURCE. Defaults are the
  * development stand-ins (the messages file, the mock identity provider, the mock operators).
  * A real adapter missing its settings stops start-up with a ConfigError naming them.
  */
@@ -144,6 +154,8 @@ export function createProviders(config: ProviderConfig, logger: Logger): Provide
     messages: createMessages(config, logger, issues),
     identity: createIdentity(config, logger, issues),
     operators: createOperators(config, logger, issues),
+    store: createStoreProviders(config, logger, issues),
+    fx: createFxSource(config, logger, issues),
   };
   if (issues.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${issues.map(([key, message]) => `  ${key}: ${message}`).join('\n')}`);

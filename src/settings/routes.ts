@@ -4,6 +4,8 @@ import type { Db } from '../db/sql';
 import { guard } from '../http/guards';
 import { AppError } from '../http/errors';
 import { json, type Api } from '../http/route';
+import type { FxRates } from '../fx/rates';
+import { rateNumber } from '../store/money';
 import { readOrganizationSettings, type OrganizationSettingsService } from './organization';
 import * as s from './schemas';
 
@@ -11,6 +13,8 @@ export interface SettingsRouteDeps {
   db: Db;
   organization: OrganizationSettingsService;
   config: Pick<Config, 'FEATURE_ESIM_STORE'>;
+  /** The exchange-rate snapshots the FX schedule appends (src/fx/). */
+  fx: Pick<FxRates, 'latest'>;
 }
 
 /** Admin: settings (super_admin only): the seller identity on documents, and exchange rates (with the store). */
@@ -60,15 +64,25 @@ export function settingsRoutes(api: Api, deps: SettingsRouteDeps): void {
       guard: guard.superAdmin,
       summary: 'Read exchange rates',
       description:
-        'Rates per USD as fetched by the store (never set by hand), for AED, EGP, EUR, GBP and SAR. Gated by the store gate ' +
-        '`FEATURE_ESIM_STORE`: while it is off, STORE_DISABLED 422. The rates and the schedule that fetches them come with the ' +
-        'store; until then an enabled gate answers an empty `rates` list.',
+        'The latest fetched rate per USD of each of AED, EGP, EUR, GBP and SAR (alphabetical), as the `fx-fetch` schedule ' +
+        'appended it (FX_FETCH_EVERY): never set by hand, and listed whatever its age (the store stops offering a currency ' +
+        'whose rate is older than FX_MAX_AGE). A currency never fetched is absent. Gated by the store gate ' +
+        '`FEATURE_ESIM_STORE`: while it is off, STORE_DISABLED 422.',
       response: json(s.FxRates),
       errors: ['STORE_DISABLED'],
     },
-    () => {
+    async () => {
       if (!deps.config.FEATURE_ESIM_STORE) throw new AppError('STORE_DISABLED');
-      return { base: 'USD' as const, rates: [] };
+      const rates = await deps.fx.latest();
+      return {
+        base: 'USD' as const,
+        rates: rates.map((r) => ({
+          currency: r.currency,
+          ratePerUsd: rateNumber(r.ratePerUsd),
+          fetchedAt: r.fetchedAt.toISOString(),
+          source: r.source,
+        })),
+      };
     },
   );
 }

@@ -1,5 +1,6 @@
 import { E164Phone, Email, text } from '../http/fields';
 import { z } from '../openapi/registry';
+import { FX_CURRENCIES } from '../store/money';
 
 export const DEFAULT_VAT_RATE_PERCENT = 15;
 
@@ -59,7 +60,6 @@ export const OrganizationSettingsOrNull = z
   .object({ data: OrganizationSettings.nullable().openapi({ description: 'null until the settings are first saved' }) })
   .openapi('OrganizationSettingsOrNull');
 
-export const FX_CURRENCIES = ['AED', 'EGP', 'EUR', 'GBP', 'SAR'] as const;
 export const FxRates = z
   .object({
     base: z.literal('USD'),

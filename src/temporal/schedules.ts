@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { housekeepingScheduleSpecs } from './housekeeping';
 import type { ScheduleSpec } from './schedule-spec';
+import { retiredStoreScheduleIds, storeScheduleSpecs } from './store-schedules';
 
 // What one schedule is: its own module, which each part's schedules (housekeeping.ts) import.
 export { scheduleSpec, type ScheduleSpec } from './schedule-spec';
@@ -23,7 +24,7 @@ export { scheduleSpec, type ScheduleSpec } from './schedule-spec';
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return housekeepingScheduleSpecs(config);
+  return [...housekeepingScheduleSpecs(config), ...storeScheduleSpecs(config)];
 }
 
 /**
@@ -32,6 +33,11 @@ export function scheduleSpecs(config: Config): ScheduleSpec[] {
  * relay (src/workflow-starts/relay.ts) now closes for every run, from Postgres.
  */
 export const RETIRED_SCHEDULE_IDS = ['activation-recovery'];
+
+/** What the worker deletes at start: the retired schedules, and the store's while the store is off. */
+export function retiredScheduleIds(config: Config): string[] {
+  return [...RETIRED_SCHEDULE_IDS, ...retiredStoreScheduleIds(config)];
+}
 
 /** Deletes each retired schedule that exists; one already gone is fine (two workers may race). Returns the ids deleted. */
 export async function deleteRetiredSchedules(client: Client, ids: readonly string[], logger: Pick<Logger, 'info'>): Promise<string[]> {

@@ -20,6 +20,8 @@ export const SEARCH_ATTRIBUTES = {
   CompanyId: defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD),
   /** On a quote chain's negotiation run (`quote:<chainRootId>`), with CompanyId: the chain's display ref (`Q-…`). */
   QuoteRef: defineSearchAttributeKey('QuoteRef', SearchAttributeType.KEYWORD),
+  /** On a provider's catalog sync run (`store-sync:<providerId>`): the provider's slug. */
+  StoreProvider: defineSearchAttributeKey('StoreProvider', SearchAttributeType.KEYWORD),
 };
 
 const INDEXED_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {

@@ -112,7 +112,7 @@ describe('POST /admin/users', () => {
       [{ appRole: 'support', name: '   ', email: newEmail() }, 'name'],
       [{ appRole: 'support', name: 'x'.repeat(256), email: newEmail() }, 'name'],
       [{ appRole: 'support', name: 'X', email: newEmail(), managedAreas: ['b2b'] }, 'managedAreas'],
-      [{ appRole: 'admin', name: 'X', email: newEmail(), managedAreas: ['store'] }, 'managedAreas'],
+      [{ appRole: 'admin', name: 'X', email: newEmail(), managedAreas: ['billing'] }, 'managedAreas'],
       [{ appRole: 'admin', name: 'X', email: newEmail(), extra: true }, ''],
     ];
     for (const [body, path] of cases) {
@@ -293,7 +293,7 @@ describe('PATCH /admin/users/:id', () => {
       'ADMIN_USER_AREAS_NOT_ALLOWED',
       'لا يمكن تعيين المجالات المُدارة إلا لمستخدمي الإدارة',
     ]);
-    for (const body of [{}, { managedAreas: ['store'] }, { name: '' }]) {
+    for (const body of [{}, { managedAreas: ['billing'] }, { name: '' }]) {
       const res = await patch(support.body.data.id, body);
       expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
     }

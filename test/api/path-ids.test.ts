@@ -38,6 +38,10 @@ const SPEC_VALIDATED = [
   'POST /admin/quotes/{id}/confirm-contract',
   'POST /admin/contracts/{id}/payments',
   'GET /admin/contracts/{id}/payments/{paymentId}/document',
+  // esim-store.md lists VALIDATION_ERROR on these.
+  'GET /store/products/{id}',
+  'POST /admin/store/providers/{id}/toggle',
+  'PATCH /admin/store/products/{id}',
 ];
 
 let t: TestApp;
@@ -62,6 +66,8 @@ const listsValidationError = (op: Operation) => /\bVALIDATION_ERROR\b/.test(op.r
 function callerOf(op: Operation): Caller {
   if (op.description?.startsWith('Company portal staff')) return companyAdmin;
   if (op.description?.startsWith('super_admin')) return superAdmin;
+  // Public routes ignore the token.
+  if (op.description?.startsWith('Public.')) return superAdmin;
   throw new Error(`no caller for a guard described as ${JSON.stringify(op.description?.split('\n')[0])}`);
 }
 

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { z } from 'zod';
 import { readOrganizationSettings } from '../../src/settings/organization';
+import { seedMockRates } from '../../src/store/stand-ins';
 import type { FxRates, OrganizationSettingsOrNull, OrganizationSettingsResponse } from '../../src/settings/schemas';
 import { bearer, createTestApp, errorCode, signUp } from '../helpers/app';
 import { errorOf, typed } from '../helpers/responses';
@@ -179,12 +180,36 @@ describe('GET /admin/settings/fx-rates', () => {
     expect([res.status, errorCode(res)]).toEqual([403, 'AUTH_FORBIDDEN']);
   });
 
-  it('with the gate on, answers the documented shape (no rates until the store fetches them)', async () => {
+  // Store spec: "GET /admin/settings/fx-rates ... `{ base: USD, rates: [ { currency, ratePerUsd, fetchedAt, source } ] }`,
+  // the latest fetched rate per currency. Rates come only from the FX schedule".
+  it('with the gate on, answers the latest snapshot per currency (none before the first fetch)', async () => {
     const on = await createTestApp({ env: { FEATURE_ESIM_STORE: 'true' } });
     try {
       const root = await signUpSuperAdmin(on, 'Root');
+      const empty = await rates(on.app, root.token);
+      expect([empty.status, empty.body]).toEqual([200, { base: 'USD', rates: [] }]);
+
+      const now = on.clock();
+      const earlier = new Date(now.getTime() - 3_600_000);
+      await seedMockRates(on.db.sql, earlier);
+      await on.db.query(
+        `insert into fx_rate_snapshots (currency, rate_per_usd, source, fetched_at) values ('SAR', 3.7512, 'feed.example', $1)`,
+        [now],
+      );
       const res = await rates(on.app, root.token);
-      expect([res.status, res.body]).toEqual([200, { base: 'USD', rates: [] }]);
+      expect([res.status, res.body]).toEqual([
+        200,
+        {
+          base: 'USD',
+          rates: [
+            { currency: 'AED', ratePerUsd: 3.6725, fetchedAt: earlier.toISOString(), source: 'mock' },
+            { currency: 'EGP', ratePerUsd: 48.5, fetchedAt: earlier.toISOString(), source: 'mock' },
+            { currency: 'EUR', ratePerUsd: 0.92, fetchedAt: earlier.toISOString(), source: 'mock' },
+            { currency: 'GBP', ratePerUsd: 0.79, fetchedAt: earlier.toISOString(), source: 'mock' },
+            { currency: 'SAR', ratePerUsd: 3.7512, fetchedAt: now.toISOString(), source: 'feed.example' },
+          ],
+        },
+      ]);
     } finally {
       await on.close();
     }

@@ -1,5 +1,5 @@
 // The app schemathesis fuzzes (scripts/fuzz.sh): the real API from createApp on 127.0.0.1, a
-// throw-away PostgreSQL database (migrated, demo catalog seeded), the Temporal dev server and an
+// throw-away PostgreSQL database (migrated, demo catalog and store stand-ins seeded), the Temporal dev server and an
 // in-process worker with the real workflows and activities (mock operator, identity and payment
 // providers), two signed-up end users, a super_admin and a company admin of a ready company.
 //
@@ -30,6 +30,9 @@ import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { createCompanyRuns } from '../../src/temporal/companies';
 import { createPaymentRuns } from '../../src/temporal/payments';
 import { createQuoteRuns } from '../../src/temporal/quotes';
+import { createStoreSyncRuns } from '../../src/temporal/store-sync';
+import { mockStoreProviders } from '../../src/store/providers/mock';
+import { seedStoreStandIns } from '../../src/store/stand-ins';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { buildActivityDeps, connectWithRetry, startWorker, type RunningWorker } from '../../worker/main';
 import { freePort } from '../helpers/processes';
@@ -127,6 +130,8 @@ function fuzzConfig(baseUrl: string, port: number, taskQueue: string, dir: strin
     // Unpaid or unverified activations cancel themselves soon, so the SIM limit (10 live per citizen) frees up during a run.
     ACTIVATION_CANCEL_AFTER_SECONDS: '20',
     PAYMENT_SETTLEMENT_LINGER_SECONDS: '1',
+    // The store on, with its stand-ins seeded: browsing, its administration and the FX rates are fuzzed too.
+    FEATURE_ESIM_STORE: 'true',
   });
 }
 
@@ -171,6 +176,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
     stops.add('pool', () => pool.end());
     const db = createDb(pool);
     await db.transaction((tx) => seedDemoCatalog(tx));
+    await db.transaction((tx) => seedStoreStandIns(tx));
 
     const workerLog = pino({ name: 'worker', level: 'info' }, pino.destination({ dest: path.join(dir, 'worker.log'), sync: true }));
     const nativeConnection = await connectWithRetry(temporal.value.address, { timeoutMs: 30_000, logger: workerLog });
@@ -203,6 +209,8 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
       companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
       quoteRuns: createQuoteRuns(client, config, { db }),
+      storeProviders: mockStoreProviders(),
+      storeSyncs: createStoreSyncRuns(client, config),
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {

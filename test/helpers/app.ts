@@ -26,7 +26,16 @@ export interface TestAppOptions {
   deps?: Partial<
     Pick<
       AppDeps,
-      'temporalReady' | 'activationRuns' | 'operators' | 'paymentProvider' | 'paymentRuns' | 'companyRuns' | 'quoteRuns' | 'meter'
+      | 'temporalReady'
+      | 'activationRuns'
+      | 'operators'
+      | 'paymentProvider'
+      | 'paymentRuns'
+      | 'companyRuns'
+      | 'quoteRuns'
+      | 'meter'
+      | 'storeProviders'
+      | 'storeSyncs'
     >
   >;
 }

@@ -8,9 +8,11 @@ import { mockOperators } from '../../src/operators/mock';
 import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
+import { createMockFxSource } from '../../src/fx/mock';
+import { mockStoreProviders } from '../../src/store/providers/mock';
 import type { TestDatabase } from './db';
 
-/** Mock operators and payments, an identity provider that decides at the first poll, in-memory messages. */
+/** Mock operators, payments, store providers and FX source, an identity provider that decides at the first poll, in-memory messages. */
 export function realActivities(
   db: Pick<TestDatabase, 'sql'>,
   config: Pick<Config, 'DATA_ENCRYPTION_KEY' | 'DATA_HASH_KEY' | 'PUBLIC_BASE_URL'>,
@@ -23,6 +25,8 @@ export function realActivities(
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
     messages: createMemoryMessageSender(),
     paymentProvider: createMockPaymentProvider({ publicBaseUrl: config.PUBLIC_BASE_URL }),
+    storeProviders: mockStoreProviders(),
+    fxSource: createMockFxSource(),
     ...overrides,
   });
 }

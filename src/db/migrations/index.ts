@@ -30,6 +30,7 @@ import { Migration20261127015453_sim_limit_identity_index } from './Migration202
 import { Migration20261127015453_workflow_starts } from './Migration20261127015453_workflow_starts';
 import { Migration20261127022802_message_outbox } from './Migration20261127022802_message_outbox';
 import { Migration20261127033652_money_units } from './Migration20261127033652_money_units';
+import { Migration20261127034943_store } from './Migration20261127034943_store';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -62,4 +63,5 @@ export const migrationsList = [
   { name: 'Migration20261127015453_workflow_starts', class: Migration20261127015453_workflow_starts },
   { name: 'Migration20261127022802_message_outbox', class: Migration20261127022802_message_outbox },
   { name: 'Migration20261127033652_money_units', class: Migration20261127033652_money_units },
+  { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
 ];

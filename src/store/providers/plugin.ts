@@ -1,0 +1,96 @@
+/**
+ * What the store needs from a wholesale eSIM provider (spec "Store provider"): `health()`,
+ * `listProducts()`, `placeOrder(orderId, sku)` answering an issued profile or `pending`, and
+ * `getOrder(orderId)`. A plugin is registered under the slug of its `operators` row (kind
+ * esim_store); a row without a plugin is "not registered" (STORE_PROVIDER_UNAVAILABLE).
+ *
+ * Failures: StoreProviderRejection is a definite "no" (retrying cannot help: the order fails, the
+ * sync run fails); StoreProviderUnavailable is transient (the activity retries). Our order id is the
+ * provider's unique reference, so placing the same order twice issues one profile.
+ */
+
+export class StoreProviderRejection extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'StoreProviderRejection';
+  }
+}
+
+export class StoreProviderUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'network' | 'status' | 'answer' = 'status',
+  ) {
+    super(message);
+    this.name = 'StoreProviderUnavailable';
+  }
+}
+
+export interface ProviderHealth {
+  ok: boolean;
+  /** One printable line for staff (never a credential or a provider's raw answer). */
+  detail: string;
+}
+
+/** A product as the provider lists it; the sync validates and normalizes it (src/store/sync.ts). */
+export interface ProviderProduct {
+  sku: string;
+  nameEn: string;
+  nameAr: string;
+  /** ISO 3166-1 alpha-2 codes, any case and order. */
+  countries: string[];
+  /** Null (or ignored) when isUnlimited. */
+  dataAmountMb: number | null;
+  isUnlimited: boolean;
+  validityDays: number;
+  requiresKyc: boolean;
+  /** The retail price we charge, in US cents. */
+  priceUsdCents: number;
+}
+
+/** An issued eSIM profile. The activation code is a credential: encrypted at rest, never logged. */
+export interface EsimProfile {
+  iccid: string;
+  smdpAddress: string;
+  matchingId: string;
+  /** `LPA:1$<smdp>$<matchingId>`. */
+  activationCodeRaw: string;
+}
+
+/** Why a placement is pending: the provider completes it later (its callback, then getOrder). */
+export type PendingReason = 'delayed' | 'identity_check';
+
+export type PlacedOrder = { status: 'issued'; profile: EsimProfile } | { status: 'pending'; reason: PendingReason };
+
+export type ProviderOrder =
+  { status: 'issued'; profile: EsimProfile } | { status: 'pending' } | { status: 'failed'; reason: string } | { status: 'not_found' };
+
+export interface StoreProviderPlugin {
+  readonly slug: string;
+  health(): Promise<ProviderHealth>;
+  listProducts(): Promise<ProviderProduct[]>;
+  /** Idempotent by `orderId` (the provider's unique reference). */
+  placeOrder(orderId: string, sku: string): Promise<PlacedOrder>;
+  /** The provider's own view of the order: a callback is only a trigger to read it. */
+  getOrder(orderId: string): Promise<ProviderOrder>;
+}
+
+/** Store provider plugins keyed by slug. */
+export class StoreProviderRegistry {
+  private readonly plugins = new Map<string, StoreProviderPlugin>();
+
+  constructor(plugins: StoreProviderPlugin[] = []) {
+    for (const plugin of plugins) this.plugins.set(plugin.slug, plugin);
+  }
+
+  get(slug: string): StoreProviderPlugin | undefined {
+    return this.plugins.get(slug);
+  }
+
+  slugs(): string[] {
+    return [...this.plugins.keys()];
+  }
+}
+
+/** `LPA:1$<smdp>$<matchingId>`. */
+export const lpaOf = (smdpAddress: string, matchingId: string) => `LPA:1$${smdpAddress}$${matchingId}`;

@@ -1,0 +1,170 @@
+import { chars, text, UUID_SOURCE, Uuid } from '../http/fields';
+import { Limit, offsetParams, offsetPage } from '../http/pagination';
+import { z } from '../openapi/registry';
+import { DISPLAY_CURRENCIES } from './money';
+
+// --- Shared pieces --------------------------------------------------------------------------------
+
+const Timestamp = z.iso.datetime();
+const Amount = z.number().min(0).openapi({ description: 'At most 2 decimals (computed in integer minor units)', example: 45 });
+
+export const Price = z
+  .object({ amount: Amount, currency: z.enum(DISPLAY_CURRENCIES) })
+  .openapi('StorePrice', { description: 'A price in a display currency' });
+export const PriceUsd = z
+  .object({ amount: Amount, currency: z.literal('USD') })
+  .openapi('StorePriceUsd', { description: 'What is charged, in USD' });
+export const FxUsed = z
+  .object({
+    ratePerUsd: z.number().positive(),
+    fetchedAt: Timestamp,
+    source: z.string(),
+  })
+  .nullable()
+  .openapi('StoreFxUsed', { description: 'The rate the display price was computed with; null when the display currency is USD' });
+
+export const Product = z
+  .object({
+    id: z.uuid(),
+    providerSlug: z.string(),
+    nameEn: z.string(),
+    nameAr: z.string(),
+    countries: z.array(z.string().regex(/^[A-Z]{2}$/)).openapi({ description: 'ISO 3166-1 alpha-2 codes, sorted' }),
+    dataAmountMb: z.number().int().min(0).nullable().openapi({ description: 'null when isUnlimited' }),
+    isUnlimited: z.boolean(),
+    validityDays: z.number().int().min(1),
+    requiresKyc: z.boolean().openapi({ description: 'Identity-check product: needs a provider with the async flow' }),
+    price: Price,
+    priceUsd: PriceUsd,
+    fx: FxUsed,
+  })
+  .openapi('StoreProduct');
+
+// --- GET /store/status ------------------------------------------------------------------------------
+
+export const StoreStatusResponse = z
+  .object({
+    data: z.object({
+      enabled: z.boolean().openapi({ description: 'The store gate (FEATURE_ESIM_STORE)' }),
+      currencies: z
+        .array(z.enum(DISPLAY_CURRENCIES))
+        .openapi({ description: 'USD and every currency with a rate fetched within FX_MAX_AGE' }),
+      ratesFetchedAt: Timestamp.nullable().openapi({ description: 'The newest rate’s fetchedAt, or null before the first fetch' }),
+    }),
+  })
+  .openapi('StoreStatusResponse');
+
+// --- GET /store/products ----------------------------------------------------------------------------
+
+/**
+ * A display currency. Any text is taken and one outside the list answers STORE_CURRENCY_UNSUPPORTED
+ * (as the spec says), not VALIDATION_ERROR; the document lists the six.
+ */
+export const CurrencyParam = z
+  .string()
+  .optional()
+  .openapi({ type: 'string', enum: [...DISPLAY_CURRENCIES], default: 'USD', description: 'Display currency (default USD)' });
+
+export const COUNTRY_PATTERN = '^[A-Za-z]{2}$';
+const CountryParam = z
+  .string()
+  .regex(new RegExp(COUNTRY_PATTERN), 'country must be an ISO 3166-1 alpha-2 code')
+  .transform((c) => c.toUpperCase())
+  .optional()
+  .openapi({ type: 'string', pattern: COUNTRY_PATTERN, description: 'ISO 3166-1 alpha-2 code (either case): products that cover it' });
+
+/** `<priceUsdMinor>|<id>`: the last item's price in cents and id. */
+export const PRODUCT_CURSOR_PATTERN = `^(0|[1-9][0-9]{0,14})\\|(${UUID_SOURCE})$`;
+const ProductCursor = z
+  .string()
+  .regex(new RegExp(PRODUCT_CURSOR_PATTERN), 'Invalid cursor: use the nextCursor of the previous page')
+  .optional()
+  .openapi({
+    type: 'string',
+    pattern: PRODUCT_CURSOR_PATTERN,
+    description: 'Omit for the first page; otherwise the previous `nextCursor` (`<priceUsdMinor>|<id>`)',
+    example: '1200|e5171000-0000-4000-8000-000000000001',
+  });
+
+export const ProductListQuery = z.strictObject({ country: CountryParam, currency: CurrencyParam, cursor: ProductCursor, limit: Limit });
+export const ProductQuery = z.strictObject({ currency: CurrencyParam });
+export const ProductParams = z.object({ id: Uuid });
+
+export const ProductList = z
+  .object({
+    items: z.array(Product),
+    nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page; null on the last' }),
+    hasMore: z.boolean(),
+  })
+  .openapi('StoreProductList');
+export const ProductResponse = z.object({ data: Product }).openapi('StoreProductResponse');
+
+// --- Administration ---------------------------------------------------------------------------------
+
+export const StoreProvider = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    nameEn: z.string(),
+    nameAr: z.string(),
+    isActive: z.boolean(),
+    paymentMode: z.enum(['internal', 'external']).openapi({ description: '`external`: the provider charges, which fails closed here' }),
+    supportsAsync: z.boolean().openapi({ description: 'Completes orders later through its callback (identity-check products need it)' }),
+    health: z
+      .object({
+        ok: z.boolean().openapi({ description: 'false also when never checked' }),
+        checkedAt: Timestamp.nullable(),
+        detail: z.string().nullable(),
+      })
+      .openapi({ description: 'The last health check (sync, toggle)' }),
+  })
+  .openapi('StoreProvider');
+
+export const StoreProviderList = z.object({ data: z.array(StoreProvider) }).openapi('StoreProviderList');
+export const StoreProviderResponse = z.object({ data: StoreProvider }).openapi('StoreProviderResponse');
+
+export const ProviderParams = z.object({ id: Uuid });
+export const ToggleBody = z
+  .strictObject({ isActive: z.boolean().openapi({ description: 'true runs the health check first and refuses when it fails' }) })
+  .openapi('StoreProviderToggleRequest');
+
+export const AdminProduct = Product.extend({
+  sku: z.string(),
+  isActive: z.boolean(),
+  syncedAt: Timestamp.openapi({ description: 'The last sync (or seed) that found the SKU listed by its provider' }),
+}).openapi('StoreAdminProduct', { description: 'A product in USD (price = priceUsd, fx null) with its SKU, active flag and last sync' });
+
+export const AdminProductList = offsetPage('StoreAdminProductList', 'products', AdminProduct);
+export const AdminProductResponse = z.object({ data: AdminProduct }).openapi('StoreAdminProductResponse');
+
+export const AdminProductListQuery = z.strictObject({
+  ...offsetParams,
+  providerId: Uuid.optional().openapi({ description: 'Only this provider’s products' }),
+  isActive: z
+    .enum(['true', 'false'], { message: "isActive must be 'true' or 'false'" })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ type: 'boolean' }),
+  search: chars(1, 100).optional().openapi({ description: 'A substring of the SKU or either name, any case' }),
+});
+
+export const ProductPatchBody = z
+  .strictObject({
+    isActive: z.boolean().optional().openapi({ description: 'false keeps the product off across syncs until turned on again' }),
+    nameEn: text(1, 255, 'nameEn').optional().openapi({ description: 'Kept across syncs once set' }),
+    nameAr: text(1, 255, 'nameAr').optional().openapi({ description: 'Kept across syncs once set' }),
+  })
+  .refine((b) => b.isActive !== undefined || b.nameEn !== undefined || b.nameAr !== undefined, {
+    message: 'Give at least one of isActive, nameEn, nameAr',
+    path: [],
+  })
+  .openapi('StoreProductPatchRequest', { minProperties: 1 });
+
+export const SyncBody = z
+  .strictObject({
+    providerId: Uuid.optional().openapi({ description: 'One provider (inactive ones too); omit for every active provider' }),
+  })
+  .openapi('StoreCatalogSyncRequest');
+export const SyncResponse = z
+  .object({ data: z.object({ workflowId: z.string().openapi({ example: 'store-sync:e5170000-0000-4000-8000-000000000001' }) }) })
+  .openapi('StoreCatalogSyncResponse');
