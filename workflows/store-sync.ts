@@ -1,8 +1,8 @@
 import { ChildWorkflowFailure, executeChild, log, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { StoreActivities } from '../activities/store';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import {
+  STORE_PROVIDER_SEARCH_ATTRIBUTE,
   storeSyncWorkflowId,
   type StoreSyncAllEntry,
   type StoreSyncAllInput,
@@ -64,7 +64,7 @@ export async function storeCatalogSyncAllWorkflow(input: StoreSyncAllInput): Pro
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowExecutionTimeout: '30 minutes',
           typedSearchAttributes: input.searchAttributes
-            ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.StoreProvider, value: provider.slug }])
+            ? new TypedSearchAttributes([{ key: STORE_PROVIDER_SEARCH_ATTRIBUTE, value: provider.slug }])
             : undefined,
         });
       } catch (err) {

@@ -136,6 +136,7 @@ describe('workflow ports', () => {
       'src/companies/runs.ts',
       'src/payments/runs.ts',
       'src/quotes/runs.ts',
+      'src/store/runs.ts',
     ]);
     // One port per file, named for its area.
     expect(ports.map((p) => p.names.length)).toEqual(ports.map(() => 1));
