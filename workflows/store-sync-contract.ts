@@ -1,6 +1,5 @@
 // The catalog sync's contract (spec "POST /admin/store/catalog/sync"): ids, inputs and results, imported by
 // the API (src/temporal/store-sync.ts), the schedule (src/temporal/store-schedules.ts), the workflows and the tests.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** One sync per provider at a time: the id is the provider's, and a start finding it running joins it. */
 export const storeSyncWorkflowId = (providerId: string) => `store-sync:${providerId}`;
@@ -44,6 +43,3 @@ export type StoreSyncAllEntry =
 export interface StoreSyncAllResult {
   providers: StoreSyncAllEntry[];
 }
-
-/** The StoreProvider search attribute (a provider's slug) a sync run carries; registered with the others (src/temporal/search-attributes.ts). */
-export const STORE_PROVIDER_SEARCH_ATTRIBUTE = defineSearchAttributeKey('StoreProvider', SearchAttributeType.KEYWORD);

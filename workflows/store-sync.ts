@@ -1,8 +1,7 @@
 import { ChildWorkflowFailure, executeChild, log, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
-import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { StoreActivities } from '../activities/store';
 import {
-  STORE_PROVIDER_SEARCH_ATTRIBUTE,
   storeSyncWorkflowId,
   type StoreSyncAllEntry,
   type StoreSyncAllInput,
@@ -63,9 +62,8 @@ export async function storeCatalogSyncAllWorkflow(input: StoreSyncAllInput): Pro
           args: [{ providerId: provider.id }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowExecutionTimeout: '30 minutes',
-          typedSearchAttributes: input.searchAttributes
-            ? new TypedSearchAttributes([{ key: STORE_PROVIDER_SEARCH_ATTRIBUTE, value: provider.slug }])
-            : undefined,
+          // By name (StoreProvider, registered in src/temporal/search-attributes.ts): workflows/ never imports src/temporal/.
+          searchAttributes: input.searchAttributes ? { StoreProvider: [provider.slug] } : undefined,
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError)

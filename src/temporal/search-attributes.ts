@@ -1,7 +1,6 @@
 import type { OperatorService } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { STORE_PROVIDER_SEARCH_ATTRIBUTE } from '../../workflows/store-sync-contract';
 
 /**
  * Business keys that make runs findable in the Temporal UI (`ActivationId = "…"`). Every one the code
@@ -22,7 +21,7 @@ export const SEARCH_ATTRIBUTES = {
   /** On a quote chain's negotiation run (`quote:<chainRootId>`), with CompanyId: the chain's display ref (`Q-…`). */
   QuoteRef: defineSearchAttributeKey('QuoteRef', SearchAttributeType.KEYWORD),
   /** On a provider's catalog sync run (`store-sync:<providerId>`): the provider's slug. */
-  StoreProvider: STORE_PROVIDER_SEARCH_ATTRIBUTE,
+  StoreProvider: defineSearchAttributeKey('StoreProvider', SearchAttributeType.KEYWORD),
 };
 
 const INDEXED_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {

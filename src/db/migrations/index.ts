@@ -31,6 +31,7 @@ import { Migration20261127015453_workflow_starts } from './Migration202611270154
 import { Migration20261127022802_message_outbox } from './Migration20261127022802_message_outbox';
 import { Migration20261127033652_money_units } from './Migration20261127033652_money_units';
 import { Migration20261127034943_store } from './Migration20261127034943_store';
+import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -64,4 +65,5 @@ export const migrationsList = [
   { name: 'Migration20261127022802_message_outbox', class: Migration20261127022802_message_outbox },
   { name: 'Migration20261127033652_money_units', class: Migration20261127033652_money_units },
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
+  { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
 ];
