@@ -7,6 +7,7 @@ import { createHousekeepingActivities, type HousekeepingActivityDeps } from './h
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 import { createQuoteActivities, type QuoteActivityDeps } from './quotes';
 import { createStoreActivities, type StoreActivityDeps } from './store';
+import { createStoreOrderActivities, type StoreOrderActivityDeps } from './store-orders';
 
 export type ActivityDeps = ActivationActivityDeps &
   PaymentActivityDeps &
@@ -14,6 +15,7 @@ export type ActivityDeps = ActivationActivityDeps &
   CompanyActivityDeps &
   QuoteActivityDeps &
   StoreActivityDeps &
+  StoreOrderActivityDeps &
   FxActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
@@ -24,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCompanyActivities(deps),
     ...createQuoteActivities(deps),
     ...createStoreActivities(deps),
+    ...createStoreOrderActivities(deps),
     ...createFxActivities(deps),
   };
 }

@@ -28,8 +28,10 @@ export interface SettlementResult {
   /** `open`: the processor has no final answer yet. */
   status: 'completed' | 'failed' | 'open';
   activationId: string | null;
-  /** True for exactly one workflow run per payment: the run that must signal the activation. */
+  /** True for exactly one workflow run per payment: the run that must signal the activation (or the store order). */
   signalActivation: boolean;
+  /** The store order the payment paid (signalled like an activation); absent otherwise. */
+  storeOrderId?: string | null;
 }
 
 /** Reconciliation code (structured log and record) of a second charge for an order already paid. */
@@ -92,7 +94,12 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
         if (flagged) log.warn('payment succeeded after its order was cancelled: refund it', { ...flagged, source });
         return { status: 'completed', activationId: null, signalActivation: false };
       }
-      return { status: 'completed', activationId: settled.activationId, signalActivation: claimedBy === runId };
+      return {
+        status: 'completed',
+        activationId: settled.activationId,
+        storeOrderId: settled.storeOrderId,
+        signalActivation: claimedBy === runId,
+      };
     });
   }
 

@@ -37,6 +37,8 @@
  *                GET /auth/session, at 2,000 and 20,000 roster entries (at least 50% of the session route, flat)
  *   store        bench/store.ts: GET /store/products at 1,000 and 10,000 products, written by the catalog sync
  *                (first page, deep cursor page, country, SAR: server-side p50 under 5 ms, flat, plans through indexes)
+ *   store-orders bench/store-orders.ts: POST /store/orders (server-side p50 ≤ 20 ms, live health check included)
+ *                and paid → issued on the dev server with the synchronous mock (p50 under 500 ms)
  *   webhooks     bench/webhook-burst.ts: 1,000 signed card-processor deliveries next to GET /healthz
  *                (at least 20%), each payment settled exactly once; payment -> activated latency; Temporal down
  *
@@ -58,9 +60,9 @@
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --history-rows N  activations in the history phase's second size (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and size (default 1000; the roster's and the store's too)
- *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, portal-reads, store or webhooks
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, portal-reads, store, store-orders or webhooks
  *   --no-P            skip phase P (--no-history, --no-roster, --no-documents, --no-b2b,
- *                     --no-admin-links, --no-store, --no-webhooks; --no-scenarios too)
+ *                     --no-admin-links, --no-store, --no-store-orders, --no-webhooks; --no-scenarios too)
  *
  * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
  * even when a budget or check fails: this is a report; FAIL is printed clearly.
@@ -76,6 +78,7 @@ import { portalReadsPhase } from './portal-reads';
 import { rosterPhase } from './roster';
 import { scenariosPhase } from './scenarios';
 import { storePhase } from './store';
+import { storeOrdersPhase } from './store-orders';
 import { webhooksPhase } from './webhook-burst';
 import { startDatabase } from './lib/database';
 import { OUT_DIR, PROFILE_DIR, ROOT } from './lib/paths';
@@ -95,6 +98,7 @@ const PHASES: Phase[] = [
   adminLinksPhase,
   portalReadsPhase,
   storePhase,
+  storeOrdersPhase,
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   webhooksPhase,
 ];

@@ -26,7 +26,9 @@ import { storeAdminRoutes } from './store/admin-routes';
 import { createStoreAdmin } from './store/admin-service';
 import { mockStoreProviders } from './store/providers/mock';
 import type { StoreProviderRegistry } from './store/providers/plugin';
-import type { StoreSyncRuns } from './store/runs';
+import type { StoreOrderRuns, StoreSyncRuns } from './store/runs';
+import { createStoreOrders } from './store/orders';
+import { createStoreOrderCallbacks } from './store/callbacks';
 import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
 import { createAccountService } from './auth/account';
@@ -123,6 +125,8 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
+  /** The store orders' runs; without it, orders keep their runs' starts pending, callbacks answer 503 and requeue STORE_REQUEUE_UNAVAILABLE. */
+  storeOrderRuns?: StoreOrderRuns;
   /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
   meter?: Meter;
 }
@@ -159,6 +163,13 @@ const noQuoteTemporal: QuoteRuns = {
 const noStoreSyncs: StoreSyncRuns = {
   syncProvider: () => Promise.reject(new Error('Temporal is not configured')),
   syncAll: () => Promise.reject(new Error('Temporal is not configured')),
+};
+
+const noStoreOrderTemporal: StoreOrderRuns = {
+  start: () => Promise.reject(new Error('Temporal is not configured')),
+  orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
+  providerCallback: () => Promise.reject(new Error('Temporal is not configured')),
+  requeue: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -216,6 +227,7 @@ export function createApp(deps: AppDeps): Express {
   const activationRuns = deps.activationRuns ?? noTemporal;
   const companyRuns = deps.companyRuns ?? noCompanyTemporal;
   const quoteRuns = deps.quoteRuns ?? noQuoteTemporal;
+  const storeOrderRuns = deps.storeOrderRuns ?? noStoreOrderTemporal;
   // Every run the API starts: rows and a pending start in one transaction, the start tried at once after it.
   const starts = createStartLauncher({
     db,
@@ -223,6 +235,7 @@ export function createApp(deps: AppDeps): Express {
       activation: activationStarter({ db, runs: activationRuns, config }),
       companies: companyRuns,
       quotes: quoteRuns,
+      storeOrders: storeOrderRuns,
     }),
     logger: deps.logger,
   });
@@ -234,6 +247,7 @@ export function createApp(deps: AppDeps): Express {
     provider: deps.paymentProvider ?? createPaymentProvider(config),
     paymentRuns: deps.paymentRuns ?? noPaymentTemporal,
     activationRuns,
+    storeOrderRuns,
     clock,
     logger: deps.logger,
   });
@@ -257,7 +271,7 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
-  webhookRoutes(api, { db, logger: deps.logger, config });
+  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ runs: storeOrderRuns }) });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
@@ -271,9 +285,22 @@ export function createApp(deps: AppDeps): Express {
   });
   const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
-  storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }) });
+  const storeProviders = deps.storeProviders ?? mockStoreProviders();
+  const storeOrders = createStoreOrders({
+    db,
+    config,
+    fx,
+    providers: storeProviders,
+    starts,
+    runs: storeOrderRuns,
+    cipher,
+    clock,
+    logger: deps.logger,
+  });
+  storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }), orders: storeOrders });
   storeAdminRoutes(api, {
-    admin: createStoreAdmin({ db, clock, providers: deps.storeProviders ?? mockStoreProviders(), runs: deps.storeSyncs ?? noStoreSyncs }),
+    admin: createStoreAdmin({ db, clock, providers: storeProviders, runs: deps.storeSyncs ?? noStoreSyncs }),
+    orders: storeOrders,
   });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });

@@ -237,6 +237,14 @@ const schema = z
     MOCK_STORE_CALLBACK_DELAY: duration('2s'),
     /** Mock store providers whose health check fails (comma-separated slugs), to reach STORE_PROVIDER_UNAVAILABLE. */
     MOCK_STORE_UNHEALTHY: z.string().optional(),
+    /** Where the mock store sends its signed callbacks (the API's POST /webhooks/esim-provider); default: PUBLIC_BASE_URL's. */
+    MOCK_STORE_CALLBACK_URL: z.url().optional(),
+    /** A store order still unpaid this long after its creation expires. */
+    STORE_ORDER_PAYMENT_TTL: duration('30m'),
+    /** A paid (or requeued) store order without a profile this long after fails, with a refund record. */
+    STORE_DELIVERY_DEADLINE: duration('70m'),
+    /** How often a store order's run reads a pending order from its provider (and checks an unpaid order's row) without a signal. */
+    STORE_ORDER_POLL_EVERY: duration('2m'),
     /**
      * Check every answer against the OpenAPI document (status, body schema, required headers) and
      * answer INTERNAL_ERROR instead of a drifting one. Unset: on except in production.

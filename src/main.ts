@@ -17,6 +17,7 @@ import { connectTemporal } from './temporal/connection';
 import { createPaymentRuns } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
 import { createStoreSyncRuns } from './temporal/store-sync';
+import { createStoreOrderRuns } from './temporal/store-orders';
 import { registerConfiguredProviders } from './store/registration';
 
 async function main(): Promise<void> {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
     storeProviders: providers.store,
     storeSyncs: createStoreSyncRuns(temporal.client, config),
+    storeOrderRuns: createStoreOrderRuns(temporal.client, config),
     meter: telemetry?.metrics.meter,
     stopping: () => stopping,
   });

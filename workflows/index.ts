@@ -10,3 +10,4 @@ export { companyOnboardingWorkflow } from './company-onboarding';
 export { quoteNegotiationWorkflow } from './quote-negotiation';
 export { storeCatalogSyncWorkflow, storeCatalogSyncAllWorkflow } from './store-sync';
 export { fxFetchWorkflow } from './fx-fetch';
+export { storeOrderWorkflow } from './store-order';

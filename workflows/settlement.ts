@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import { activationWorkflowId, orderPaidSignal } from './activation-contract';
+import { storeOrderPaidSignal, storeOrderWorkflowId } from './store-order-contract';
 import {
   PAYMENT_NOT_FOUND,
   processorEventSignal,
@@ -108,7 +109,21 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
   }
 
   /** Order paid → the activation, once per payment (the activity tells which run settled it). */
-  async function completed(result: { activationId: string | null; signalActivation: boolean }): Promise<void> {
+  async function completed(result: {
+    activationId: string | null;
+    storeOrderId?: string | null;
+    signalActivation: boolean;
+  }): Promise<void> {
+    if (result.storeOrderId && result.signalActivation && !state.activationSignalled) {
+      // A store order's run is told the same way (no activation: its order is a store order).
+      state.activationSignalled = true;
+      try {
+        await getExternalWorkflowHandle(storeOrderWorkflowId(result.storeOrderId)).signal(storeOrderPaidSignal, { paymentId });
+      } catch (err) {
+        log.warn('store order could not be told it is paid', { paymentId, orderId: result.storeOrderId, error: String(err) });
+      }
+      return;
+    }
     if (!result.activationId || !result.signalActivation || state.activationSignalled) return;
     state.activationSignalled = true;
     try {

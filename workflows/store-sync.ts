@@ -1,7 +1,6 @@
 import { ChildWorkflowFailure, executeChild, log, ParentClosePolicy, proxyActivities } from '@temporalio/workflow';
-import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { StoreActivities } from '../activities/store';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import {
   storeSyncWorkflowId,
   type StoreSyncAllEntry,
@@ -63,9 +62,8 @@ export async function storeCatalogSyncAllWorkflow(input: StoreSyncAllInput): Pro
           args: [{ providerId: provider.id }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowExecutionTimeout: '30 minutes',
-          typedSearchAttributes: input.searchAttributes
-            ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.StoreProvider, value: provider.slug }])
-            : undefined,
+          // By name (StoreProvider, registered in src/temporal/search-attributes.ts): workflows/ never imports src/temporal/.
+          searchAttributes: input.searchAttributes ? { StoreProvider: [provider.slug] } : undefined,
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError)

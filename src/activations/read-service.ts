@@ -1,8 +1,8 @@
-import QRCode from 'qrcode';
 import type { ActivationStatus, EsimProfile, IdentityStatus, OrderStatus, SimType } from '../entities';
 import { AppError, validationError } from '../http/errors';
 import { parseCursor } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { activationCodeQrPng } from '../lib/qr';
 import { parseActivationCode } from '../operators/esim-code';
 import { isUuid } from '../http/fields';
 import type { Sql } from '../db/sql';
@@ -340,7 +340,7 @@ export function createActivationReads(deps: ActivationReadDeps) {
     const row = await ownRow(userId, activationId);
     const profile = esimProfileView(row.id, row.sim_type, row.status, row.esim_profile);
     if (!profile) throw new AppError('ACTIVATION_NOT_FOUND');
-    return QRCode.toBuffer(profile.activationCodeRaw, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 512 });
+    return activationCodeQrPng(profile.activationCodeRaw);
   }
 
   return { status, history, records, esimQr };

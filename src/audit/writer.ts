@@ -4,7 +4,7 @@ import type { Sql } from '../db/sql';
 import { insertAuditEvent } from './repository';
 
 /**
- * Audit rows are written by the use case, through the EntityManager of its own transaction, so a
+ * Audit rows are written by the use case, through the transaction handle (Tx) it holds, so a
  * row exists exactly when the change it records was committed. (Not a separate "audit service":
  * one function and one table.)
  */

@@ -1,7 +1,8 @@
 /**
  * Creates a user with any role, e.g. the first super_admin:
  *   npm run create-user -- --role super_admin --name "Ops" --phone +966500000001 [--email a@b.c] [--areas b2b] [--areas-write b2b]
- * Uses DATABASE_URL, or the embedded PostgreSQL of the local stack.
+ * Uses DATABASE_URL, else the database of the running local stack (`npm start`), else starts the
+ * embedded PostgreSQL itself.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import { createPersonalDataCipher, type PersonalDataCipher } from '../lib/crypto
 import { messageOf } from '../lib/errors';
 import { insertVerifiedUser } from '../auth/repository';
 import type { Sql } from '../db/sql';
+import { stackDatabaseUrl } from './stack-database';
 
 const Args = z
   .object({
@@ -78,7 +80,8 @@ export async function createUser(sql: Sql, cipher: PersonalDataCipher, args: Cre
 
 async function main(): Promise<void> {
   const args = parseCreateUserArgs(process.argv.slice(2));
-  const config = loadConfig();
+  const stackUrl = process.env.DATABASE_URL ? null : await stackDatabaseUrl();
+  const config = loadConfig(stackUrl ? { ...process.env, DATABASE_URL: stackUrl } : process.env);
   const cipher = createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY);
   const db = await openDatabase(config, { schema: 'migrate' });
   try {

@@ -10,8 +10,6 @@
  * `--admin-phone <E.164>` signs in an existing super_admin instead.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { z } from 'zod';
 import type { MagicLinkResponse } from '../auth/schemas';
 import type { Billing, BillingResponse, Dashboard, DashboardResponse } from '../billing/schemas';
@@ -30,6 +28,7 @@ import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId } from '../../workflows/quote-contract';
 import { createUser } from './create-user';
 import { createDemoClient, DemoError, type DemoClient, type DemoClientOptions } from './demo-client';
+import { STACK_DATABASE_FILE, stackDatabaseUrl } from './stack-database';
 import { awaitActivated, createActivation, demoPhone, digits, runUrl, signInByOtp, verifyIdentity } from './demo-steps';
 
 export interface B2bDemoOptions extends DemoClientOptions {
@@ -205,6 +204,7 @@ export async function runB2bDemo(opts: B2bDemoOptions): Promise<B2bDemoResult> {
 async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<string> {
   const phone = demoPhone();
   const url = databaseUrl ?? process.env.DATABASE_URL ?? (await stackDatabaseUrl());
+  if (!url) throw new DemoError(`no DATABASE_URL and none in ${STACK_DATABASE_FILE}: is \`npm start\` running? (or pass --admin-phone)`);
   const config = loadConfig({ ...process.env, DATABASE_URL: url });
   const db = await openDatabase(config, { schema: 'as-is' });
   try {
@@ -215,13 +215,4 @@ async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<st
   }
   c.show('created', `super_admin ${phone} (as npm run create-user does)`);
   return phone;
-}
-
-/** The database URL the running stack printed (scripts/stack.sh). */
-async function stackDatabaseUrl(): Promise<string> {
-  const file = path.resolve(__dirname, '..', '..', '..', '.data', 'logs', 'database.out');
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const url = /^DATABASE_URL=(.+)$/m.exec(text)?.[1];
-  if (!url) throw new DemoError(`no DATABASE_URL and none in ${file}: is \`npm start\` running? (or pass --admin-phone)`);
-  return url;
 }

@@ -11,6 +11,8 @@
  *   npm run demo -- --b2b        a company from its invitation to a staff member's activated SIM and the
  *                                company's billing (src/cli/demo-b2b.ts; --admin-phone <E.164> for an
  *                                existing super_admin, else one is created as npm run create-user does)
+ *   npm run demo -- --store      the eSIM store: browse in SAR, order, pay by card in USD, the issued eSIM, its QR
+ *                                and the QR e-mail (src/cli/demo-store.ts)
  *   npm run demo -- --url http://127.0.0.1:3000 --messages .data/messages.jsonl
  *
  * Environment: API_URL (default http://127.0.0.1:$PORT, PORT default 3000),
@@ -27,6 +29,7 @@ import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import type { PaymentResult, Receipt } from '../payments/schemas';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { runB2bDemo } from './demo-b2b';
+import { runStoreDemo } from './demo-store';
 import { createDemoClient, type DemoClientOptions } from './demo-client';
 import { awaitActivated, createActivation, demoPhone, runUrl, verifyIdentity, verifyOtp } from './demo-steps';
 
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
       messages: { type: 'string' },
       esim: { type: 'boolean', default: false },
       b2b: { type: 'boolean', default: false },
+      store: { type: 'boolean', default: false },
       'admin-phone': { type: 'string' },
     },
   });
@@ -113,9 +117,12 @@ async function main(): Promise<void> {
   const baseUrl = values.url ?? process.env.API_URL ?? `http://127.0.0.1:${process.env.PORT ?? 3000}`;
   const messagesFile = path.resolve(root, values.messages ?? process.env.MESSAGES_FILE ?? '.data/messages.jsonl');
   const temporalUiUrl = process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? 8233}`;
-  console.log(`activation-sys ${values.b2b ? 'B2B ' : ''}demo against ${baseUrl} (start the stack first: npm start)`);
+  console.log(
+    `activation-sys ${values.b2b ? 'B2B ' : values.store ? 'eSIM store ' : ''}demo against ${baseUrl} (start the stack first: npm start)`,
+  );
   try {
-    if (values.b2b) await runB2bDemo({ baseUrl, messagesFile, temporalUiUrl, adminPhone: values['admin-phone'] });
+    if (values.store) await runStoreDemo({ baseUrl, messagesFile, temporalUiUrl });
+    else if (values.b2b) await runB2bDemo({ baseUrl, messagesFile, temporalUiUrl, adminPhone: values['admin-phone'] });
     else await runDemo({ baseUrl, messagesFile, temporalUiUrl, simType: values.esim ? 'esim' : 'physical' });
   } catch (err) {
     const reason =

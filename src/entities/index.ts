@@ -16,7 +16,7 @@ import { ReconciliationRecord } from './reconciliation';
 import { RosterCount, RosterEntry } from './roster-entry';
 import { DeviceBlock, Session, TokenBlocklist } from './session';
 import { Setting } from './setting';
-import { FxRateSnapshot, StoreProduct, StoreProductCountry } from './store';
+import { FxRateSnapshot, StoreDeviceAcknowledgement, StoreOrder, StoreProduct, StoreProductCountry } from './store';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
 import { WorkflowStart } from './workflow-start';
@@ -82,4 +82,6 @@ export const entities = [
   StoreProduct,
   StoreProductCountry,
   FxRateSnapshot,
+  StoreDeviceAcknowledgement,
+  StoreOrder,
 ];

@@ -1,5 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Operator } from './catalog';
+import { Order } from './order';
+import { User } from './user';
 
 /**
  * A product of an eSIM store provider (an `operators` row of kind `esim_store`), synced from the
@@ -81,5 +83,77 @@ export const FxRateSnapshot = defineEntity({
       name: 'fx_rate_snapshots_latest_index',
       expression: 'create index "fx_rate_snapshots_latest_index" on "fx_rate_snapshots" ("currency", "fetched_at" desc)',
     },
+  ],
+});
+
+/**
+ * A buyer's confirmation that a device supports eSIM and is carrier-unlocked (POST
+ * /store/device-acknowledgements). A store order names one of its buyer's own.
+ */
+export const StoreDeviceAcknowledgement = defineEntity({
+  name: 'StoreDeviceAcknowledgement',
+  tableName: 'store_device_acknowledgements',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    user: () => p.manyToOne(User).mapToPk().index('store_device_acknowledgements_user_index'),
+    deviceModel: p.string().length(100),
+    acknowledgedAt: p.datetime(),
+  },
+});
+
+/** esim-store spec "States". */
+export const STORE_ORDER_STATUSES = [
+  'pending_payment',
+  'paid',
+  'provisioning',
+  'awaiting_provider',
+  'issued',
+  'failed',
+  'expired',
+] as const;
+export type StoreOrderStatus = (typeof STORE_ORDER_STATUSES)[number];
+
+/**
+ * An eSIM store order. Its id is also its `orders` row's (the orderId the payment routes take, total in
+ * US cents, currency USD) and the reference given to the provider. The product is copied at order time;
+ * the issued profile is stored encrypted (the activation code is a credential), never in clear.
+ */
+export const StoreOrder = defineEntity({
+  name: 'StoreOrder',
+  tableName: 'store_orders',
+  properties: {
+    id: () => p.oneToOne(Order).primary().mapToPk().fieldName('id').deleteRule('cascade'),
+    user: () => p.manyToOne(User).mapToPk(),
+    product: () => p.manyToOne(StoreProduct).mapToPk(),
+    provider: () => p.manyToOne(Operator).mapToPk(),
+    deviceAcknowledgement: () => p.manyToOne(StoreDeviceAcknowledgement).mapToPk(),
+    sku: p.string().length(100),
+    status: p.enum(STORE_ORDER_STATUSES),
+    /** productId, nameEn, nameAr, countries, dataAmountMb, isUnlimited, validityDays as ordered. */
+    productSnapshot: p.json(),
+    chargeUsdCents: p.bigint('number'),
+    displayCurrency: p.string().length(3),
+    /** Minor units of displayCurrency. */
+    displayMinor: p.bigint('number'),
+    /** `{ ratePerUsd, fetchedAt, source }` used for display, or null for USD. */
+    fx: p.json().nullable(),
+    paymentId: p.uuid().nullable(),
+    /** The issued profile (iccid, smdpAddress, matchingId, activationCodeRaw), JSON encrypted with the personal-data cipher. */
+    profileEncrypted: p.text().nullable(),
+    failureReason: p.string().length(255).nullable(),
+    /** When the order must be issued by (paid, or requeued, plus STORE_DELIVERY_DEADLINE). */
+    deliverBy: p.datetime().nullable(),
+    requeues: p.integer().default(0),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    issuedAt: p.datetime().nullable(),
+  },
+  indexes: [
+    // GET /store/orders: the buyer's orders newest first, keyset (createdAt, id).
+    {
+      name: 'store_orders_user_created_index',
+      expression: 'create index "store_orders_user_created_index" on "store_orders" ("user_id", "created_at" desc, "id" desc)',
+    },
+    { name: 'store_orders_status_created_index', properties: ['status', 'createdAt'] },
   ],
 });

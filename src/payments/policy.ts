@@ -1,5 +1,7 @@
 import type { PaymentMethod } from '../entities';
+import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
+import { storePaymentModeOf } from '../store/order-repository';
 
 /**
  * The spec's payment-method table, in one place. Every payment route asks it
@@ -52,10 +54,11 @@ export interface OrderForPolicy {
 }
 
 /**
- * Which row of the method table an order falls under. Store orders do not
- * exist yet: every order today is `local`, consumer (company_id null) and
- * company orders alike. The store issue extends this function (it answers a promise
- * so it can read the store order and its provider's payment mode).
+ * Which row of the method table an order falls under: a store order (esim-store spec, its `store_orders`
+ * row shares the order's id) with its provider's payment mode, or a local order (consumer and company
+ * orders alike).
  */
-export const resolveOrderPaymentContext: (order: OrderForPolicy) => Promise<OrderPaymentContext> = () =>
-  Promise.resolve({ orderKind: 'local' });
+export async function resolveOrderPaymentContext(sql: Sql, order: OrderForPolicy): Promise<OrderPaymentContext> {
+  const mode = await storePaymentModeOf(sql, order.id);
+  return mode === undefined ? { orderKind: 'local' } : { orderKind: 'store', storeProviderPaymentMode: mode };
+}

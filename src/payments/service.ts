@@ -6,6 +6,7 @@ import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
 import type { ActivationRuns } from '../activations/runs';
 import type { PaymentRuns } from './runs';
+import type { StoreOrderRuns } from '../store/runs';
 import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
@@ -60,6 +61,7 @@ export interface PaymentServiceDeps {
   provider: PaymentProvider;
   paymentRuns: PaymentRuns;
   activationRuns: ActivationRuns;
+  storeOrderRuns: Pick<StoreOrderRuns, 'orderPaid'>;
   clock: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
@@ -231,6 +233,14 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           logger.error({ err, paymentId: row.id, activationId: settled.activationId }, 'order-paid signal failed after payment completed');
         }
       }
+      if (settled?.changed && settled.storeOrderId) {
+        try {
+          await deps.storeOrderRuns.orderPaid(settled.storeOrderId, row.id);
+        } catch (err) {
+          // Committed; the store order's run finds the payment at its next check of the order row.
+          logger.error({ err, paymentId: row.id, orderId: settled.storeOrderId }, 'store order paid signal failed after payment completed');
+        }
+      }
       return;
     }
     if (result.status === 'processing') {
@@ -331,7 +341,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   async function pay(route: PaymentRoute, userId: string, req: PayRequest) {
     const order = await ownedOrder(userId, req.orderId);
-    assertMethodAllowed({ ...(await resolveOrderPaymentContext({ id: order.id, company_id: order.companyId })), method: req.method });
+    assertMethodAllowed({ ...(await resolveOrderPaymentContext(db, { id: order.id, company_id: order.companyId })), method: req.method });
     const fingerprint = fingerprintOf(route, req);
     // Another round when the key's payment rolled back (order not payable) or the live payment just settled or was released.
     let live: LivePayment | undefined;

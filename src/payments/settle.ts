@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/sql';
 import type { OrderStatus } from '../entities/order';
+import { markStoreOrderPaid } from '../store/order-repository';
 import * as repo from './repository';
 
 export interface SettledPayment {
@@ -8,6 +9,8 @@ export interface SettledPayment {
   orderId: string;
   /** The activation to signal "order paid", when the order has one. */
   activationId: string | null;
+  /** The store order to signal "paid" (the order is one, and paid), else null. */
+  storeOrderId: string | null;
   /** False when the payment was already completed: nothing changed (duplicate delivery). */
   changed: boolean;
   /**
@@ -37,5 +40,7 @@ export async function completePayment(tx: Sql, paymentId: string, now: Date): Pr
   if (updated) await repo.markOrderPaid(tx, orderId, now);
   const orderStatus = (await repo.findOrderStatus(tx, orderId))!;
   const activationId = await repo.findActivationOfOrder(tx, orderId);
-  return { paymentId, orderId, activationId, changed: Boolean(updated), orderStatus };
+  // A store order waiting for payment is `paid` with the order (an expired one stays expired: its order is cancelled).
+  const storeOrderId = orderStatus === 'paid' ? await markStoreOrderPaid(tx, orderId, paymentId, now) : null;
+  return { paymentId, orderId, activationId, storeOrderId, changed: Boolean(updated), orderStatus };
 }

@@ -1,7 +1,21 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { MessageDeliveryError, type MessageSender } from './messages';
+import { activationCodeQrPng } from '../lib/qr';
 import { renderEmail } from './templates';
+
+/** Content-ID of the eSIM e-mail's inline QR image. */
+export const QR_CID = 'esim-qr@activation-sys';
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The plain-text body as HTML paragraphs (each language's block keeps its own direction: `dir="auto"`). */
+function htmlParagraphs(text: string): string {
+  return text
+    .split(/\n{2,}/)
+    .map((block) => `<p dir="auto">${escapeHtml(block).replace(/\n/g, '<br>')}</p>`)
+    .join('');
+}
 
 export interface SmtpOptions {
   host: string;
@@ -79,6 +93,8 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
     async send(message) {
       if (message.channel !== 'email') throw new MessageDeliveryError(message.channel, 'the SMTP sender only sends e-mail', true);
       const { subject, text, language } = renderEmail(message);
+      // The eSIM e-mail carries its QR code as an inline image beside the code as text (both languages).
+      const qr = message.content?.kind === 'esim_ready' ? await activationCodeQrPng(message.content.activationCode) : undefined;
       let info: { messageId?: string };
       try {
         info = await transport.sendMail({
@@ -86,6 +102,14 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
           to: message.to,
           subject,
           text,
+          ...(qr
+            ? {
+                html: `${htmlParagraphs(text)}<p><img src="cid:${QR_CID}" alt="eSIM QR code" width="256" height="256"></p>`,
+                attachments: [
+                  { filename: 'esim-qr.png', content: qr, contentType: 'image/png', cid: QR_CID, contentDisposition: 'inline' as const },
+                ],
+              }
+            : {}),
           headers: { 'Content-Language': language },
           signal: AbortSignal.timeout(options.timeoutMs),
         });

@@ -5,10 +5,12 @@ import { json, type Api } from '../http/route';
 import type { Principal } from '../auth/sessions';
 import type { Request } from 'express';
 import type { StoreActor, StoreAdmin } from './admin-service';
+import type { StoreOrders } from './orders';
 import * as s from './schemas';
 
 export interface StoreAdminRouteDeps {
   admin: StoreAdmin;
+  orders: StoreOrders;
 }
 
 const actorOf = (principal: Principal, req: Request): StoreActor => ({ userId: principal.user.id, ...auditRequestContext(req) });
@@ -114,5 +116,42 @@ export function storeAdminRoutes(api: Api, deps: StoreAdminRouteDeps): void {
       errors: ['STORE_PROVIDER_NOT_FOUND', 'STORE_SYNC_UNAVAILABLE'],
     },
     async ({ body }) => ({ data: await admin.sync(body.providerId?.toLowerCase()) }),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/admin/store/orders',
+      tag,
+      guard: guard.staff('store', 'view'),
+      summary: 'Store orders',
+      description: `Every store order, newest first, offset-paged, with its buyer and provider; never the activation code. ${NO_GATE}`,
+      query: s.AdminOrderListQuery,
+      response: json(s.AdminOrderList),
+      errors: [],
+    },
+    async ({ query }) => {
+      const { orders, total } = await deps.orders.adminList(query);
+      return offsetPageBody('orders', orders, total, query);
+    },
+  );
+
+  api.define(
+    {
+      method: 'post',
+      path: '/admin/store/orders/:id/requeue',
+      tag,
+      guard: guard.staff('store', 'manage'),
+      summary: 'Requeue a paid order that has no profile',
+      description:
+        'Only a paid order with no issued profile: `paid`, `provisioning`, `awaiting_provider` past its delivery deadline, or ' +
+        '`failed` (else STORE_ORDER_NOT_REQUEUEABLE). Its run places the order again (idempotent at the provider: the order ' +
+        'id is the reference) with a new delivery deadline; the order moves to `provisioning`. STORE_REQUEUE_UNAVAILABLE: ' +
+        'Temporal did not take it (nothing changed). Audited as `store.order_requeued`.',
+      params: s.OrderParams,
+      response: json(s.AdminOrderResponse, { status: 202 }),
+      errors: ['STORE_ORDER_NOT_FOUND', 'STORE_ORDER_NOT_REQUEUEABLE', 'STORE_REQUEUE_UNAVAILABLE'],
+    },
+    async ({ params, principal, req }) => ({ data: await deps.orders.requeue(actorOf(principal, req), params.id) }),
   );
 }

@@ -1,10 +1,13 @@
 import { guard } from '../http/guards';
-import { json, type Api } from '../http/route';
+import { binary, json, type Api } from '../http/route';
+import { z } from '../openapi/registry';
+import type { StoreOrders } from './orders';
 import * as s from './schemas';
 import type { StoreBrowse } from './service';
 
 export interface StoreRouteDeps {
   browse: StoreBrowse;
+  orders: StoreOrders;
 }
 
 const GATE = 'Gated by `FEATURE_ESIM_STORE`: while it is off, STORE_DISABLED 422 (after the request is validated).';
@@ -13,7 +16,7 @@ const CURRENCY =
   'STORE_CURRENCY_UNSUPPORTED; USD never needs a rate. A display price is priceUsd × ratePerUsd, half-up to 2 decimals, ' +
   'computed in integer minor units; `fx` is the rate used (null for USD).';
 
-/** The eSIM store, public side (esim-store spec, "Public"). Ordering comes with the next part. */
+/** The eSIM store, public and buyer side (esim-store spec, "Public", "Authenticated"). */
 export function storeRoutes(api: Api, deps: StoreRouteDeps): void {
   const tag = 'eSIM store';
 
@@ -67,5 +70,109 @@ export function storeRoutes(api: Api, deps: StoreRouteDeps): void {
       errors: ['STORE_DISABLED', 'STORE_PRODUCT_NOT_FOUND', 'STORE_CURRENCY_UNSUPPORTED'],
     },
     async ({ params, query }) => ({ data: await deps.browse.get(params.id.toLowerCase(), query.currency) }),
+  );
+
+  api.define(
+    {
+      method: 'post',
+      path: '/store/device-acknowledgements',
+      tag,
+      guard: guard.session,
+      summary: 'Acknowledge a device',
+      description:
+        'The buyer confirms that the device supports eSIM and is carrier-unlocked (both must be `true`). An order names one ' +
+        `of the caller’s own acknowledgements. ${GATE}`,
+      body: s.AcknowledgementBody,
+      response: json(s.AcknowledgementResponse, { status: 201 }),
+      errors: ['STORE_DISABLED'],
+    },
+    async ({ body, principal }) => ({ data: await deps.orders.acknowledge(principal.user.id, body) }),
+  );
+
+  api.define(
+    {
+      method: 'post',
+      path: '/store/orders',
+      tag,
+      guard: guard.session,
+      summary: 'Order an eSIM',
+      description:
+        'Checks, in order: the gate; the device acknowledgement (unknown or another user’s: VALIDATION_ERROR); the product ' +
+        '(STORE_PRODUCT_NOT_FOUND, STORE_PRODUCT_INACTIVE); its provider registered, active, healthy and answering a live ' +
+        'health check (STORE_PROVIDER_UNAVAILABLE, fail closed); its payment mode (STORE_PROVIDER_PAYMENT_EXTERNAL); the ' +
+        'currency (STORE_CURRENCY_UNSUPPORTED); an identity-check product needs a provider with the async flow ' +
+        '(STORE_KYC_REQUIRED); `expectedPrice` equal to the current price in its currency (STORE_PRICE_CHANGED, ' +
+        'details.currentPrice); a charge of at least USD 0.50 (STORE_CHARGE_BELOW_MINIMUM). Creates the store order and its ' +
+        'order row (same id, `pending_payment`, total in USD) in one transaction and starts its workflow ' +
+        '(`store-order:<id>`); pay it with the payment routes (`orderId` = this id). ' +
+        GATE,
+      body: s.OrderBody,
+      response: json(s.StoreOrderResponse, { status: 201 }),
+      errors: [
+        'STORE_DISABLED',
+        'STORE_PRODUCT_NOT_FOUND',
+        'STORE_PRODUCT_INACTIVE',
+        'STORE_PROVIDER_UNAVAILABLE',
+        'STORE_PROVIDER_PAYMENT_EXTERNAL',
+        'STORE_CURRENCY_UNSUPPORTED',
+        'STORE_KYC_REQUIRED',
+        'STORE_PRICE_CHANGED',
+        'STORE_CHARGE_BELOW_MINIMUM',
+      ],
+    },
+    async ({ body, principal }) => ({ data: await deps.orders.create(principal.user.id, body) }),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/store/orders',
+      tag,
+      guard: guard.session,
+      summary: 'My store orders',
+      description: 'The caller’s own orders, newest first, keyset-paged (`<createdAt>|<id>`). Available with the gate off.',
+      query: s.OrderListQuery,
+      response: json(s.StoreOrderList),
+      errors: [],
+    },
+    async ({ query, principal }) => deps.orders.list(principal.user.id, query),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/store/orders/:id',
+      tag,
+      guard: guard.session,
+      summary: 'One of my store orders',
+      description: 'Owner only (another user’s order is STORE_ORDER_NOT_FOUND). Available with the gate off.',
+      params: s.OrderParams,
+      response: json(s.StoreOrderResponse),
+      errors: ['STORE_ORDER_NOT_FOUND'],
+    },
+    async ({ params, principal }) => ({ data: await deps.orders.get(principal.user.id, params.id) }),
+  );
+
+  api.define(
+    {
+      method: 'get',
+      path: '/store/orders/:id/esim-qr',
+      tag,
+      guard: guard.session,
+      summary: 'QR code (PNG) of an issued store order',
+      description:
+        'Owner only. Rendered on demand from the stored activation code, never stored. STORE_ORDER_NOT_FOUND: missing, ' +
+        'another user’s, or not issued. Available with the gate off.',
+      params: s.OrderParams,
+      response: binary('image/png', 'PNG image', [
+        { name: 'Cache-Control', schema: z.literal('private, no-store'), required: true, description: 'Never cached' },
+      ]),
+      errors: ['STORE_ORDER_NOT_FOUND'],
+    },
+    async ({ params, principal, res }) => {
+      const png = await deps.orders.esimQr(principal.user.id, params.id);
+      res.set('Cache-Control', 'private, no-store');
+      return png;
+    },
   );
 }

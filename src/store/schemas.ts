@@ -1,5 +1,5 @@
-import { chars, text, UUID_SOURCE, Uuid } from '../http/fields';
-import { Limit, offsetParams, offsetPage } from '../http/pagination';
+import { chars, PathId, text, UUID_SOURCE, Uuid } from '../http/fields';
+import { CursorParam, Limit, offsetParams, offsetPage } from '../http/pagination';
 import { z } from '../openapi/registry';
 import { DISPLAY_CURRENCIES } from './money';
 
@@ -168,3 +168,107 @@ export const SyncBody = z
 export const SyncResponse = z
   .object({ data: z.object({ workflowId: z.string().openapi({ example: 'store-sync:e5170000-0000-4000-8000-000000000001' }) }) })
   .openapi('StoreCatalogSyncResponse');
+
+// --- Device acknowledgements and orders ---------------------------------------------------------------
+
+export const AcknowledgementBody = z
+  .strictObject({
+    deviceModel: text(1, 100, 'deviceModel'),
+    esimCompatible: z.literal(true, { message: 'esimCompatible must be true: the device must support eSIM' }),
+    carrierUnlocked: z.literal(true, { message: 'carrierUnlocked must be true: the device must be carrier-unlocked' }),
+  })
+  .openapi('StoreDeviceAcknowledgementRequest');
+
+export const Acknowledgement = z
+  .object({ id: z.uuid(), deviceModel: z.string(), acknowledgedAt: Timestamp })
+  .openapi('StoreDeviceAcknowledgement');
+export const AcknowledgementResponse = z.object({ data: Acknowledgement }).openapi('StoreDeviceAcknowledgementResponse');
+
+export const STORE_ORDER_STATUS_VALUES = [
+  'pending_payment',
+  'paid',
+  'provisioning',
+  'awaiting_provider',
+  'issued',
+  'failed',
+  'expired',
+] as const;
+
+export const OrderBody = z
+  .strictObject({
+    productId: Uuid,
+    currency: CurrencyParam.openapi({ description: 'Display currency (default USD); the charge is always USD' }),
+    deviceAcknowledgementId: Uuid.openapi({ description: 'One of the caller’s own device acknowledgements' }),
+    expectedPrice: z
+      .strictObject({ amount: Amount, currency: z.string() })
+      .optional()
+      .openapi({ description: 'The price the buyer saw, in its currency: a different current price is STORE_PRICE_CHANGED' }),
+  })
+  .openapi('StoreOrderRequest');
+
+const OrderProduct = z
+  .object({
+    productId: z.uuid(),
+    nameEn: z.string(),
+    nameAr: z.string(),
+    countries: z.array(z.string()),
+    dataAmountMb: z.number().int().nullable(),
+    isUnlimited: z.boolean(),
+    validityDays: z.number().int(),
+  })
+  .openapi('StoreOrderProduct', { description: 'The product as it was when ordered' });
+
+const StoreOrderFields = {
+  id: z.uuid().openapi({ description: 'Also the order id the payment routes take, and the provider’s reference' }),
+  status: z.enum(STORE_ORDER_STATUS_VALUES),
+  product: OrderProduct,
+  charge: PriceUsd,
+  display: z.object({ amount: Amount, currency: z.string() }),
+  fx: FxUsed,
+  paymentId: z.uuid().nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  issuedAt: Timestamp.nullable(),
+};
+
+export const StoreOrder = z
+  .object({
+    ...StoreOrderFields,
+    esimProfile: z
+      .object({
+        iccid: z.string(),
+        smdpAddress: z.string(),
+        matchingId: z.string(),
+        activationCodeRaw: z.string().openapi({ description: '`LPA:1$<smdp>$<matchingId>`' }),
+        qrUrl: z.string().openapi({ example: '/store/orders/0b6f1c4e-1d2a-4c8e-9a51-000000000001/esim-qr' }),
+      })
+      .nullable()
+      .openapi({ description: 'Null until `issued`' }),
+  })
+  .openapi('StoreOrder');
+export const StoreOrderResponse = z.object({ data: StoreOrder }).openapi('StoreOrderResponse');
+
+export const StoreOrderList = z
+  .object({
+    items: z.array(StoreOrder),
+    nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page; null on the last' }),
+    hasMore: z.boolean(),
+  })
+  .openapi('StoreOrderList');
+
+const StatusFilter = z.enum(STORE_ORDER_STATUS_VALUES).optional().openapi({ description: 'Only orders in this status' });
+export const OrderListQuery = z.strictObject({ cursor: CursorParam, limit: Limit, status: StatusFilter });
+export const OrderParams = z.object({ id: PathId });
+
+export const AdminStoreOrder = z
+  .object({
+    ...StoreOrderFields,
+    userId: z.uuid(),
+    providerSlug: z.string(),
+    iccid: z.string().nullable().openapi({ description: 'The issued profile’s ICCID (never the activation code)' }),
+  })
+  .openapi('StoreAdminOrder');
+export const AdminOrderList = offsetPage('StoreAdminOrderList', 'orders', AdminStoreOrder);
+export const AdminOrderListQuery = z.strictObject({ ...offsetParams, status: StatusFilter });
+export const AdminOrderResponse = z.object({ data: AdminStoreOrder }).openapi('StoreAdminOrderResponse');

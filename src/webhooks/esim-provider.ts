@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../db/sql';
+import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { chars } from '../http/fields';
 import { z } from '../openapi/registry';
@@ -76,24 +76,8 @@ export interface EsimCallbackFacts {
  * handoff fails (the route answers 503 and the provider redelivers).
  */
 export interface StoreOrderReconciliation {
-  enqueue(callback: EsimCallbackFacts): Promise<EsimReceiptOutcome>;
-}
-
-/**
- * SEAM, to be completed by the eSIM store issue: store orders do not exist yet, so
- * every order is unknown and nothing is enqueued. Replace with a signal to the
- * `store-order:<orderId>` workflow (read-only reconciliation) once they do.
- */
-export function storeOrderReconciliationNotBuiltYet(logger: Logger): StoreOrderReconciliation {
-  return {
-    enqueue(callback) {
-      logger.info(
-        { orderId: callback.orderId, providerName: callback.providerName, status: callback.status },
-        'store order reconciliation is not built yet: callback kept as a receipt',
-      );
-      return Promise.resolve('unknown_order' as const);
-    },
-  };
+  /** `sql` is the receipt's transaction: a read goes through it (identical callbacks waiting on the receipt hold the pool's other connections). */
+  enqueue(callback: EsimCallbackFacts, sql: Sql): Promise<EsimReceiptOutcome>;
 }
 
 // --- The handler -----------------------------------------------------------------------------
@@ -162,9 +146,9 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
   }
 
   /** Throws SERVICE_UNAVAILABLE when the hand-off fails or passes its deadline (the receipt rolls back). */
-  async function handOff(facts: EsimCallbackFacts): Promise<EsimReceiptOutcome> {
+  async function handOff(facts: EsimCallbackFacts, tx: Sql): Promise<EsimReceiptOutcome> {
     try {
-      return await withDeadline(deps.reconciliation.enqueue(facts), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
+      return await withDeadline(deps.reconciliation.enqueue(facts, tx), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
     } catch (err) {
       deps.logger.error(
         { err, orderId: facts.orderId, providerName: facts.providerName },
@@ -192,7 +176,7 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
           now: clock(),
         });
         if (!claimed) return 'duplicate' as const;
-        const handedOff = await handOff(facts);
+        const handedOff = await handOff(facts, tx);
         await setReceiptOutcome(tx, claimed, handedOff);
         return handedOff;
       });

@@ -5,13 +5,7 @@ import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import { createCardProcessorWebhook } from './card-processor';
-import {
-  createEsimProviderWebhook,
-  EsimProviderAck,
-  EsimProviderCallback,
-  storeOrderReconciliationNotBuiltYet,
-  type StoreOrderReconciliation,
-} from './esim-provider';
+import { createEsimProviderWebhook, EsimProviderAck, EsimProviderCallback, type StoreOrderReconciliation } from './esim-provider';
 
 export interface WebhookRouteDeps {
   db: Db;
@@ -20,8 +14,8 @@ export interface WebhookRouteDeps {
     Config,
     'CARD_PROCESSOR_WEBHOOK_SECRET' | 'CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS' | 'ESIM_PROVIDER_PUBLIC_KEY' | 'ESIM_PROVIDER_MERCHANT_ID'
   >;
-  /** The store-order side of eSIM callbacks; default: the seam that keeps receipts only. */
-  storeOrders?: StoreOrderReconciliation;
+  /** The store-order side of eSIM callbacks (src/store/callbacks.ts: signals the order's run). */
+  storeOrders: StoreOrderReconciliation;
   clock?: () => Date;
 }
 
@@ -120,7 +114,7 @@ export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
     logger: deps.logger,
     publicKey: deps.config.ESIM_PROVIDER_PUBLIC_KEY,
     merchantId: deps.config.ESIM_PROVIDER_MERCHANT_ID,
-    reconciliation: deps.storeOrders ?? storeOrderReconciliationNotBuiltYet(deps.logger),
+    reconciliation: deps.storeOrders,
     clock: deps.clock,
   });
 

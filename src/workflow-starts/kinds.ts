@@ -1,19 +1,22 @@
 // The runs the API starts through pending starts (./repository.ts): what each kind stores, its
-// workflow id, and how it is started. A new kind (the store's orders) adds an entry to StartArgs, a
+// workflow id, and how it is started. A new kind adds an entry to StartArgs, a
 // builder to pendingStart and a starter to workflowStarters; the table, the API's first attempt
 // (./launch.ts) and the relay (./relay.ts) take it as it is.
 import type { ActivationStartArgs } from '../activations/runs';
 import type { CompanyRuns } from '../companies/runs';
 import type { QuoteRuns } from '../quotes/runs';
+import type { StoreOrderRuns, StoreOrderStartArgs } from '../store/runs';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId, type QuoteWorkflowInput } from '../../workflows/quote-contract';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 
 /** The stored arguments of each kind: ids and options only (the column is plain JSON). */
 export interface StartArgs {
   activation: ActivationStartArgs;
   company: { companyId: string };
   quote: QuoteWorkflowInput;
+  storeOrder: StoreOrderStartArgs;
 }
 
 export type StartKind = keyof StartArgs;
@@ -41,6 +44,7 @@ export const pendingStart = {
   }),
   company: (companyId: string): PendingStart => ({ kind: 'company', workflowId: companyWorkflowId(companyId), args: { companyId } }),
   quote: (input: QuoteWorkflowInput): PendingStart => ({ kind: 'quote', workflowId: quoteWorkflowId(input.chainRootId), args: input }),
+  storeOrder: (args: StoreOrderStartArgs): PendingStart => ({ kind: 'storeOrder', workflowId: storeOrderWorkflowId(args.orderId), args }),
 };
 
 /** Calls the starter of the start's kind (the union does not narrow a lookup by itself). */
@@ -52,6 +56,8 @@ export function startWith(starters: WorkflowStarters, start: PendingStart, late?
       return starters.company(start.args, late);
     case 'quote':
       return starters.quote(start.args, late);
+    case 'storeOrder':
+      return starters.storeOrder(start.args, late);
   }
 }
 
@@ -60,10 +66,12 @@ export function workflowStarters(ports: {
   activation: WorkflowStarters['activation'];
   companies: Pick<CompanyRuns, 'start'>;
   quotes: Pick<QuoteRuns, 'start'>;
+  storeOrders: Pick<StoreOrderRuns, 'start'>;
 }): WorkflowStarters {
   return {
     activation: ports.activation,
     company: ({ companyId }) => ports.companies.start(companyId),
     quote: (input) => ports.quotes.start(input),
+    storeOrder: (args, late) => ports.storeOrders.start(args, late),
   };
 }

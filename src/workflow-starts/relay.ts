@@ -11,6 +11,7 @@ import { createActivationRuns, type ActivationRunsConfig } from '../temporal/act
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
 import { runOnOwnClient } from '../temporal/connection';
 import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
+import { createStoreOrderRuns, type StoreOrderRunsConfig } from '../temporal/store-orders';
 import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
 import { queueStatements } from '../relay/statements';
 import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';
@@ -72,6 +73,7 @@ export function createStartRelay(opts: StartRelayOptions): StartRelay {
 export type StartRelayConfig = ActivationRunsConfig &
   CompanyRunsConfig &
   QuoteRunsConfig &
+  StoreOrderRunsConfig &
   Pick<
     Config,
     | 'TEMPORAL_ADDRESS'
@@ -93,6 +95,7 @@ export function startStartRelay(config: StartRelayConfig, deps: { db: Db; logger
         activation: activationStarter({ db: deps.db, runs: createActivationRuns(client, config), config }),
         companies: createCompanyRuns(client, config, { logger }),
         quotes: createQuoteRuns(client, config, { db: deps.db }),
+        storeOrders: createStoreOrderRuns(client, config),
       }),
       logger,
       batchSize: config.START_RELAY_BATCH_SIZE,

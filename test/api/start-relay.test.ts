@@ -48,6 +48,7 @@ const starters = (): WorkflowStarters =>
     activation: activationStarter({ db: t.db.sql, runs: activations.runs, config: t.config }),
     companies,
     quotes,
+    storeOrders: { start: ({ orderId }) => take(`store-order:${orderId}`) },
   });
 
 function relay(opts: Partial<StartRelayOptions> = {}): StartRelay {

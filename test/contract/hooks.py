@@ -22,6 +22,13 @@ Hypothesis 6.170.15 (pinned): its target phase (schemathesis always targets a su
 raise IndexError inside Optimiser.hill_climb: after climbing one way shortens the best test case,
 the other way still reads the node at the old index ("tuple index out of range", seen once on
 PATCH /b2b/quotes/{id}). That ends only that climb here; it was counted as a fuzz error before.
+
+Schemathesis 4.32.5 (pinned) picks the stateful phase's entry points among every operation, then
+drops those whose stateful phase is off: when the only "reliable" entry point is such an operation
+(GET /store/products, a list without path parameters, kept out of the state machine by
+schemathesis.toml), the consumer journey's fallback entry points are never added and every stateful
+turn ends at once with "No progress can be made ... no available rule had a True precondition".
+Entry points are chosen here among the operations the stateful phase runs.
 """
 
 import re
@@ -30,6 +37,7 @@ from uuid import uuid4
 
 import schemathesis
 from hypothesis.internal.conjecture.optimiser import Optimiser
+from schemathesis.specs.openapi import stateful as _stateful
 
 _hill_climb = Optimiser.hill_climb
 
@@ -42,6 +50,16 @@ def _hill_climb_within_case(self):
 
 
 Optimiser.hill_climb = _hill_climb_within_case
+
+_classify_root_transitions = _stateful.classify_root_transitions
+
+
+def _roots_among_stateful_operations(operations, transitions, graph):
+    running = [op for op in operations if op.schema.config.phases_for(operation=op).stateful.enabled]
+    return _classify_root_transitions(running, transitions, graph)
+
+
+_stateful.classify_root_transitions = _roots_among_stateful_operations
 
 
 def _instant(value):

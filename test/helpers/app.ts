@@ -36,6 +36,7 @@ export interface TestAppOptions {
       | 'meter'
       | 'storeProviders'
       | 'storeSyncs'
+      | 'storeOrderRuns'
     >
   >;
 }

@@ -72,6 +72,7 @@ export async function createPaymentsTestApp(
     provider: opts.provider ?? createPaymentProvider(t.config),
     paymentRuns: temporal.paymentRuns,
     activationRuns: temporal.activationRuns,
+    storeOrderRuns: { orderPaid: () => Promise.resolve() },
     clock: t.clock,
     logger,
     pendingWaitMs: opts.pendingWaitMs,

@@ -17,36 +17,11 @@ import { createTestApp, signUp, type TestApp } from './app';
 import { iccid } from './activations';
 import { halalasOfSar } from './money';
 import { insertActivation, seedCatalog } from './read-app';
+import { DEV_ESIM_PROVIDER_PRIVATE_KEY } from '../../src/store/providers/mock-callback';
+import { createStoreOrderCallbacks } from '../../src/store/callbacks';
 
-/** Private half of the development eSIM provider key in src/config.ts: tests only, never in src/. */
-export const DEV_ESIM_PROVIDER_PRIVATE_KEY = `-----BEGIN PRIVATE KEY-----
-MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDQQS9kS94G8N9E
-UQ/zMWxzFKcYcpbKdm8icWWsR7+ozWPYudCofJXeDsmfyvRc096bC8gesiuSaEZe
-PvNBgFarFKj/i2qPudy9X755UtcL7H3RnYuKAGE0SEp1I6/DEN1EiFX6suEl2e+S
-5klULFHzszxczQ87WGNyUl3GoeUb14ZZJxDgrrp+g4RCs6xaYfc1btf/Vl5tNyjF
-bk4iKot29rgiDDpcrywC8EUh0TsrlVbW+LpDeOhglsuh29Sixb8KAu03+rNHi6VZ
-ihn6q6gOrVc/jfJoljuuvne9gOn2HYMaktkh47A4/U6M+UqEWP4h9Bf/A180Pk3N
-m1xFTecrAgMBAAECggEAZXvGfPEtpqM9obyA8cldaG0hilvY2JvDR30MB1rFbpx8
-MhJGuLxRie8Z2OkdkJjciyDAKhk3+3YeCHJTt1EzqtX8Dt+hE54GkDA2kUfJrLFX
-lMzZwWuy8rfhtNipn3y53tozT+JYrknYIfVfuYmJfCEVYsG40PofKAg0U4X0ME7C
-P48wXOd6BQYF3863/0QCXIlKK9iLkZsY5jbGJoOm71UQjlYTJw0INBI1NQiZ6YDg
-GYwlzhNhxfxpzRRFhyZxkslbXHnRJ/WLIUrEPkdcMuSz3KyqxOLF41uRlVVrYpJR
-UNXZaE2aRUXWjwmcbl95looDRhcjPcQ1Hjccz9rniQKBgQD+QnpZI076XrF6MVOa
-FJK2z9X1HkfFz5Mm1tE1awflTA1w5rD2DuyXGJjQ/ckehtxV5MQFKQ6kilBwT4Sy
-oZO6uSJVDWuP+GZ6lzmwf/e1LNgQAGLy3A0VwqCRmagKym1rd4Ej3gIe6ljBoozm
-FqS9vMTrEhT4pThGHTSBXP510wKBgQDRrhh8+36cwhP+ugqOJILuW5J1t6lAcZBZ
-NvzmVUVOZ9UG5qfHWtQbP8elZYTocGN2DA8oeW4eKtVINCn1VSiBEtrUbFQGCGlG
-AaUFBxGSGqWKoioHXTKM01LtvnAaI8ZIAPVKK+KrUNilrYd6ccC9moV0yYu1yu1F
-E1QHj3G6SQKBgGrpPxLeIuZqDMxpk1K1ld9i0v+HpPxLRP/O0hdZEu/ao8g2aHB+
-ZANAp3kxTXEVme5QDBBzbCHJuvsOpKiMAldAY2xKAVF/TG/9yJcrp9e5rHxF/VVL
-LAFbXjL63krzRUEr9dREFLY1Ke75z68sFEdn6ZFCgCjxKBFrVFmU5bZbAoGBAKno
-e2t7l+OK2Q0G0FrSd06S4aGGTB4uaBwDFPfIjTq1pMfMzJQco9fY3PzHwOVhfRdB
-Ol8/1t2XM/EoY/+rHAFLuAt+JLAmzLevyXrDeZd9BDvMoGYLPVUkQQTp1ok4CAp8
-zEdoPGs6PfQzI58y4k5CEnbKgu2zHIVm3iaqNCwRAoGBAPQWUvqHLjmJaUSnvZph
-gooOZuE9hBR+ZdaHgnWEfr2ZG8xZY05tue/72ZyguY5DCX+Z3BG587kcmXa9JjnA
-mcSXEi+xWfW+kFQsQTRbFk9/aYvAZy1PB9DvjMFGbC6G56g4FqfHqiUNVqbkbZLc
-zmRI95y3/GXp+lGgVNxJengL
------END PRIVATE KEY-----`;
+/** Private half of the development eSIM provider key (src/store/providers/mock-callback.ts). */
+export { DEV_ESIM_PROVIDER_PRIVATE_KEY };
 
 /**
  * Records what was asked of Temporal, in the order each call was taken; `fail` makes calls throw
@@ -119,7 +94,8 @@ export async function createWebhookTestApp(
         logger,
         clock: t.clock,
         config: t.config,
-        storeOrders: opts.storeOrders,
+        storeOrders:
+          opts.storeOrders ?? createStoreOrderCallbacks({ runs: { providerCallback: () => Promise.reject(new Error('no Temporal')) } }),
       }),
   });
   return {

@@ -136,9 +136,10 @@ describe('workflow ports', () => {
       'src/companies/runs.ts',
       'src/payments/runs.ts',
       'src/quotes/runs.ts',
+      'src/store/runs.ts',
     ]);
-    // One port per file, named for its area.
-    expect(ports.map((p) => p.names.length)).toEqual(ports.map(() => 1));
-    expect(ports.every((p) => /^[A-Z]\w+Runs$/.test(p.names[0]))).toBe(true);
+    // Named for its area (the store has two processes: its catalog syncs and its orders).
+    expect(ports.map((p) => p.names.length)).toEqual(ports.map((p) => (p.file === 'src/store/runs.ts' ? 2 : 1)));
+    expect(ports.every((p) => p.names.every((name) => /^[A-Z]\w+Runs$/.test(name)))).toBe(true);
   });
 });

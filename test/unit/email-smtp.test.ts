@@ -88,6 +88,13 @@ describe('e-mail over SMTP', () => {
     expect(mail.parsed.text).toContain('Your eSIM is ready.');
     expect(mail.parsed.text).toContain('امسح رمز QR');
     expect(mail.parsed.text?.match(/LPA:1\$smdp\.example\.com\$MATCH-1234/g)).toHaveLength(2);
+    // The QR code as an inline image (Content-ID referenced by the HTML part), the code as text.
+    const [image] = mail.parsed.attachments;
+    expect([image.contentType, image.cid, image.contentDisposition]).toEqual(['image/png', 'esim-qr@activation-sys', 'inline']);
+    expect(image.content.subarray(1, 4).toString()).toBe('PNG');
+    // mailparser inlines a cid: reference as a data URL.
+    expect(mail.parsed.html).toMatch(/<img src="(cid:esim-qr@activation-sys|data:image\/png;base64,)/);
+    expect(mail.parsed.html).toContain('LPA:1$smdp.example.com$MATCH-1234');
   });
 
   it('logs in with SMTP_USER and SMTP_PASSWORD, and logs neither the password nor the recipient', async () => {

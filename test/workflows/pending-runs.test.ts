@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
 import { createActivationRuns } from '../../src/temporal/activations';
 import { createCompanyRuns } from '../../src/temporal/companies';
+import { createStoreOrderRuns } from '../../src/temporal/store-orders';
 import { createQuoteRuns } from '../../src/temporal/quotes';
 import { workflowStarters } from '../../src/workflow-starts/kinds';
 import { createStartRelay } from '../../src/workflow-starts/relay';
@@ -48,6 +49,7 @@ function ports(config: ReturnType<typeof loadConfig>) {
         return t.db.sql;
       },
     }),
+    storeOrders: createStoreOrderRuns(env.client, temporalConfig),
   };
 }
 
@@ -79,6 +81,7 @@ async function relayStarts() {
       activation: activationStarter({ db: t.db.sql, runs: real.activations, config: t.config }),
       companies: real.companies,
       quotes: real.quotes,
+      storeOrders: real.storeOrders,
     }),
     logger: createLogger('silent'),
     batchSize: 50,

@@ -31,6 +31,7 @@ import { Migration20261127015453_workflow_starts } from './Migration202611270154
 import { Migration20261127022802_message_outbox } from './Migration20261127022802_message_outbox';
 import { Migration20261127033652_money_units } from './Migration20261127033652_money_units';
 import { Migration20261127034943_store } from './Migration20261127034943_store';
+import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
 import { Migration20261127050000_portal_changed } from './Migration20261127050000_portal_changed';
 
 export const migrationsList = [
@@ -65,5 +66,6 @@ export const migrationsList = [
   { name: 'Migration20261127022802_message_outbox', class: Migration20261127022802_message_outbox },
   { name: 'Migration20261127033652_money_units', class: Migration20261127033652_money_units },
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
+  { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
   { name: 'Migration20261127050000_portal_changed', class: Migration20261127050000_portal_changed },
 ];

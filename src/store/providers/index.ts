@@ -1,7 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config';
 import { createHttpStoreProvider } from './http';
+import { mockCallbackSender } from './mock-callback';
 import { mockStoreProviders } from './mock';
+
+/** POST /webhooks/esim-provider (src/webhooks/routes.ts): where the mock's callbacks go. */
+const ESIM_PROVIDER_PATH = '/webhooks/esim-provider';
 import { StoreProviderRegistry } from './plugin';
 
 export type StoreProviderConfig = Pick<
@@ -15,6 +19,9 @@ export type StoreProviderConfig = Pick<
   | 'STORE_HTTP_RETRIES'
   | 'MOCK_STORE_CALLBACK_DELAY'
   | 'MOCK_STORE_UNHEALTHY'
+  | 'MOCK_STORE_CALLBACK_URL'
+  | 'PUBLIC_BASE_URL'
+  | 'ESIM_PROVIDER_MERCHANT_ID'
 >;
 
 type Issues = Array<[key: string, message: string]>;
@@ -45,5 +52,11 @@ export function createStoreProviders(config: StoreProviderConfig, logger: Logger
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return mockStoreProviders({ callbackDelayMs: config.MOCK_STORE_CALLBACK_DELAY, unhealthy });
+  // Pending mock orders complete by a signed callback to the API, as a partner's would.
+  const onPending = mockCallbackSender({
+    url: config.MOCK_STORE_CALLBACK_URL ?? new URL(ESIM_PROVIDER_PATH, config.PUBLIC_BASE_URL).toString(),
+    merchantId: config.ESIM_PROVIDER_MERCHANT_ID,
+    logger: logger.child({ component: 'mock-store-callback' }),
+  });
+  return mockStoreProviders({ callbackDelayMs: config.MOCK_STORE_CALLBACK_DELAY, unhealthy, onPending });
 }

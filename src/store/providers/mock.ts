@@ -7,6 +7,7 @@ import {
   StoreProviderRejection,
   StoreProviderUnavailable,
   type EsimProfile,
+  type PendingReason,
   type PlacedOrder,
   type ProviderOrder,
   type ProviderProduct,
@@ -22,8 +23,8 @@ import {
 export interface MockStoreOptions {
   /** MOCK_STORE_CALLBACK_DELAY: a pending order completes this long after its placement (default 2 s). */
   callbackDelayMs?: number;
-  /** Told of each pending placement: the signed callback is sent from there after `delayMs` (wired with ordering). */
-  onPending?: (orderId: string, delayMs: number) => void;
+  /** Told of each pending placement: the signed callback is sent from there after `delayMs` (mock-callback.ts). */
+  onPending?: (orderId: string, delayMs: number, providerSlug: string, reason: PendingReason) => void;
   /** MOCK_STORE_UNHEALTHY: its health check fails. */
   unhealthy?: boolean;
   now?: () => number;
@@ -63,7 +64,7 @@ export function createMockStoreProvider(slug: string, opts: MockStoreOptions = {
     const first = !placed.has(orderId);
     if (first) placed.set(orderId, { outcome, at: now() });
     if (outcome === 'delayed' || outcome === 'identity_check') {
-      if (first) opts.onPending?.(orderId, delayMs);
+      if (first) opts.onPending?.(orderId, delayMs, slug, outcome);
       return { status: 'pending', reason: outcome };
     }
     return { status: 'issued', profile: mockProfile(orderId) };

@@ -1,0 +1,258 @@
+import type { Logger } from 'pino';
+import { writeAudit } from '../audit/writer';
+import type { Config } from '../config';
+import type { Db } from '../db/sql';
+import type { StoreOrderStatus } from '../entities';
+import type { FxRates } from '../fx/rates';
+import { AppError, validationError } from '../http/errors';
+import { isUuid } from '../http/fields';
+import { DEFAULT_LIMIT, offsetOf, parseCursor, type OffsetPaging } from '../http/pagination';
+import type { PersonalDataCipher } from '../lib/crypto';
+import { activationCodeQrPng } from '../lib/qr';
+import type { StartLauncher } from '../workflow-starts/launch';
+import { pendingStart } from '../workflow-starts/kinds';
+import { enqueueStart } from '../workflow-starts/repository';
+import type { StoreActor } from './admin-service';
+import { checkHealth } from './health';
+import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
+import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
+import * as repo from './order-repository';
+import type { EsimProfile, StoreProviderRegistry } from './providers/plugin';
+import type { StoreOrderRuns } from './runs';
+
+/** esim-store spec "Store order". */
+export interface StoreOrderView {
+  id: string;
+  status: StoreOrderStatus;
+  product: StoreOrderRow['productSnapshot'];
+  charge: { amount: number; currency: 'USD' };
+  display: { amount: number; currency: string };
+  fx: StoreOrderRow['fx'];
+  paymentId: string | null;
+  esimProfile: (Omit<EsimProfile, 'iccid'> & { iccid: string; qrUrl: string }) | null;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  issuedAt: string | null;
+}
+
+export type AdminStoreOrderView = Omit<StoreOrderView, 'esimProfile'> & { userId: string; providerSlug: string; iccid: string | null };
+
+export const qrUrlOf = (orderId: string) => `/store/orders/${orderId}/esim-qr`;
+
+/** The statuses of a paid order without an issued profile that staff may requeue (`awaiting_provider` only past its deadline). */
+const REQUEUEABLE = new Set<StoreOrderStatus>(['paid', 'provisioning', 'failed']);
+
+export interface StoreOrderDeps {
+  db: Db;
+  config: Pick<Config, 'FEATURE_ESIM_STORE'>;
+  fx: FxRates;
+  providers: StoreProviderRegistry;
+  starts: StartLauncher;
+  runs: StoreOrderRuns;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  logger: Pick<Logger, 'warn' | 'error'>;
+}
+
+/**
+ * Device acknowledgements, ordering, the buyer's order reads and QR, and the staff's list and requeue
+ * (esim-store spec "Authenticated", "Admin"). An order is created with its `orders` row and its run's
+ * pending start in one transaction; the run (`store-order:<id>`, workflows/store-order.ts) does the rest.
+ */
+export function createStoreOrders(deps: StoreOrderDeps) {
+  const { db, clock, cipher } = deps;
+  const gate = () => {
+    if (!deps.config.FEATURE_ESIM_STORE) throw new AppError('STORE_DISABLED');
+  };
+
+  function profileOf(row: StoreOrderRow): EsimProfile | null {
+    if (row.status !== 'issued' || !row.profileEncrypted) return null;
+    return JSON.parse(cipher.decrypt(row.profileEncrypted)) as EsimProfile;
+  }
+
+  function baseView(row: StoreOrderRow) {
+    return {
+      id: row.id,
+      status: row.status,
+      product: row.productSnapshot,
+      charge: { amount: amountOf(Number(row.chargeUsdCents)), currency: 'USD' as const },
+      display: { amount: amountOf(Number(row.displayMinor)), currency: row.displayCurrency },
+      fx: row.fx,
+      paymentId: row.paymentId,
+      failureReason: row.failureReason,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      issuedAt: row.issuedAt?.toISOString() ?? null,
+    };
+  }
+
+  function view(row: StoreOrderRow): StoreOrderView {
+    const profile = profileOf(row);
+    return { ...baseView(row), esimProfile: profile ? { ...profile, qrUrl: qrUrlOf(row.id) } : null };
+  }
+
+  function adminView(row: StoreOrderRow): AdminStoreOrderView {
+    // No activation code for staff: the ICCID names the profile.
+    return { ...baseView(row), userId: row.userId, providerSlug: row.providerSlug, iccid: profileOf(row)?.iccid ?? null };
+  }
+
+  async function ownRow(userId: string, id: string): Promise<StoreOrderRow> {
+    const row = isUuid(id) ? await findOwnStoreOrder(db, id.toLowerCase(), userId) : undefined;
+    if (!row) throw new AppError('STORE_ORDER_NOT_FOUND');
+    return row;
+  }
+
+  /** A price in a display currency: minor units, and the rate used (null for USD); STORE_CURRENCY_UNSUPPORTED without a fresh rate. */
+  async function priceIn(currency: string, cents: number) {
+    if (!isDisplayCurrency(currency)) throw new AppError('STORE_CURRENCY_UNSUPPORTED');
+    const rate = await deps.fx.rateFor(currency);
+    if (rate === undefined) throw new AppError('STORE_CURRENCY_UNSUPPORTED');
+    const fx = rate ? { ratePerUsd: rateNumber(rate.ratePerUsd), fetchedAt: rate.fetchedAt.toISOString(), source: rate.source } : null;
+    return { currency, minor: rate ? displayMinor(cents, rate.ratePerUsd) : cents, fx };
+  }
+
+  return {
+    async acknowledge(userId: string, body: { deviceModel: string }) {
+      gate();
+      const row = await repo.insertAcknowledgement(db, { userId, deviceModel: body.deviceModel, now: clock() });
+      return { id: row.id, deviceModel: row.deviceModel, acknowledgedAt: row.acknowledgedAt.toISOString() };
+    },
+
+    /**
+     * The contract's checks in its order: gate; the acknowledgement (VALIDATION_ERROR); product; provider
+     * (registered, active, healthy as recorded, then a live health check: fail closed); payment mode;
+     * currency; KYC; expectedPrice; minimum charge. Then the order, its `orders` row and its run's
+     * pending start in one transaction, and the run's start tried once after the commit.
+     */
+    async create(
+      userId: string,
+      body: { productId: string; currency?: string; deviceAcknowledgementId: string; expectedPrice?: { amount: number; currency: string } },
+    ): Promise<StoreOrderView> {
+      gate();
+      if (!(await repo.ownsAcknowledgement(db, body.deviceAcknowledgementId.toLowerCase(), userId))) {
+        throw validationError([{ path: 'deviceAcknowledgementId', message: 'No device acknowledgement of yours has this id' }]);
+      }
+      const product = await repo.findOrderableProduct(db, body.productId.toLowerCase());
+      if (!product) throw new AppError('STORE_PRODUCT_NOT_FOUND');
+      if (!product.isActive) throw new AppError('STORE_PRODUCT_INACTIVE');
+      const plugin = deps.providers.get(product.providerSlug);
+      if (!plugin || !product.providerActive || !product.providerHealthy) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
+      const health = await checkHealth(plugin, product.providerSlug);
+      if (!health.ok) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
+      if (product.paymentMode !== 'internal') throw new AppError('STORE_PROVIDER_PAYMENT_EXTERNAL');
+      const cents = Number(product.priceUsdCents);
+      const shown = await priceIn(body.currency ?? 'USD', cents);
+      if (product.requiresKyc && !product.supportsAsync) throw new AppError('STORE_KYC_REQUIRED');
+      if (body.expectedPrice) {
+        const expected = body.expectedPrice;
+        const current = expected.currency === shown.currency ? shown : await priceIn(expected.currency, cents);
+        if (minorUnitsOf(expected.amount) !== current.minor) {
+          throw new AppError('STORE_PRICE_CHANGED', {
+            details: { currentPrice: { amount: amountOf(current.minor), currency: current.currency } },
+          });
+        }
+      }
+      if (cents < MIN_CHARGE_USD_CENTS) throw new AppError('STORE_CHARGE_BELOW_MINIMUM');
+
+      const now = clock();
+      const { id, start } = await db.transaction(async (tx) => {
+        const orderId = await repo.insertStoreOrder(tx, {
+          userId,
+          productId: product.id,
+          providerId: product.providerId,
+          deviceAcknowledgementId: body.deviceAcknowledgementId.toLowerCase(),
+          sku: product.sku,
+          productSnapshot: {
+            productId: product.id,
+            nameEn: product.nameEn,
+            nameAr: product.nameAr,
+            countries: product.countries,
+            dataAmountMb: product.isUnlimited ? null : product.dataAmountMb,
+            isUnlimited: product.isUnlimited,
+            validityDays: product.validityDays,
+          },
+          chargeUsdCents: cents,
+          displayCurrency: shown.currency,
+          displayMinor: shown.minor,
+          fx: shown.fx,
+          now,
+        });
+        const pending = pendingStart.storeOrder({ orderId, userId });
+        await enqueueStart(tx, pending);
+        return { id: orderId, start: pending };
+      });
+      const created = (await findStoreOrder(db, id))!;
+      // The start is tried after the answer (it never throws; the start relay has it otherwise): the request
+      // does not wait on Temporal, and a payment made at once starts the run itself (signal-with-start).
+      void deps.starts.launch(start);
+      return view(created);
+    },
+
+    async list(userId: string, q: { cursor?: string; limit?: number; status?: StoreOrderStatus }) {
+      const limit = q.limit ?? DEFAULT_LIMIT;
+      const after = q.cursor !== undefined ? parseCursor(q.cursor) : undefined;
+      const rows = await listOwnStoreOrders(db, { userId, status: q.status, after, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      const last = page.at(-1);
+      return { items: page.map(view), nextCursor: hasMore && last ? `${last.createdAtText}|${last.id}` : null, hasMore };
+    },
+
+    async get(userId: string, id: string): Promise<StoreOrderView> {
+      return view(await ownRow(userId, id));
+    },
+
+    /** PNG of the issued activation code, rendered on every call and never stored; 404 until issued. */
+    async esimQr(userId: string, id: string): Promise<Buffer> {
+      const profile = profileOf(await ownRow(userId, id));
+      if (!profile) throw new AppError('STORE_ORDER_NOT_FOUND');
+      return activationCodeQrPng(profile.activationCodeRaw);
+    },
+
+    async adminList(q: OffsetPaging & { status?: StoreOrderStatus }) {
+      const { rows, total } = await listStoreOrders(db, { status: q.status, limit: q.limit, offset: offsetOf(q) });
+      return { orders: rows.map(adminView), total };
+    },
+
+    /**
+     * Staff requeue (spec: a paid order with no issued profile: `paid`, `provisioning`, `awaiting_provider`
+     * past its deadline, or `failed`). The run is told first (signal, or a new run for a finished order):
+     * when Temporal does not take it, STORE_REQUEUE_UNAVAILABLE and nothing changed. Then the order moves to
+     * `provisioning` with a new delivery deadline, audited (the run makes the same move: whichever is first).
+     */
+    async requeue(actor: StoreActor, id: string): Promise<AdminStoreOrderView> {
+      const found = isUuid(id) ? await repo.findRunStoreOrder(db, id.toLowerCase()) : undefined;
+      if (!found) throw new AppError('STORE_ORDER_NOT_FOUND');
+      const now = clock();
+      const overdue = found.status === 'awaiting_provider' && found.deliverBy !== null && found.deliverBy <= now;
+      if (!REQUEUEABLE.has(found.status) && !overdue) throw new AppError('STORE_ORDER_NOT_REQUEUEABLE');
+      try {
+        await deps.runs.requeue(found.id);
+      } catch (err) {
+        deps.logger.error({ err, orderId: found.id }, 'store order requeue not taken by Temporal');
+        throw new AppError('STORE_REQUEUE_UNAVAILABLE');
+      }
+      await db.transaction(async (tx) => {
+        const row = await repo.lockRunStoreOrder(tx, found.id);
+        // Lock order: the store order and its orders row, as the run takes them.
+        if (row && row.status === found.status) {
+          await repo.setStoreOrderStatus(tx, found.id, { status: 'provisioning', now, requeued: row.status === 'failed' });
+        }
+        await writeAudit(tx, {
+          action: 'store.order_requeued',
+          actorUserId: actor.userId,
+          entityType: 'store_order',
+          entityId: found.id,
+          details: { before: { status: found.status } },
+          ip: actor.ip,
+          userAgent: actor.userAgent,
+          at: now,
+        });
+      });
+      return adminView((await findStoreOrder(db, found.id))!);
+    },
+  };
+}
+
+export type StoreOrders = ReturnType<typeof createStoreOrders>;
