@@ -33,6 +33,8 @@
  *   documents    bench/documents.ts: PDF receipts rendered in-process (p50 under 100 ms, font loaded once)
  *   b2b          bench/b2b.ts: 500-entry link send and export, GET /b2b/billing at 10,000 charges (p50 under 20 ms)
  *   admin-links  bench/admin-links.ts: GET /admin/links with 300,000 links (no budget)
+ *   portal-reads bench/portal-reads.ts: every portal and admin read at 50 connections next to the bare route and
+ *                GET /auth/session, at 2,000 and 20,000 roster entries (at least 50% of the session route, flat)
  *   store        bench/store.ts: GET /store/products at 1,000 and 10,000 products, written by the catalog sync
  *                (first page, deep cursor page, country, SAR: server-side p50 under 5 ms, flat, plans through indexes)
  *   store-orders bench/store-orders.ts: POST /store/orders (server-side p50 ≤ 20 ms, live health check included)
@@ -58,7 +60,7 @@
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --history-rows N  activations in the history phase's second size (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and size (default 1000; the roster's and the store's too)
- *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, store, store-orders or webhooks
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, portal-reads, store, store-orders or webhooks
  *   --no-P            skip phase P (--no-history, --no-roster, --no-documents, --no-b2b,
  *                     --no-admin-links, --no-store, --no-store-orders, --no-webhooks; --no-scenarios too)
  *
@@ -72,6 +74,7 @@ import { adminLinksPhase } from './admin-links';
 import { b2bPhase } from './b2b';
 import { documentsPhase } from './documents';
 import { historyPhase } from './history';
+import { portalReadsPhase } from './portal-reads';
 import { rosterPhase } from './roster';
 import { scenariosPhase } from './scenarios';
 import { storePhase } from './store';
@@ -93,6 +96,7 @@ const PHASES: Phase[] = [
   documentsPhase,
   b2bPhase,
   adminLinksPhase,
+  portalReadsPhase,
   storePhase,
   storeOrdersPhase,
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.

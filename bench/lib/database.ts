@@ -41,7 +41,8 @@ export async function startDatabase(onCleanup: OnCleanup): Promise<{ url: string
   const port = await freePort(56000, 60000);
   let pg: EmbeddedDatabase;
   try {
-    pg = await startEmbeddedPostgres({ dir, port, persistent: false });
+    // pg_stat_statements loaded, so a phase can say which statements PostgreSQL spends its time on (portal-reads does).
+    pg = await startEmbeddedPostgres({ dir, port, persistent: false, flags: ['-c', 'shared_preload_libraries=pg_stat_statements'] });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
