@@ -117,7 +117,7 @@ const DASHBOARD_COUNTS = query(
           (count(*) filter (where r.link_status in (${ACTIVE_LINK_SQL}) and r.link_expires_at > $2))::int as pending,
           (count(*) filter (where r.link_status = 'failed'))::int as failed
      from roster_entries r
-    where r.company_id = $1`,
+    where r.company_id = $1 and r.link_status is not null`,
 );
 
 /**

@@ -12,12 +12,16 @@ export interface PersonalDataCipher {
   lookupHash(value: string): string;
 }
 
+/** Decrypted values a cipher keeps (ciphertext to text), then starts again. */
+const DECRYPTED_KEPT = 20_000;
+
 export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: string): PersonalDataCipher {
   const raw = Buffer.from(encryptionKeyBase64, 'base64');
   if (raw.length !== 32) throw new Error('encryption key must be 32 bytes');
   // Key objects are prepared once; building them per call costs more than the cipher itself.
   const key = createSecretKey(raw);
   const hmacKey = createSecretKey(Buffer.from(hashKey, 'utf8'));
+  const decrypted = new Map<string, string>();
   return {
     encrypt(plain) {
       const iv = randomBytes(12);
@@ -26,11 +30,18 @@ export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: s
       return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
     },
     decrypt(stored) {
+      // A stored value always decrypts to the same text (its IV and tag are part of it): lists that show
+      // the same people page after page decrypt each value once, not once per row per request.
+      const known = decrypted.get(stored);
+      if (known !== undefined) return known;
       const [version, iv, tag, body] = stored.split('.');
       if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown ciphertext format');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      const text = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      if (decrypted.size >= DECRYPTED_KEPT) decrypted.clear();
+      decrypted.set(stored, text);
+      return text;
     },
     lookupHash(value) {
       return createHmac('sha256', hmacKey).update(value).digest('hex');
