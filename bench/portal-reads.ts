@@ -27,7 +27,16 @@ import type { Phase, PhaseContext } from './lib/phase';
 import { printTable } from './lib/report';
 import { serverCpu, type Child } from './lib/servers';
 import { fmt } from './lib/stats';
-import { activateSeats, EXPORTED_LINKS, insertPrepaidContract, OTHER_COMPANIES, OTHER_LINKS, SEAT_ACTIVATIONS, seedOthers, settle } from './portal-reads/seed';
+import {
+  activateSeats,
+  EXPORTED_LINKS,
+  insertPrepaidContract,
+  OTHER_COMPANIES,
+  OTHER_LINKS,
+  SEAT_ACTIVATIONS,
+  seedOthers,
+  settle,
+} from './portal-reads/seed';
 import { askPortal, startPortalServer, type PortalServer } from './portal-reads/server';
 
 export const SMALL_ROSTER = 2_000;
@@ -142,7 +151,13 @@ async function benchPortalReads(ctx: PhaseContext): Promise<PortalReadsReport> {
       const l = large.find((m) => m.route === r.name)!;
       const drift = l.ofSession / s.ofSession - 1;
       const ok = !s.non2xx && !l.non2xx && s.ofSession >= MIN_RATIO && l.ofSession >= MIN_RATIO && Math.abs(drift) <= MAX_DRIFT;
-      return { route: r.name, ofSessionSmall: s.ofSession, ofSessionLarge: l.ofSession, drift, verdict: ok ? ('PASS' as const) : ('FAIL' as const) };
+      return {
+        route: r.name,
+        ofSessionSmall: s.ofSession,
+        ofSessionLarge: l.ofSession,
+        drift,
+        verdict: ok ? ('PASS' as const) : ('FAIL' as const),
+      };
     });
     const report: PortalReadsReport = {
       roster: { small: SMALL_ROSTER, large: LARGE_ROSTER },
@@ -181,7 +196,8 @@ async function stage(server: PortalServer, from: number, to: number): Promise<st
   for (let n = from; n <= to; n += STAGE_BATCH) {
     const rows = Array.from({ length: Math.min(STAGE_BATCH, to - n + 1) }, (_, i) => person(n + i));
     const data = await post(server, '/b2b/roster/stage', { rows });
-    if (data.staged !== rows.length) throw new Error(`staged ${String(data.staged)} of ${rows.length}: ${JSON.stringify(data).slice(0, 300)}`);
+    if (data.staged !== rows.length)
+      throw new Error(`staged ${String(data.staged)} of ${rows.length}: ${JSON.stringify(data).slice(0, 300)}`);
   }
   const res = await fetch(`http://127.0.0.1:${server.port}/b2b/roster?limit=100`, { headers: authHeaders(server, 'admin') });
   const body = (await res.json()) as { data: { entries: Array<{ id: string }>; total: number } };
@@ -192,7 +208,8 @@ async function stage(server: PortalServer, from: number, to: number): Promise<st
 async function exportLinks(server: PortalServer, rosterIds: string[], contractItemId: string): Promise<void> {
   const data = await post(server, '/b2b/roster/links/export', { rosterIds, contractItemId });
   const entries = data.entries as unknown[];
-  if (entries.length !== rosterIds.length) throw new Error(`exported ${entries.length} of ${rosterIds.length}: ${JSON.stringify(data.skipped)}`);
+  if (entries.length !== rosterIds.length)
+    throw new Error(`exported ${entries.length} of ${rosterIds.length}: ${JSON.stringify(data.skipped)}`);
 }
 
 interface PgStats {
@@ -233,8 +250,16 @@ async function pgStats(pool: Pool): Promise<PgStats> {
   };
 }
 
-async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, stats: PgStats, roster: number): Promise<RouteMeasurement[]> {
-  console.log(`\n  ${fmt(roster, 0)} roster entries, ${ctx.opts.connections} connections, ${SECONDS} s each after ${WARMUP_SECONDS} s of warm-up:`);
+async function measureAll(
+  ctx: PhaseContext,
+  server: PortalServer,
+  bare: Child,
+  stats: PgStats,
+  roster: number,
+): Promise<RouteMeasurement[]> {
+  console.log(
+    `\n  ${fmt(roster, 0)} roster entries, ${ctx.opts.connections} connections, ${SECONDS} s each after ${WARMUP_SECONDS} s of warm-up:`,
+  );
   const out: RouteMeasurement[] = [];
   for (const route of ROUTES) {
     const target = route.who === 'bare' ? bare : server;
@@ -245,7 +270,11 @@ async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, 
       autocannon({ url, headers: authHeaders(server, route.who), connections: ctx.opts.connections, duration });
     await run(WARMUP_SECONDS);
     await stats.reset();
-    const before = { cpu: await serverCpu(target), pg: ctx.postgresCpu(), statements: (await askPortal(server, 'statements', 'statements')).count };
+    const before = {
+      cpu: await serverCpu(target),
+      pg: ctx.postgresCpu(),
+      statements: (await askPortal(server, 'statements', 'statements')).count,
+    };
     const r = await run(SECONDS);
     const cpu = (await serverCpu(target)) - before.cpu;
     const pgCpu = ctx.postgresCpu();
@@ -293,7 +322,8 @@ async function measureAll(ctx: PhaseContext, server: PortalServer, bare: Child, 
   for (const m of out) {
     if (!m.top.length) continue;
     console.log(`  ${m.route}: PostgreSQL's time by statement (calls and ms per request)`);
-    for (const s of m.top) console.log(`    ${fmt(s.callsPerRequest, 2).padStart(5)} x ${fmt(s.msPerRequest, 3).padStart(7)} ms  ${s.query}`);
+    for (const s of m.top)
+      console.log(`    ${fmt(s.callsPerRequest, 2).padStart(5)} x ${fmt(s.msPerRequest, 3).padStart(7)} ms  ${s.query}`);
   }
   return out;
 }

@@ -88,11 +88,10 @@ export async function seedOthers(db: PoolClient): Promise<void> {
 export async function insertPrepaidContract(db: PoolClient, companyId: string): Promise<{ itemId: string; packageId: string }> {
   const [packageId] = await insertPackages(db, 'Portal reads prepaid', 1);
   const sealed = ciphertexts();
-  await db.query(`update companies set payment_mode = 'prepaid', contact_email_encrypted = $2, contact_phone_encrypted = $3 where id = $1`, [
-    companyId,
-    sealed.email,
-    sealed.phone,
-  ]);
+  await db.query(
+    `update companies set payment_mode = 'prepaid', contact_email_encrypted = $2, contact_phone_encrypted = $3 where id = $1`,
+    [companyId, sealed.email, sealed.phone],
+  );
   const { rows } = await db.query<{ item_id: string }>(
     `with q as (
        insert into quote_versions (id, company_id, chain_root_id, version, status, needs_user_count, created_at, updated_at)
