@@ -19,7 +19,7 @@
  * (staged through the route) and everything is measured again.
  *
  * Budget: every read at least 50% of GET /auth/session's throughput at both sizes, and its ratio at
- * 20,000 entries no more than 20% below its ratio at 2,000 (a gain is the box's drift, not a cost). Ratios are within one run; absolute figures are
+ * 20,000 entries within 20% of its ratio at 2,000. Ratios are within one run; absolute figures are
  * context. With --cpu-prof the API runs under the profiler (portal-reads.cpuprofile).
  */
 import autocannon from 'autocannon';
@@ -154,8 +154,7 @@ async function benchPortalReads(ctx: PhaseContext): Promise<PortalReadsReport> {
       const s = small.find((m) => m.route === r.name)!;
       const l = large.find((m) => m.route === r.name)!;
       const drift = l.ofSession / s.ofSession - 1;
-      // One-sided: a read must not lose more than MAX_DRIFT of its ratio as the roster grows (gaining is the box's noise, not a cost).
-      const ok = !s.non2xx && !l.non2xx && s.ofSession >= MIN_RATIO && l.ofSession >= MIN_RATIO && drift >= -MAX_DRIFT;
+      const ok = !s.non2xx && !l.non2xx && s.ofSession >= MIN_RATIO && l.ofSession >= MIN_RATIO && Math.abs(drift) <= MAX_DRIFT;
       return {
         route: r.name,
         ofSessionSmall: s.ofSession,
@@ -378,7 +377,7 @@ async function measureAll(
 function printBudgets(r: PortalReadsReport): void {
   console.log(
     `\n  Budget: every read at least ${MIN_RATIO * 100}% of ${CONTROL}'s throughput at ${fmt(r.roster.small, 0)} and ` +
-      `${fmt(r.roster.large, 0)} entries, and at 20,000 no more than ${MAX_DRIFT * 100}% below its own ratio at 2,000:`,
+      `${fmt(r.roster.large, 0)} entries, within ${MAX_DRIFT * 100}% of its own ratio between the two:`,
   );
   for (const b of r.budgets) {
     console.log(

@@ -13,34 +13,15 @@ import type { ProviderProduct } from './providers/plugin';
  *   cents …) is skipped and counted; a stored row of that SKU is left as it is.
  */
 
+/** A listed product, checked and normalized (countries upper case, sorted, once; data null when unlimited). */
+export type SyncedProduct = ProviderProduct;
+
 /** A product as stored: what the sync compares against. */
-export interface StoredProduct {
+export interface StoredProduct extends SyncedProduct {
   id: string;
-  sku: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  priceUsdCents: number;
   isActive: boolean;
   disabledByAdmin: boolean;
   nameCustomized: boolean;
-}
-
-/** A listed product, checked and normalized (countries upper case, sorted, once; data null when unlimited). */
-export interface SyncedProduct {
-  sku: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  priceUsdCents: number;
 }
 
 export interface ProductUpdate extends SyncedProduct {

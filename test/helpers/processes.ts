@@ -5,16 +5,24 @@ import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 
-/** A port nothing listens on right now (the OS picks it on loopback). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
+/** Ports this process handed out: the OS may give a just-closed port again, and two servers of one test must not share one. */
+const handedOut = new Set<number>();
+
+/** A port nothing listens on right now (the OS picks it on loopback), never one this process handed out before. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /** Resolves with the signal or exit code once `child` has exited (at once if it already has). */
