@@ -33,6 +33,7 @@ import { Migration20261127033652_money_units } from './Migration20261127033652_m
 import { Migration20261127034943_store } from './Migration20261127034943_store';
 import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
 import { Migration20261127050000_portal_changed } from './Migration20261127050000_portal_changed';
+import { Migration20261127055000_charge_versions_at_commit } from './Migration20261127055000_charge_versions_at_commit';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -68,4 +69,5 @@ export const migrationsList = [
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
   { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
   { name: 'Migration20261127050000_portal_changed', class: Migration20261127050000_portal_changed },
+  { name: 'Migration20261127055000_charge_versions_at_commit', class: Migration20261127055000_charge_versions_at_commit },
 ];
