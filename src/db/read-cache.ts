@@ -4,10 +4,11 @@ import type { Pool, PoolClient } from 'pg';
 export const PORTAL_CHANGED_CHANNEL = 'portal_changed';
 
 /**
- * What an answer depends on, as the triggers name it:
- * - `company:<id>`: any row of that company (its roster, links, contract, payments, charges, orders,
- *   quotes, memberships, the company row itself);
- * - `user:<id>`: that user's memberships, activations, or a column of theirs an answer shows or a guard reads;
+ * What an answer depends on, as the triggers name it (migration PortalChanged):
+ * - `company:<id>`: any row of that company (its roster, links, contract, payments, charges, company
+ *   orders with their items and activations, quotes, memberships, the company row itself);
+ * - `user:<id>`: that user's memberships, their activations when they are on a roster (any order: the
+ *   roster shows their latest), or a column of theirs an answer shows or a guard reads;
  * - `users`: any user's row (answers listing people without naming each);
  * - `links`, `quotes`, `companies`: any row of those, in any company (the admin lists);
  * - `all` (packages, operators): everything.

@@ -4,7 +4,9 @@ import { createReadCache } from '../../src/db/read-cache';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { bearer, createTestApp, errorCode, eventually, type TestApp } from '../helpers/app';
+import { insertCharge } from '../helpers/billing-fixtures';
 import { insertPackage } from '../helpers/catalog';
+import { insertUser } from '../helpers/companies';
 import { companyAdmin, signInAs, type Caller } from '../helpers/company-routes';
 import { insertContract, insertContractPayment, insertRosterEntry, insertSeatLink } from '../helpers/contracts';
 
@@ -199,6 +201,61 @@ describe('read cache', () => {
     await warm('/b2b/roster', admin.token);
     t.clock.advance(TTL_MS + 1);
     expect((await entry())?.linkStatus).toBe('expired');
+  });
+});
+
+describe('read cache: what notifies', () => {
+  /** The tags `work` notifies, in order: a listener of its own, and a last notification to know all have arrived. */
+  async function notifiedBy(work: () => Promise<unknown>): Promise<string[]> {
+    const listener = await t.db.pool.connect();
+    const seen: string[] = [];
+    listener.on('notification', (msg) => seen.push(msg.payload ?? ''));
+    try {
+      await listener.query('LISTEN portal_changed');
+      await work();
+      await t.db.query(`select pg_notify('portal_changed', 'end')`);
+      await eventually(() => expect(seen.at(-1)).toBe('end'));
+      return seen.slice(0, -1);
+    } finally {
+      await listener.query('UNLISTEN portal_changed');
+      listener.release();
+    }
+  }
+
+  it('sends nothing for a consumer’s order, activation, sign-in or a store provider’s health check', async () => {
+    const consumer = await insertUser(t.db, 'Consumer Only');
+    const pkg = await insertPackage(t.db);
+    const tags = await notifiedBy(async () => {
+      const { orderId } = await insertCharge(t.db, {
+        companyId: null,
+        userId: consumer,
+        packageId: pkg,
+        amount: '5.00',
+        createdAt: t.clock(),
+      });
+      await t.db.query(`update activations set status = 'failed' where order_id = $1`, [orderId]);
+      await t.db.query(`update orders set status = 'cancelled' where id = $1`, [orderId]);
+      await t.db.query('update users set updated_at = now() where id = $1', [consumer]);
+      await t.db.query(
+        `update operators set health_ok = true, health_checked_at = now() where id = (select operator_id from packages where id = $1)`,
+        [pkg],
+      );
+    });
+    expect(tags).toEqual([]);
+  });
+
+  it('sends each tag of a statement once, however many rows it wrote, and a roster person’s consumer activation as theirs', async () => {
+    const admin = await companyAdmin(t);
+    const people = await Promise.all([1, 2, 3].map(() => insertRosterEntry(t.db, admin.companyId)));
+    const pkg = await insertPackage(t.db);
+    const rows = await notifiedBy(() =>
+      t.db.query(`update roster_entries set nationality = 'Egypt' where company_id = $1`, [admin.companyId]),
+    );
+    expect(rows).toEqual([`company:${admin.companyId}`]);
+    const activation = await notifiedBy(() =>
+      insertCharge(t.db, { companyId: null, userId: people[0].userId, packageId: pkg, amount: '5.00', createdAt: t.clock() }),
+    );
+    expect(activation).toEqual([`user:${people[0].userId}`]);
   });
 });
 
