@@ -34,6 +34,7 @@ import { Migration20261127034943_store } from './Migration20261127034943_store';
 import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
 import { Migration20261127050000_portal_changed } from './Migration20261127050000_portal_changed';
 import { Migration20261127055000_charge_versions_at_commit } from './Migration20261127055000_charge_versions_at_commit';
+import { Migration20261127060000_admin_link_tallies } from './Migration20261127060000_admin_link_tallies';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -70,4 +71,5 @@ export const migrationsList = [
   { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
   { name: 'Migration20261127050000_portal_changed', class: Migration20261127050000_portal_changed },
   { name: 'Migration20261127055000_charge_versions_at_commit', class: Migration20261127055000_charge_versions_at_commit },
+  { name: 'Migration20261127060000_admin_link_tallies', class: Migration20261127060000_admin_link_tallies },
 ];
