@@ -35,6 +35,7 @@ import { Migration20261127045242_store_orders } from './Migration20261127045242_
 import { Migration20261127050000_portal_changed } from './Migration20261127050000_portal_changed';
 import { Migration20261127055000_charge_versions_at_commit } from './Migration20261127055000_charge_versions_at_commit';
 import { Migration20261127060000_admin_link_tallies } from './Migration20261127060000_admin_link_tallies';
+import { Migration20261127080832_quote_queue_order } from './Migration20261127080832_quote_queue_order';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -72,4 +73,5 @@ export const migrationsList = [
   { name: 'Migration20261127050000_portal_changed', class: Migration20261127050000_portal_changed },
   { name: 'Migration20261127055000_charge_versions_at_commit', class: Migration20261127055000_charge_versions_at_commit },
   { name: 'Migration20261127060000_admin_link_tallies', class: Migration20261127060000_admin_link_tallies },
+  { name: 'Migration20261127080832_quote_queue_order', class: Migration20261127080832_quote_queue_order },
 ];
