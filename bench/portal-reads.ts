@@ -20,7 +20,9 @@
  *
  * Budget: every read at least 50% of GET /auth/session's throughput at both sizes, and its ratio at
  * 20,000 entries within 20% of its ratio at 2,000. Ratios are within one run; absolute figures are
- * context. With --cpu-prof the API runs under the profiler (portal-reads.cpuprofile).
+ * context. With --cpu-prof the API runs under the profiler (portal-reads.cpuprofile). With
+ * PORTAL_CACHE_MS=0 in the environment the app keeps no answer, so every read is a miss: what a read
+ * costs the first time after a change (the budget is not meant for that run).
  */
 import autocannon from 'autocannon';
 import type { Pool, PoolClient } from 'pg';
@@ -105,7 +107,8 @@ export const portalReadsPhase: Phase<PortalReadsReport> = {
   plan: (opts) =>
     `portal and admin reads at ${opts.connections} connections, ${ROUTES.length - 2} routes x ${ROUNDS} rounds, each next to ` +
     `GET /auth/session, ${WARMUP_SECONDS}+${SECONDS}s each, ` +
-    `at ${fmt(SMALL_ROSTER, 0)} and ${fmt(LARGE_ROSTER, 0)} roster entries`,
+    `at ${fmt(SMALL_ROSTER, 0)} and ${fmt(LARGE_ROSTER, 0)} roster entries` +
+    (process.env.PORTAL_CACHE_MS === '0' ? ' (PORTAL_CACHE_MS=0: no answer kept, every read a miss)' : ''),
   run: (ctx) => benchPortalReads(ctx),
   verdict: (r) => r.verdict,
 };
