@@ -19,7 +19,7 @@ export const InvitationLink = defineEntity({
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     tokenHash: p.string().length(64).unique(),
     user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
-    companyId: p.uuid().nullable().index(),
+    companyId: p.uuid().nullable(),
     packageId: p.uuid().nullable(),
     /**
      * The prepaid contract line whose seat the link holds: a seat is consumed by a link that is
@@ -47,6 +47,12 @@ export const InvitationLink = defineEntity({
       name: 'invitation_links_roster_latest_index',
       expression:
         'create index "invitation_links_roster_latest_index" on "invitation_links" ("roster_entry_id", "created_at" desc, "id" desc) where "roster_entry_id" is not null',
+    },
+    // A company's links newest first: its dashboard's 30-day mints (one range) and mint events, any lookup by company.
+    {
+      name: 'invitation_links_company_created_index',
+      expression:
+        'create index "invitation_links_company_created_index" on "invitation_links" ("company_id", "created_at" desc, "id" desc)',
     },
     // The admin link list and its export (GET /admin/links): every company's links newest first, and the last 24 hours of mints.
     {

@@ -36,6 +36,7 @@ import { Migration20261127050000_portal_changed } from './Migration2026112705000
 import { Migration20261127055000_charge_versions_at_commit } from './Migration20261127055000_charge_versions_at_commit';
 import { Migration20261127060000_admin_link_tallies } from './Migration20261127060000_admin_link_tallies';
 import { Migration20261127080832_quote_queue_order } from './Migration20261127080832_quote_queue_order';
+import { Migration20261127085303_dashboard_mints_index } from './Migration20261127085303_dashboard_mints_index';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -74,4 +75,5 @@ export const migrationsList = [
   { name: 'Migration20261127055000_charge_versions_at_commit', class: Migration20261127055000_charge_versions_at_commit },
   { name: 'Migration20261127060000_admin_link_tallies', class: Migration20261127060000_admin_link_tallies },
   { name: 'Migration20261127080832_quote_queue_order', class: Migration20261127080832_quote_queue_order },
+  { name: 'Migration20261127085303_dashboard_mints_index', class: Migration20261127085303_dashboard_mints_index },
 ];
