@@ -32,6 +32,7 @@ import { Migration20261127022802_message_outbox } from './Migration2026112702280
 import { Migration20261127033652_money_units } from './Migration20261127033652_money_units';
 import { Migration20261127034943_store } from './Migration20261127034943_store';
 import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
+import { Migration20261127073105_account_deletion } from './Migration20261127073105_account_deletion';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -66,4 +67,5 @@ export const migrationsList = [
   { name: 'Migration20261127033652_money_units', class: Migration20261127033652_money_units },
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
   { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
+  { name: 'Migration20261127073105_account_deletion', class: Migration20261127073105_account_deletion },
 ];
