@@ -16,6 +16,7 @@ import { activateSeat, seatCompany, seatHolder, type SeatCompany } from '../help
 import { signInAs, type Caller } from '../helpers/company-routes';
 import { errorOf, typed } from '../helpers/responses';
 import { createStoreApp, productId } from '../helpers/store';
+import { insertActivation } from '../helpers/read-app';
 
 const DAY = 24 * 3600_000;
 
@@ -368,7 +369,32 @@ async function everyPartPerson(name: string, idNumber: string) {
      values ($1, $2, $3, $4, $5, $6, 'used', 'sms', now() + interval '1 day', now(), now(), now()) returning id`,
     [randomBytes(32).toString('hex'), person.userId, company.companyId, rosterEntryId, company.itemId, company.packageId],
   );
-  return { ...person, email, name, idNumber, consumer, paymentId, storeOrderId, storePaymentId, profile, company, rosterEntryId, linkId };
+  // The seat's SIM, as the company branch of POST /activations leaves it once the run activated it.
+  const seat = await insertActivation(t, {
+    userId: person.userId,
+    packageId: company.packageId,
+    operatorId: DEMO.operators.mock,
+    status: 'activated',
+    identityStatus: 'completed',
+    activatedAt: new Date().toISOString(),
+    order: { status: 'paid', companyId: company.companyId, totalAmountSar: '80.00' },
+    orderItem: { unitPriceSar: '80.00' },
+  });
+  return {
+    ...person,
+    email,
+    name,
+    idNumber,
+    consumer,
+    paymentId,
+    storeOrderId,
+    storePaymentId,
+    profile,
+    company,
+    rosterEntryId,
+    linkId,
+    seat,
+  };
 }
 
 describe('GET /admin/compliance/users/:id/export', () => {
@@ -380,7 +406,12 @@ describe('GET /admin/compliance/users/:id/export', () => {
     const doc = res.body;
     expect(doc.userId).toBe(p.userId);
     expect(doc.exportedAt).toBe(t.clock().toISOString());
-    expect(doc.profile).toMatchObject({
+    const iso = (d: Date | null) => (d ? d.toISOString() : null);
+    const user = await row<{ created_at: Date; updated_at: Date; verified_at: Date }>(
+      'select created_at, updated_at, verified_at from users where id = $1',
+      [p.userId],
+    );
+    expect(doc.profile).toEqual({
       id: p.userId,
       name: 'Zubaida Qutbi',
       phone: p.phone,
@@ -393,63 +424,152 @@ describe('GET /admin/compliance/users/:id/export', () => {
       identityType: 'citizen',
       isActive: true,
       blocklistedAt: null,
+      verifiedAt: iso(user.verified_at),
+      managedAreas: null,
+      managedAreasWrite: null,
+      createdAt: iso(user.created_at),
+      updatedAt: iso(user.updated_at),
       deletionRequestedAt: null,
       retainUntil: null,
       erasedAt: null,
     });
     expect(doc.consents.map((c) => [c.type, c.version]).sort()).toEqual(CONSENTS.map((c) => [c.type, c.version]).sort());
-    expect(doc.activations).toHaveLength(1);
-    expect(doc.activations[0]).toMatchObject({
-      id: p.consumer.activationId,
-      orderId: p.consumer.orderId,
-      packageId: DEMO.packages.starter,
-      simType: 'physical',
-      status: 'activated',
-      identityStatus: 'completed',
-      identityType: 'citizen',
-      idNumber: '1122334455',
-      deletedAt: null,
-    });
-    const consumerOrder = doc.orders.find((o) => o.id === p.consumer.orderId)!;
-    expect(consumerOrder).toMatchObject({
-      companyId: null,
-      status: 'paid',
-      total: { amount: expect.any(String) as string, currency: 'SAR' },
-    });
-    expect(consumerOrder.items).toHaveLength(1);
-    const storeRow = doc.orders.find((o) => o.id === p.storeOrderId)!;
-    expect(storeRow).toMatchObject({ status: 'paid', total: { amount: '12.00', currency: 'USD' } });
-    expect(doc.payments.map((x) => [x.id, x.orderId, x.status]).sort()).toEqual(
-      [
-        [p.paymentId, p.consumer.orderId, 'completed'],
-        [p.storePaymentId, p.storeOrderId, 'completed'],
-      ].sort(),
+
+    // Activations: every column of the stored rows, the id number decrypted.
+    const stored = await t.db.query<Record<string, unknown>>('select * from activations where user_id = $1 order by created_at, id', [
+      p.userId,
+    ]);
+    expect(doc.activations).toEqual(
+      stored.map((a) => ({
+        id: a.id,
+        orderId: a.order_id,
+        orderItemId: a.order_item_id,
+        operatorId: a.operator_id,
+        packageId: a.package_id,
+        iccid: a.iccid,
+        simType: a.sim_type,
+        esimProfile: a.esim_profile,
+        status: 'activated',
+        identityStatus: 'completed',
+        identityRef: a.identity_ref,
+        identityType: a.identity_type,
+        idNumber: a.id === p.consumer.activationId ? '1122334455' : null,
+        identityVerifiedAt: iso(a.identity_verified_at as Date | null),
+        activatedAt: iso(a.activated_at as Date),
+        failedReason: null,
+        retainUntil: null,
+        deletionRequestedAt: null,
+        deletedAt: null,
+        createdAt: iso(a.created_at as Date),
+        updatedAt: iso(a.updated_at as Date),
+      })),
     );
-    expect(doc.payments.find((x) => x.id === p.storePaymentId)!.amount).toEqual({ amount: '12.00', currency: 'USD' });
-    expect(doc.payments.every((x) => x.receiptNumber !== null)).toBe(true);
+    expect(doc.activations.map((a) => a.id).sort()).toEqual([p.consumer.activationId, p.seat.activationId].sort());
+
+    // Orders: the consumer's (SAR), the store's (USD) and the seat's (the company's), each with its items.
+    const orderOf = (id: string) => doc.orders.find((o) => o.id === id)!;
+    expect(doc.orders).toHaveLength(3);
+    expect(orderOf(p.consumer.orderId)).toMatchObject({ companyId: null, status: 'paid', total: { amount: '49.00', currency: 'SAR' } });
+    expect(orderOf(p.consumer.orderId).items).toEqual([
+      {
+        id: expect.any(String) as string,
+        packageId: DEMO.packages.starter,
+        iccid: doc.activations.find((a) => a.id === p.consumer.activationId)!.iccid,
+        quantity: 1,
+        unitPrice: { amount: '49.00', currency: 'SAR' },
+      },
+    ]);
+    expect(orderOf(p.storeOrderId)).toMatchObject({ companyId: null, status: 'paid', total: { amount: '12.00', currency: 'USD' } });
+    expect(orderOf(p.seat.orderId)).toMatchObject({
+      companyId: p.company.companyId,
+      status: 'paid',
+      total: { amount: '80.00', currency: 'SAR' },
+      items: [
+        expect.objectContaining({
+          id: p.seat.orderItemId,
+          packageId: p.company.packageId,
+          iccid: p.seat.iccid,
+          unitPrice: { amount: '80.00', currency: 'SAR' },
+        }),
+      ],
+    });
+
+    // Payments: both of the person's, with their receipts.
+    const payments = await t.db.query<Record<string, unknown>>('select * from payments where user_id = $1', [p.userId]);
+    expect(doc.payments.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      payments
+        .map((x) => ({
+          id: x.id,
+          orderId: x.order_id,
+          method: 'card_scheme_1',
+          provider: 'mock',
+          status: 'completed',
+          amount: x.order_id === p.storeOrderId ? { amount: '12.00', currency: 'USD' } : { amount: '49.00', currency: 'SAR' },
+          gatewayTransactionId: x.gateway_transaction_id,
+          receiptNumber: expect.stringMatching(/\S/) as unknown,
+          failureReason: null,
+          paidAt: iso(x.paid_at as Date),
+          createdAt: iso(x.created_at as Date),
+          updatedAt: iso(x.updated_at as Date),
+        }))
+        .sort((a, b) => String(a.id).localeCompare(String(b.id))),
+    );
+
+    // The store order: the product as ordered, the money, the issued profile decrypted.
+    const storeRow = await row<Record<string, unknown>>('select * from store_orders where id = $1', [p.storeOrderId]);
     expect(doc.storeOrders).toEqual([
-      expect.objectContaining({
+      {
         id: p.storeOrderId,
         sku: 'MOCK-SYNC-SA-5GB',
         status: 'issued',
+        product: storeRow.product_snapshot,
         charge: { amount: '12.00', currency: 'USD' },
         display: { amount: '12.00', currency: 'USD' },
         paymentId: p.storePaymentId,
         deviceModel: 'Pixel 9',
         profile: p.profile,
         failureReason: null,
-      }),
+        deliverBy: iso(storeRow.deliver_by as Date | null),
+        createdAt: iso(storeRow.created_at as Date),
+        updatedAt: iso(storeRow.updated_at as Date),
+        issuedAt: iso(storeRow.issued_at as Date),
+      },
     ]);
-    expect(doc.deviceAcknowledgements).toEqual([expect.objectContaining({ deviceModel: 'Pixel 9' })]);
+    expect(doc.storeOrders[0].product).toMatchObject({ nameEn: expect.any(String) as string, countries: ['SA'] });
+    expect(doc.deviceAcknowledgements).toEqual([
+      { id: expect.any(String) as string, deviceModel: 'Pixel 9', acknowledgedAt: expect.any(String) as string },
+    ]);
+
+    // The company seat: the roster entry and its link.
+    const entry = await row<{ created_at: Date; updated_at: Date }>('select created_at, updated_at from roster_entries where id = $1', [
+      p.rosterEntryId,
+    ]);
+    const link = await row<{ expires_at: Date; used_at: Date; created_at: Date }>(
+      'select expires_at, used_at, created_at from invitation_links where id = $1',
+      [p.linkId],
+    );
+    const company = await row<{ name: string }>('select name from companies where id = $1', [p.company.companyId]);
     expect(doc.rosterMemberships).toEqual([
-      expect.objectContaining({
+      {
         rosterEntryId: p.rosterEntryId,
         companyId: p.company.companyId,
+        companyName: company.name,
         status: 'enabled',
         nationality: 'Saudi',
         packageId: p.company.packageId,
-        links: [expect.objectContaining({ id: p.linkId, status: 'used', channel: 'sms' })],
-      }),
+        links: [
+          {
+            id: p.linkId,
+            status: 'used',
+            channel: 'sms',
+            expiresAt: iso(link.expires_at),
+            usedAt: iso(link.used_at),
+            createdAt: iso(link.created_at),
+          },
+        ],
+        createdAt: iso(entry.created_at),
+        updatedAt: iso(entry.updated_at),
+      },
     ]);
     expect(doc.companyMemberships).toEqual([]);
     expect(doc.sessions.length).toBeGreaterThanOrEqual(2);
@@ -463,7 +583,7 @@ describe('GET /admin/compliance/users/:id/export', () => {
       [p.userId],
     );
     expect(audit.actor_user_id).toBe(root.userId);
-    expect(audit.details).toMatchObject({ activations: 1, storeOrders: 1, roster: 1, payments: 2 });
+    expect(audit.details).toMatchObject({ activations: 2, orders: 3, storeOrders: 1, roster: 1, payments: 2 });
   });
 
   it('exports a deleted account with its retained phone and e-mail', async () => {
@@ -564,14 +684,17 @@ describe('POST /admin/compliance/users/:id/erase', () => {
       [p.userId],
     );
     expect(audit.actor_user_id).toBe(root.userId);
-    expect(audit.details).toMatchObject({ trigger: 'admin', reason: 'Court order 2026/114', erasedActivations: 1 });
+    expect(audit.details).toMatchObject({ trigger: 'admin', reason: 'Court order 2026/114', erasedActivations: 2 });
     // The account was not deleted before: the erasure deleted it first.
     expect(audit.details).toMatchObject({ revokedSessions: 2, cancelledActivations: 0 });
 
     // The export still answers, without personal data.
     const doc = typed<ExportDocument>(await exportOf(p.userId)).body;
     expect(doc.profile).toMatchObject({ name: '', phone: null, email: null, erasedAt });
-    expect(doc.activations[0]).toMatchObject({ idNumber: null, deletedAt: erasedAt });
+    expect(doc.activations.map((a) => [a.idNumber, a.deletedAt])).toEqual([
+      [null, erasedAt],
+      [null, erasedAt],
+    ]);
 
     // Erasing again changes nothing and answers the same erasedAt.
     t.clock.advance(60_000);
