@@ -260,23 +260,39 @@ describe('POST /auth/me/deletion-request', () => {
     });
   });
 
-  it('frees nothing a company seat drew: the activated seat, its link and entry stay, the contract draws the same', async () => {
-    const company = await seatCompany(t, { mode: 'prepaid' });
-    const holder = await seatHolder(t, company);
-    const seat = await activateSeat(t, holder.token, { packageId: company.packageId });
-    expect(seat.status).toBe(201);
-    await markActivated((seat.body as { activationId: string }).activationId, '1011122233');
-    const contractBefore = await request(t.app).get('/b2b/contract').set(bearer(company.adminToken));
-    expect(contractBefore.status).toBe(200);
-    expect((await requestDeletion(holder.token)).status).toBe(202);
-    const contractAfter = await request(t.app).get('/b2b/contract').set(bearer(company.adminToken));
-    expect(contractAfter.body).toEqual(contractBefore.body);
-    const link = await row<{ status: string }>('select status from invitation_links where user_id = $1', [holder.userId]);
-    expect(link.status).toBe('used');
-    expect((await erase(holder.userId)).status).toBe(200);
-    const contractErased = await request(t.app).get('/b2b/contract').set(bearer(company.adminToken));
-    expect(contractErased.body).toEqual(contractBefore.body);
-  });
+  it.each([['prepaid'], ['flexible']] as const)(
+    'frees nothing a %s company seat drew: the activated seat, its link and entry stay, the company draws the same',
+    async (mode) => {
+      const company = await seatCompany(t, { mode });
+      const holder = await seatHolder(t, company);
+      const seat = await activateSeat(t, holder.token, { packageId: company.packageId });
+      expect(seat.status).toBe(201);
+      await markActivated((seat.body as { activationId: string }).activationId, '1011122233');
+      // What the company sees of its money: the contract's drawn lines, the billing totals and lines, the dashboard.
+      const portal = async () => {
+        const answers = await Promise.all(
+          ['/b2b/contract', '/b2b/billing', '/b2b/dashboard'].map((path) => request(t.app).get(path).set(bearer(company.adminToken))),
+        );
+        expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+        const [contract, billing, dashboard] = answers.map((a) => a.body as { data: Record<string, unknown> });
+        // Charges and activity name the person, whom the erasure removes; amounts, counts and times stay.
+        const unnamed = (rows: unknown) => (rows as Array<Record<string, unknown>>).map(({ personName: _, ...rest }) => rest);
+        return {
+          contract,
+          billing: { ...billing.data, charges: unnamed(billing.data.charges) },
+          dashboard: { ...dashboard.data, activity: unnamed(dashboard.data.activity) },
+        };
+      };
+      const before = await portal();
+      expect(JSON.stringify(before.billing)).toContain('80');
+      expect((await requestDeletion(holder.token)).status).toBe(202);
+      expect(await portal()).toEqual(before);
+      const link = await row<{ status: string }>('select status from invitation_links where user_id = $1', [holder.userId]);
+      expect(link.status).toBe('used');
+      expect((await erase(holder.userId)).status).toBe(200);
+      expect(await portal()).toEqual(before);
+    },
+  );
 });
 
 describe('compliance routes: super_admin only', () => {

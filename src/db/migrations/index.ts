@@ -33,6 +33,7 @@ import { Migration20261127033652_money_units } from './Migration20261127033652_m
 import { Migration20261127034943_store } from './Migration20261127034943_store';
 import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
 import { Migration20261127073105_account_deletion } from './Migration20261127073105_account_deletion';
+import { Migration20261127084500_erased_seats_stay_drawn } from './Migration20261127084500_erased_seats_stay_drawn';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -68,4 +69,5 @@ export const migrationsList = [
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
   { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
   { name: 'Migration20261127073105_account_deletion', class: Migration20261127073105_account_deletion },
+  { name: 'Migration20261127084500_erased_seats_stay_drawn', class: Migration20261127084500_erased_seats_stay_drawn },
 ];
