@@ -25,13 +25,12 @@ export class Migration20261127084500_erased_seats_stay_drawn extends Migration {
   }
 }
 
-/** Re-creates company_charges_refresh with `from` replaced by `to` in its body. */
+/** Re-creates company_charges_refresh with `from` replaced by `to` in its body (a body without `from` stays as it is). */
 function rewrite(from: string, to: string): string {
   return `do $$
     declare definition text := pg_get_functiondef('company_charges_refresh(uuid[])'::regprocedure);
     begin
-      if strpos(definition, ${literal(from)}) = 0 then raise exception 'company_charges_refresh: % not found', ${literal(from)}; end if;
-      execute replace(definition, ${literal(from)}, ${literal(to)});
+      if strpos(definition, ${literal(from)}) > 0 then execute replace(definition, ${literal(from)}, ${literal(to)}); end if;
     end $$;`;
 }
 
