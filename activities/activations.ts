@@ -9,7 +9,7 @@ import { OperatorRejection, type OperatorRegistry } from '../src/operators/plugi
 import { MessageDeliveryError, type MessageSender } from '../src/providers/messages';
 import * as repo from '../src/activations/repository';
 import { lockHolder, SIM_LIMIT_EXCEEDED, SIM_LIMITS, type SimHolder } from '../src/activations/sim-limit';
-import { flagRefund } from '../src/reconciliation/records';
+import { endActivation, type EndActivation } from '../src/activations/end';
 import {
   activationWorkflowId,
   IDENTITY_ERROR,
@@ -60,17 +60,7 @@ const WITHIN_LIMIT: SimLimitVerdict = { withinLimit: true };
 /** Whose SIMs an activation counts against: its verified identity (its account only for a row without one). */
 const holderOf = (row: { userId: string; idNumberHash: string | null }): SimHolder =>
   row.idNumberHash ? { idNumberHash: row.idNumberHash } : { userId: row.userId };
-const FINAL_STATUSES = new Set<ActivationStatus>(['activated', 'failed', 'cancelled']);
-
-/** How an activation ends without reaching `activated`. */
-export interface EndActivation {
-  activationId: string;
-  status: 'failed' | 'cancelled';
-  /** Kept as failedReason (also for `cancelled`); absent keeps the one already written. */
-  reason?: string;
-  /** A last look: when the order is paid, change nothing and answer `paid` (the run proceeds as paid). */
-  unlessPaid?: boolean;
-}
+export type { EndActivation } from '../src/activations/end';
 
 /**
  * Activities of the activation workflow. Each writes Postgres in one statement
@@ -295,26 +285,14 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     return { withinLimit: false, failedReason: SIM_LIMIT_EXCEEDED };
   }
 
-  /** endActivation inside the caller's transaction. */
+  /** endActivation inside the caller's transaction (src/activations/end.ts), with the refund warnings. */
   async function end(tx: Sql, input: EndActivation): Promise<ActivationEnd> {
-    const row = await repo.lockWithOrder(tx, input.activationId);
-    if (!row) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
-    if (FINAL_STATUSES.has(row.status)) return { status: row.status, paid: false };
-    const paid = row.orderStatus === 'paid' || row.orderStatus === 'completed';
-    if (input.unlessPaid && paid) return { status: row.status, paid: true };
-    const now = clock();
-    await repo.endActivationRow(tx, { activationId: input.activationId, status: input.status, reason: input.reason ?? null, now });
-    if (row.orderStatus === 'pending_payment') {
-      await repo.cancelOrder(tx, row.orderId, now);
-    } else if (paid) {
-      const payment = await repo.findCompletedPayment(tx, row.orderId);
-      const reason = input.reason ?? `activation ${input.status}`;
-      const flagged = payment ? await flagRefund(tx, { paymentId: payment.id, activationId: input.activationId, reason, now }) : null;
-      if (flagged) log.warn('activation ended after its order was paid: refund it', flagged);
-      else if (!payment)
-        log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: row.orderId });
-    }
-    return { status: input.status, paid: false };
+    const ended = await endActivation(tx, input, clock());
+    if (!ended) throw ApplicationFailure.nonRetryable(`activation ${input.activationId} not found`, 'ActivationNotFound');
+    if (ended.refund) log.warn('activation ended after its order was paid: refund it', ended.refund);
+    else if (ended.paidWithoutPayment)
+      log.warn('activation ended after its order was paid, with no completed payment to refund', { ...input, orderId: ended.orderId });
+    return { status: ended.status, paid: ended.paid };
   }
 
   async function markActivated(activationId: string, change: { iccid?: string; profile?: EsimProfile }) {

@@ -6,6 +6,7 @@ import { createFxActivities, type FxActivityDeps } from './fx';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { createPaymentActivities, type PaymentActivityDeps } from './payments';
 import { createQuoteActivities, type QuoteActivityDeps } from './quotes';
+import { createRetentionActivities, type RetentionActivityDeps } from './retention';
 import { createStoreActivities, type StoreActivityDeps } from './store';
 import { createStoreOrderActivities, type StoreOrderActivityDeps } from './store-orders';
 
@@ -14,6 +15,7 @@ export type ActivityDeps = ActivationActivityDeps &
   HousekeepingActivityDeps &
   CompanyActivityDeps &
   QuoteActivityDeps &
+  RetentionActivityDeps &
   StoreActivityDeps &
   StoreOrderActivityDeps &
   FxActivityDeps;
@@ -25,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(deps),
     ...createCompanyActivities(deps),
     ...createQuoteActivities(deps),
+    ...createRetentionActivities(deps),
     ...createStoreActivities(deps),
     ...createStoreOrderActivities(deps),
     ...createFxActivities(deps),

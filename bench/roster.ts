@@ -26,7 +26,7 @@ import type { PoolClient } from 'pg';
 import { openPool } from '../src/db/database';
 import type { Phase } from './lib/phase';
 import { seconds } from './lib/processes';
-import { p50Budget, printBudgets, printTable, ratioBudget, verdictOf, type Budget } from './lib/report';
+import { p50Budget, printBudgets, printSizeLatencies, ratioBudget, verdictOf, type Budget } from './lib/report';
 import { fmt } from './lib/stats';
 import type { TimedAppDeps } from './lib/timed-app';
 import { benchPerson, ROSTER_COMPANIES, ROSTER_LARGE_ROWS, ROSTER_SMALL_ROWS, seedOtherCompanies, settle } from './roster/data';
@@ -166,15 +166,16 @@ async function benchRoster(deps: RosterDeps): Promise<RosterReport> {
 
 function printReport(r: RosterReport): void {
   const [small, large] = r.sizes;
-  console.log(`\n${r.route}, server-side latency of ${fmt(r.requestsPerKind, 0)} sequential requests each (one connection, no queueing):`);
-  const rows = [['request', 'p50 ms 10k', 'p50 ms 100k', 'ratio', 'p99 ms 10k', 'p99 ms 100k']];
-  for (const k of REQUESTS) {
-    const a = small.sequential[k].server;
-    const b = large.sequential[k].server;
-    rows.push([LABEL[k], fmt(a.p50, 2), fmt(b.p50, 2), fmt(r.p50Ratio[k], 2), fmt(a.p99, 2), fmt(b.p99, 2)]);
-  }
-  printTable(rows, (i) => i > 0, false);
-  console.log('  (the control reads no roster: its ratio is how much the machine itself drifted between the sizes)');
+  printSizeLatencies({
+    route: r.route,
+    requestsPerKind: r.requestsPerKind,
+    sizes: ['10k', '100k'],
+    kinds: REQUESTS,
+    label: LABEL,
+    latencies: [small.sequential, large.sequential],
+    p50Ratio: r.p50Ratio,
+    controlSkips: 'roster',
+  });
   printBudgets(r.budgets);
   const plan = large.explain.find((e) => e.label === `page ${DEEP_PAGE}, generic plan`);
   if (plan) {

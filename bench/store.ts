@@ -37,7 +37,7 @@ import { serveChild } from './lib/child';
 import { explainPrepared, walk } from './lib/explain';
 import type { Phase } from './lib/phase';
 import { asker, seconds } from './lib/processes';
-import { p50Budget, printBudgets, printSequential, printTable, ratioBudget, verdictOf, type Budget } from './lib/report';
+import { p50Budget, printBudgets, printSequential, printSizeLatencies, ratioBudget, verdictOf, type Budget } from './lib/report';
 import { fmt, latencyStats, type LatencyStats } from './lib/stats';
 import { forkTimedApp, timedApp, type TimedAppDeps } from './lib/timed-app';
 import { captureStatements, type TimingSamples } from './lib/timing';
@@ -406,15 +406,16 @@ async function benchStore(deps: TimedAppDeps, requests: number): Promise<StoreRe
 
 function printReport(r: StoreReport): void {
   const [small, large] = r.sizes;
-  console.log(`\n${r.route}, server-side latency of ${fmt(r.requestsPerKind, 0)} sequential requests each (one connection, no queueing):`);
-  const rows = [['request', 'p50 ms 1k', 'p50 ms 10k', 'ratio', 'p99 ms 1k', 'p99 ms 10k']];
-  for (const k of REQUESTS) {
-    const a = small.sequential[k].server;
-    const b = large.sequential[k].server;
-    rows.push([LABEL[k], fmt(a.p50, 2), fmt(b.p50, 2), fmt(r.p50Ratio[k], 2), fmt(a.p99, 2), fmt(b.p99, 2)]);
-  }
-  printTable(rows, (i) => i > 0, false);
-  console.log('  (the control reads no product: its ratio is how much the machine itself drifted between the sizes)');
+  printSizeLatencies({
+    route: r.route,
+    requestsPerKind: r.requestsPerKind,
+    sizes: ['1k', '10k'],
+    kinds: REQUESTS,
+    label: LABEL,
+    latencies: [small.sequential, large.sequential],
+    p50Ratio: r.p50Ratio,
+    controlSkips: 'product',
+  });
   printBudgets(r.budgets);
   for (const label of ['deep cursor page, generic plan', 'country SA, generic plan']) {
     const plan = large.explain.find((e) => e.label === label);

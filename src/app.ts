@@ -31,6 +31,11 @@ import { createStoreOrders } from './store/orders';
 import { createStoreOrderCallbacks } from './store/callbacks';
 import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
+import { createAccountDeletion } from './compliance/deletion';
+import { createUserExport } from './compliance/export';
+import { createComplianceReads } from './compliance/reads';
+import { complianceRoutes } from './compliance/routes';
+import type { ComplianceRuns } from './compliance/runs';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -127,6 +132,8 @@ export interface AppDeps {
   storeSyncs?: StoreSyncRuns;
   /** The store orders' runs; without it, orders keep their runs' starts pending, callbacks answer 503 and requeue STORE_REQUEUE_UNAVAILABLE. */
   storeOrderRuns?: StoreOrderRuns;
+  /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
+  complianceRuns?: ComplianceRuns;
   /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
   meter?: Meter;
 }
@@ -301,6 +308,19 @@ export function createApp(deps: AppDeps): Express {
   storeAdminRoutes(api, {
     admin: createStoreAdmin({ db, clock, providers: storeProviders, runs: deps.storeSyncs ?? noStoreSyncs }),
     orders: storeOrders,
+  });
+  complianceRoutes(api, {
+    deletion: createAccountDeletion({
+      db,
+      cipher,
+      clock,
+      config,
+      runs: deps.complianceRuns,
+      evictUser: (userId) => cache.evictUser(userId),
+      logger: deps.logger,
+    }),
+    exports: createUserExport({ db, cipher, clock }),
+    reads: createComplianceReads(db),
   });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });

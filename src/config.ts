@@ -245,6 +245,11 @@ const schema = z
     STORE_DELIVERY_DEADLINE: duration('70m'),
     /** How often a store order's run reads a pending order from its provider (and checks an unpaid order's row) without a signal. */
     STORE_ORDER_POLL_EVERY: duration('2m'),
+    // --- Account deletion (src/compliance/): how long personal data is kept after a deletion request. ---
+    /** Days from a deletion request (POST /auth/me/deletion-request) to the erasure of the person's data. */
+    RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(365),
+    /** How often the Temporal Schedule `retention-erasure` erases the accounts past their retainUntil. */
+    RETENTION_ERASE_EVERY: duration('24h'),
     /**
      * Check every answer against the OpenAPI document (status, body schema, required headers) and
      * answer INTERNAL_ERROR instead of a drifting one. Unset: on except in production.

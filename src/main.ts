@@ -18,6 +18,7 @@ import { createPaymentRuns } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
 import { createStoreSyncRuns } from './temporal/store-sync';
 import { createStoreOrderRuns } from './temporal/store-orders';
+import { createComplianceRuns } from './temporal/compliance';
 import { registerConfiguredProviders } from './store/registration';
 
 async function main(): Promise<void> {
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     storeProviders: providers.store,
     storeSyncs: createStoreSyncRuns(temporal.client, config),
     storeOrderRuns: createStoreOrderRuns(temporal.client, config),
+    complianceRuns: createComplianceRuns(temporal.client),
     meter: telemetry?.metrics.meter,
     stopping: () => stopping,
   });

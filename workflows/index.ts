@@ -11,3 +11,4 @@ export { quoteNegotiationWorkflow } from './quote-negotiation';
 export { storeCatalogSyncWorkflow, storeCatalogSyncAllWorkflow } from './store-sync';
 export { fxFetchWorkflow } from './fx-fetch';
 export { storeOrderWorkflow } from './store-order';
+export { retentionWorkflow } from './retention';

@@ -53,3 +53,31 @@ export function printSequential(label: string, q: { server: LatencyStats; client
       `(client p50 ${fmt(q.client.p50, 2)} ms), sequential`,
   );
 }
+
+/** Server-side latencies of each request at two sizes of the data, as a phase measured them sequentially. */
+export interface SizeLatencies<K extends string> {
+  route: string;
+  requestsPerKind: number;
+  /** Column names of the two sizes, e.g. `1k` and `10k`. */
+  sizes: [string, string];
+  kinds: readonly K[];
+  label: Record<K, string>;
+  latencies: [Record<K, { server: Pick<LatencyStats, 'p50' | 'p99'> }>, Record<K, { server: Pick<LatencyStats, 'p50' | 'p99'> }>];
+  p50Ratio: Record<K, number>;
+  /** What the control request does not read (`product`, `roster`): its ratio is the machine's own drift. */
+  controlSkips: string;
+}
+
+/** The two-size table of the growth phases (store, roster): p50 and p99 per size and the p50 ratio. */
+export function printSizeLatencies<K extends string>(r: SizeLatencies<K>): void {
+  const [smallName, largeName] = r.sizes;
+  console.log(`\n${r.route}, server-side latency of ${fmt(r.requestsPerKind, 0)} sequential requests each (one connection, no queueing):`);
+  const rows = [['request', `p50 ms ${smallName}`, `p50 ms ${largeName}`, 'ratio', `p99 ms ${smallName}`, `p99 ms ${largeName}`]];
+  for (const k of r.kinds) {
+    const a = r.latencies[0][k].server;
+    const b = r.latencies[1][k].server;
+    rows.push([r.label[k], fmt(a.p50, 2), fmt(b.p50, 2), fmt(r.p50Ratio[k], 2), fmt(a.p99, 2), fmt(b.p99, 2)]);
+  }
+  printTable(rows, (i) => i > 0, false);
+  console.log(`  (the control reads no ${r.controlSkips}: its ratio is how much the machine itself drifted between the sizes)`);
+}

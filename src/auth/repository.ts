@@ -455,10 +455,14 @@ const SESSION_CHECK = query(
           u.managed_areas as "managedAreas", u.managed_areas_write as "managedAreasWrite",
           u.created_at as "createdAt", u.updated_at as "updatedAt"
      from sessions s join users u on u.id = s.user_id
-    where s.id = $1 and s.user_id = $3`,
+    where s.id = $1 and s.user_id = $3 and u.deletion_requested_at is null`,
 );
 
-/** The session check in one round trip: session, user, token and device blocklists. */
+/**
+ * The session check in one round trip: session, user, token and device blocklists. A deleted
+ * account's sessions are not found (AUTH_REQUIRED, as the spec has them end), where an account staff
+ * deactivated is found and named (AUTH_ACCOUNT_DEACTIVATED).
+ */
 export async function sessionCheck(
   sql: Sql,
   key: { sessionId: string; tokenHash: string; userId: string; deviceHash: string | null },

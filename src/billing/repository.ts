@@ -93,7 +93,7 @@ const ACTIVE_LINE_ROWS = query(
 );
 
 /**
- * Flexible activeLines: per package, the activated (not deleted) activations of the company's paid
+ * Flexible activeLines: per package, the activated activations (an erased person's too) of the company's paid
  * orders and Σ their items in halalas (the balance's activeLines rule), from company_order_lines,
  * which the same triggers keep per order and package.
  */

@@ -235,7 +235,10 @@ export interface PackageLine {
   drawnSar: number;
 }
 
-/** Per package, the activated (not deleted) activations of the company's paid orders and Σ their items. */
+/**
+ * Per package, the activated activations of the company's paid orders and Σ their items. An erased
+ * person's seat (deletedAt set) still counts: an account's deletion frees nothing the company drew.
+ */
 export async function activeLines(sql: Sql, companyId: string): Promise<PackageLine[]> {
   const rows = await sql.rows<{ packageId: string; nameEn: string; nameAr: string; count: string; drawn: string }>(
     query(
@@ -243,7 +246,7 @@ export async function activeLines(sql: Sql, companyId: string): Promise<PackageL
       `select p.id as "packageId", p.name_en as "nameEn", p.name_ar as "nameAr", count(*) as count,
               sum(oi.unit_price_halalas * oi.quantity) as drawn
          from orders o
-         join activations a on a.order_id = o.id and a.status = 'activated' and a.deleted_at is null
+         join activations a on a.order_id = o.id and a.status = 'activated'
          join order_items oi on oi.id = a.order_item_id
          join packages p on p.id = a.package_id
         where o.company_id = $1 and o.status in ('paid', 'completed')

@@ -43,6 +43,17 @@ export const User = defineEntity({
     blocklistedAt: p.datetime().nullable(),
     /** Set when the first OTP was verified (registration completed). */
     verifiedAt: p.datetime().nullable(),
+    /**
+     * Account deletion (POST /auth/me/deletion-request, src/compliance): when it was asked, until when the
+     * personal data is kept, and when it was erased. From the request on, the account's phone and e-mail
+     * are kept only here, encrypted, outside the identifier columns and their unique hashes (they are free
+     * for a new registration); the erasure empties these too.
+     */
+    deletionRequestedAt: p.datetime().nullable(),
+    retainUntil: p.datetime().nullable(),
+    erasedAt: p.datetime().nullable(),
+    retainedPhoneEncrypted: p.text().nullable(),
+    retainedEmailEncrypted: p.text().nullable(),
     /** Portal areas of an `admin` user; null for every other role. */
     managedAreas: p.array().nullable(),
     managedAreasWrite: p.array().nullable(),
@@ -59,6 +70,18 @@ export const User = defineEntity({
       expression:
         `create index "users_staff_created_index" on "users" ("created_at" desc, "id" desc) ` +
         `where "app_role" in ('activation_officer', 'support', 'admin', 'super_admin')`,
+    },
+    // The compliance list (GET /admin/compliance/deletion-requests): deletion requests, newest first.
+    {
+      name: 'users_deletion_requests_index',
+      expression:
+        'create index "users_deletion_requests_index" on "users" ("deletion_requested_at" desc, "id" desc) where "deletion_requested_at" is not null',
+    },
+    // The retention schedule: accounts still holding personal data, by the day it must go.
+    {
+      name: 'users_retention_due_index',
+      expression:
+        'create index "users_retention_due_index" on "users" ("retain_until") where "retain_until" is not null and "erased_at" is null',
     },
     // Substring search by name (GET /admin/links): trigrams find the few matching people without a pass over every user.
     {

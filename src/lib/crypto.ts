@@ -10,6 +10,8 @@ export interface PersonalDataCipher {
   decrypt(stored: string): string;
   /** Deterministic keyed hash for lookups and unique indexes. */
   lookupHash(value: string): string;
+  /** Drops a stored value's decrypted text from this process's memory (an erasure removed the value). */
+  forget(stored: string): void;
 }
 
 /** Decrypted values a cipher keeps (ciphertext to text), then starts again. */
@@ -45,6 +47,9 @@ export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: s
     },
     lookupHash(value) {
       return createHmac('sha256', hmacKey).update(value).digest('hex');
+    },
+    forget(stored) {
+      decrypted.delete(stored);
     },
   };
 }

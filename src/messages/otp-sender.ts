@@ -68,7 +68,7 @@ export function createOtpSender(deps: OtpSenderDeps): MessageSender {
     await handOver(deps.db, { message, payloadEncrypted, expiresInMs: f.lifeMs, attempts: f.attempts, lastError });
     deps.logger.warn(
       { channel: message.channel, purpose: message.purpose, attempts: f.attempts, error: lastError },
-      'OTP message not taken by the provider: handed to the message relay',
+      'message not taken by the provider: handed to the message relay',
     );
   }
 
@@ -77,7 +77,7 @@ export function createOtpSender(deps: OtpSenderDeps): MessageSender {
     await recordRefused(deps.db, message, error);
     deps.logger.warn(
       { channel: message.channel, purpose: message.purpose, reason: 'refused', error, undelivered: deps.undelivered.add() },
-      'OTP message not delivered',
+      'message not delivered',
     );
   }
 }

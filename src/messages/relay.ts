@@ -54,7 +54,7 @@ function outboxQueue(opts: MessageRelayOptions): RelayQueue<ClaimedMessage, Mess
       for (const row of rows) {
         opts.logger.warn(
           { outboxId: row.id, channel: row.channel, purpose: row.purpose, reason: outcome, undelivered: opts.undelivered.add() },
-          'OTP message not delivered',
+          'message not delivered',
         );
       }
     },

@@ -13,6 +13,7 @@ import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { housekeepingScheduleSpecs } from './housekeeping';
+import { retentionScheduleSpecs } from './retention';
 import type { ScheduleSpec } from './schedule-spec';
 import { retiredStoreScheduleIds, storeScheduleSpecs } from './store-schedules';
 
@@ -24,7 +25,7 @@ export { scheduleSpec, type ScheduleSpec } from './schedule-spec';
  * Other parts add their entries here.
  */
 export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return [...housekeepingScheduleSpecs(config), ...storeScheduleSpecs(config)];
+  return [...housekeepingScheduleSpecs(config), ...retentionScheduleSpecs(config), ...storeScheduleSpecs(config)];
 }
 
 /**

@@ -161,7 +161,7 @@ describe('with the SMTP server down', () => {
       expect.objectContaining({ status: 'failed', failure_reason: 'expired', payload_encrypted: null }) as unknown,
     ]);
     expect(undelivered.count()).toBe(before + 1);
-    const logged = logLines.filter((l) => l.includes('OTP message not delivered'));
+    const logged = logLines.filter((l) => l.includes('message not delivered'));
     expect(logged.at(-1)).toContain('"reason":"expired"');
     expect(logLines.join('\n')).not.toContain(email);
 

@@ -155,11 +155,24 @@ def _names_a_package(item):
     return isinstance(item, dict) and isinstance(item.get("packageId"), str) and _UUID.match(item["packageId"]) is not None
 
 
+_MAX_ITEMS, _MAX_QTY = 200, 10_000
+
+
+def _valid_line(item):
+    qty = item.get("qty")
+    return set(item) == {"packageId", "qty"} and type(qty) is int and 1 <= qty <= _MAX_QTY
+
+
 def _quotable_lines(body):
     items = body.get("items") if isinstance(body, dict) else None
-    if not isinstance(items, list) or not all(_names_a_package(item) for item in items):
+    if not isinstance(items, list) or len(items) > _MAX_ITEMS or not all(_names_a_package(item) for item in items):
         return body
     lines = [{**item, "packageId": package} for item, package in zip(items, _B2B_PACKAGES)]
+    # Lines past the third are dropped; one the coverage phase made invalid (a qty over the maximum, an
+    # extra key) takes the last kept line's place, so the body stays as invalid as it was generated.
+    broken = [item for item in items[len(lines):] if not _valid_line(item)]
+    if broken:
+        lines[-1] = {**broken[0], "packageId": lines[-1]["packageId"]}
     return {**body, "items": lines}
 
 

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { DEMO } from '../../src/catalog/demo-seed';
 import { createUser } from '../../src/cli/create-user';
 import type { Config } from '../../src/config';
+import type { AppRole } from '../../src/entities';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { createSessionService } from '../../src/auth/sessions';
 import type { OutgoingMessage } from '../../src/providers/messages';
@@ -174,20 +175,45 @@ async function seedCompanyAdmin(deps: {
   return { name: 'company_admin', userId: admin.id, phone: PHONES.company_admin };
 }
 
+/**
+ * An identity whose account the fuzzer deleted (it fuzzes POST /auth/me/deletion-request with it)
+ * signs up again, as the person could the same day: a new account on the same phone (the deletion
+ * released it), with the same role, name and consents, in the same company. Otherwise every later
+ * request of that identity would answer AUTH_REQUIRED for the rest of the run.
+ */
+async function signedUpAgain(db: Db, cipher: ReturnType<typeof createPersonalDataCipher>, identity: Identity): Promise<Identity> {
+  const [old] = await db.rows<{ deleted: boolean; role: AppRole; name: string; identityType: 'citizen' | 'resident' | 'visitor' }>(
+    `select deletion_requested_at is not null as deleted, app_role as role, name, identity_type as "identityType" from users where id = $1`,
+    [identity.userId],
+  );
+  if (!old?.deleted) return identity;
+  const fresh = await createUser(db, cipher, { role: old.role, name: old.name, phone: identity.phone, 'identity-type': old.identityType });
+  await db.exec(
+    `insert into consents (id, user_id, type, version, recorded_at) select gen_random_uuid(), $1, t, '2026-01', now() from unnest($2::text[]) t`,
+    [fresh.id, CONSENTS.map((c) => c.type)],
+  );
+  await db.exec('update company_users set user_id = $2 where user_id = $1', [identity.userId, fresh.id]);
+  return { ...identity, userId: fresh.id };
+}
+
 /** The loopback login endpoint: each POST issues a fresh mobile session, exactly as verify-otp does. */
 export async function startLoginServer(deps: { db: Db; config: Config; identities: Identity[] }): Promise<LoginServer> {
   const sessions = createSessionService({ db: deps.db, clock: () => new Date(), config: deps.config });
+  const cipher = createPersonalDataCipher(deps.config.DATA_ENCRYPTION_KEY, deps.config.DATA_HASH_KEY);
   const byName = new Map(deps.identities.map((identity) => [identity.name as string, identity]));
   const server: Server = createServer((req, res) => {
-    const identity = byName.get((req.url ?? '').replace(/^\/sessions\//, ''));
+    const name = (req.url ?? '').replace(/^\/sessions\//, '');
+    const identity = byName.get(name);
     if (req.method !== 'POST' || !identity) {
       res.writeHead(404).end();
       return;
     }
-    sessions.issue(identity.userId, 'mobile').then(
-      (session) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: session.token })),
-      (err: unknown) => res.writeHead(500).end(String(err)),
-    );
+    signedUpAgain(deps.db, cipher, identity)
+      .then((current) => (byName.set(name, current), sessions.issue(current.userId, 'mobile')))
+      .then(
+        (session) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token: session.token })),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

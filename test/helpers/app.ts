@@ -37,6 +37,7 @@ export interface TestAppOptions {
       | 'storeProviders'
       | 'storeSyncs'
       | 'storeOrderRuns'
+      | 'complianceRuns'
     >
   >;
 }

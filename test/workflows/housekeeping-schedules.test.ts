@@ -1,5 +1,5 @@
 /**
- * The housekeeping schedules on the dev server (the time-skipping server has no schedules): after
+ * The housekeeping schedules (and the retention erasure's) on the dev server (the time-skipping server has no schedules): after
  * ensureSchedules each exists with the configured interval, its purges and its note, the worker's
  * list (scheduleSpecs) holds them, and triggering one runs the workflow with the real activities.
  */
@@ -9,6 +9,7 @@ import { Worker } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../src/config';
 import { HOUSEKEEPING_SCHEDULE_IDS, housekeepingScheduleSpecs, MAX_BATCHES_PER_RUN } from '../../src/temporal/housekeeping';
 import { ensureSchedules, scheduleSpecs } from '../../src/temporal/schedules';
+import { RETENTION_BATCH, RETENTION_SCHEDULE_ID, retentionScheduleSpecs } from '../../src/temporal/retention';
 import type { HousekeepingInput } from '../../workflows/housekeeping-contract';
 import { createTestApp, eventually, signUp, type TestApp } from '../helpers/app';
 import { realActivities } from '../helpers/real-activities';
@@ -37,7 +38,7 @@ beforeAll(async () => {
     HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS: '30',
     HOUSEKEEPING_BATCH_SIZE: '500',
   });
-  await ensureSchedules(env.client, housekeepingScheduleSpecs(config), logger);
+  await ensureSchedules(env.client, [...housekeepingScheduleSpecs(config), ...retentionScheduleSpecs(config)], logger);
 });
 afterAll(async () => {
   await env?.teardown();
@@ -94,6 +95,22 @@ it('hands each schedule its purges with the configured retention and batch size'
       { target: 'webhook_inbox', keepMs: 30 * DAY },
     ],
   });
+});
+
+it('creates the daily retention-erasure schedule, which starts retentionWorkflow with its batches', async () => {
+  const described = await describeSchedule(RETENTION_SCHEDULE_ID);
+  expect(described.spec.intervals).toMatchObject([{ every: DAY }]);
+  expect(described.action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'retentionWorkflow',
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+  });
+  expect(described.action.type === 'startWorkflow' && described.action.args).toEqual([RETENTION_BATCH]);
+  expect(described.state).toMatchObject({
+    paused: false,
+    note: expect.stringMatching(/^Erases the personal data .* more than 365 days ago/) as unknown,
+  });
+  expect(scheduleSpecs(config).map((s) => s.scheduleId)).toContain(RETENTION_SCHEDULE_ID);
 });
 
 it('is part of the list the worker ensures', () => {

@@ -15,49 +15,38 @@ import { Migration } from '@mikro-orm/migrations';
  * stands for (a repeatable-read reader sees both or neither), and only when a charge or line row of
  * the transaction changed. The trigger's first firing raises every recorded company; the rest find
  * them in billing.bumped_companies and return. A row changed outside a refresh (an order's cascade
- * delete) raises its own company.
+ * delete) raises its own company. A table with raises pending cannot be altered in the same
+ * transaction: a migration that refreshes and then alters company_charges or company_order_lines sets
+ * these constraints immediate first.
  */
-const REFRESH = `create or replace function company_charges_refresh(p_orders uuid[]) returns void language plpgsql as $$
-  declare
-    v_orders uuid[];
-    v_companies uuid[];
-  begin
-    if coalesce(cardinality(p_orders), 0) = 0 then return; end if;
-    perform 1 from orders o
-      where o.id = any(p_orders)
-        and (o.company_id is not null
-             or exists (select 1 from company_charges c where c.order_id = o.id)
-             or exists (select 1 from company_order_lines l where l.order_id = o.id))
-      order by o.id for update;
-    with charges as (delete from company_charges where order_id = any(p_orders) returning company_id),
-         lines as (delete from company_order_lines where order_id = any(p_orders) returning company_id)
-    select array(select company_id from charges union select company_id from lines) into v_companies;
-    select array_agg(id order by id) into v_orders from orders where id = any(p_orders) and company_id is not null;
-    if v_orders is not null then
-      v_companies := array(select unnest(v_companies) union select company_id from orders where id = any(v_orders));
-      insert into company_charges (order_id, company_id, created_at, user_id, package_id, amount_halalas, payment_id, charge_json)
-      select c.id, c.company_id, c.created_at, c.user_id, c.package_id, c.total_halalas, c.payment_id,
-             json_build_object('date', to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'personName', c.name,
-                               'packageName', coalesce(p.name_en, ''), 'amountSar', halalas_sar_text(c.total_halalas)::json,
-                               'paymentId', c.payment_id)::text
-        from (select o.id, o.company_id, o.created_at, o.user_id, o.total_halalas, u.name,
-                     (select oi.package_id from order_items oi where oi.order_id = o.id order by oi.id limit 1) as package_id,
-                     (select pay.id from payments pay where pay.order_id = o.id and pay.status = 'completed'
-                       order by pay.paid_at desc nulls last, pay.created_at desc, pay.id limit 1) as payment_id
-                from orders o join users u on u.id = o.user_id
-               where o.id = any(v_orders) and o.status in ('paid', 'completed')
-                 and exists (select 1 from activations a where a.order_id = o.id and a.status not in ('failed', 'cancelled'))) c
-        left join packages p on p.id = c.package_id;
-      insert into company_order_lines (order_id, package_id, company_id, activations, halalas)
-      select o.id, a.package_id, o.company_id, count(*), sum(oi.unit_price_halalas * oi.quantity)::bigint
-        from orders o
-        join activations a on a.order_id = o.id and a.status = 'activated' and a.deleted_at is null
-        join order_items oi on oi.id = a.order_item_id
-       where o.id = any(v_orders) and o.status in ('paid', 'completed')
-       group by o.id, a.package_id, o.company_id;
-    end if;
-    perform company_charge_versions_record(v_companies);
-  end $$;`;
+/** The version upsert at the end of company_charges_refresh (migration MoneyUnits), whitespace aside. */
+const UPSERT_PATTERN =
+  'insert into company_charge_versions \\(company_id, version\\)\\s+select c, 1 from unnest\\(v_companies\\) c order by c\\s+' +
+  'on conflict \\(company_id\\) do update set version = company_charge_versions\\.version \\+ 1;';
+const UPSERT = `insert into company_charge_versions (company_id, version)
+    select c, 1 from unnest(v_companies) c order by c
+    on conflict (company_id) do update set version = company_charge_versions.version + 1;`;
+const RECORD_CALL = 'perform company_charge_versions_record(v_companies);';
+
+/**
+ * company_charges_refresh rewritten from its current definition with only its version upsert replaced
+ * by the recording, so whatever other migrations change in it holds (as ErasedSeatsStayDrawn does).
+ */
+const REFRESH = `do $$
+    declare definition text := pg_get_functiondef('company_charges_refresh(uuid[])'::regprocedure);
+    begin
+      if definition !~ '${UPSERT_PATTERN}' then
+        raise exception 'company_charges_refresh no longer ends with the version upsert this migration replaces';
+      end if;
+      execute regexp_replace(definition, '${UPSERT_PATTERN}', '${RECORD_CALL}');
+    end $$;`;
+
+/** The refresh as it was: the version raised in the refresh itself. */
+const REFRESH_BEFORE = `do $$
+    declare definition text := pg_get_functiondef('company_charges_refresh(uuid[])'::regprocedure);
+    begin
+      execute replace(definition, '${RECORD_CALL}', '${UPSERT}');
+    end $$;`;
 
 /** Adds companies to the transaction's billing.changed_companies (comma-separated ids, each once). */
 const RECORD = `create or replace function company_charge_versions_record(p_companies uuid[]) returns void language plpgsql as $$
@@ -97,14 +86,6 @@ const BUMP = `create or replace function company_charge_versions_bump() returns 
     return null;
   end $$;`;
 
-/** company_charges_refresh as migration MoneyUnits left it: the version raised in the refresh. */
-const REFRESH_BEFORE = REFRESH.replace(
-  'perform company_charge_versions_record(v_companies);',
-  `insert into company_charge_versions (company_id, version)
-    select c, 1 from unnest(v_companies) c order by c
-    on conflict (company_id) do update set version = company_charge_versions.version + 1;`,
-);
-
 const TABLES = ['company_charges', 'company_order_lines'];
 
 export class Migration20261127055000_charge_versions_at_commit extends Migration {
@@ -121,6 +102,9 @@ export class Migration20261127055000_charge_versions_at_commit extends Migration
   }
 
   override down(): void | Promise<void> {
+    // A refresh earlier in this transaction (a later migration's down) left raises pending, and a table with
+    // pending trigger events cannot be altered: fire them now.
+    this.addSql(`set constraints ${TABLES.map((table) => `${table}_version_at_commit`).join(', ')} immediate;`);
     for (const table of TABLES) this.addSql(`drop trigger if exists ${table}_version_at_commit on ${table};`);
     this.addSql(REFRESH_BEFORE);
     this.addSql(`drop function if exists company_charge_versions_bump();`);

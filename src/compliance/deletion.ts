@@ -1,0 +1,123 @@
+import type { Logger } from 'pino';
+import { endActivation } from '../activations/end';
+import { writeAudit } from '../audit/writer';
+import type { Config } from '../config';
+import type { Db, Sql } from '../db/sql';
+import { AppError } from '../http/errors';
+import { isUuid } from '../http/fields';
+import type { PersonalDataCipher } from '../lib/crypto';
+import { activationWorkflowId } from '../../workflows/activation-contract';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { erasePersonalData, type ErasureCause, type Requester } from './erasure';
+import * as repo from './repository';
+import type { ComplianceRuns } from './runs';
+
+/** failedReason of the pending activations, failureReason of the unpaid store orders an account's deletion ended. */
+export const ACCOUNT_DELETED = 'ACCOUNT_DELETED';
+
+export interface AccountDeletionDeps {
+  db: Db;
+  cipher: PersonalDataCipher;
+  clock: () => Date;
+  config: Pick<Config, 'RETENTION_DAYS'>;
+  /** Absent (the retention schedule's worker): the runs of what a deletion ends close at their own deadlines. */
+  runs?: ComplianceRuns;
+  /** The API's session cache forgets the user at once (other instances on the auth_changed notification). */
+  evictUser?: (userId: string) => void;
+  logger: Pick<Logger, 'warn'>;
+}
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Account deletion (esim-store spec "Account deletion and compliance"). A request soft-deletes the
+ * account in one transaction; the erasure, at retainUntil or earlier by a super_admin, removes the
+ * personal data and keeps the money records. Both are audited without the values they remove.
+ */
+export function createAccountDeletion(deps: AccountDeletionDeps) {
+  const { db, cipher, clock } = deps;
+
+  /**
+   * Soft-deletes the account inside the caller's transaction, once: deactivated, sessions revoked,
+   * identifiers released (kept encrypted as the retained copy), pending activations
+   * cancelled and unpaid store orders expired (their orders cancelled), every activation stamped.
+   * Answers the runs to cancel after commit. A company seat frees nothing: its links and entry stay.
+   * Codes already sent stay until they expire: one verified now answers AUTH_ACCOUNT_DEACTIVATED, as the
+   * spec has sign-in answer a deleted account (a new account on the same phone gets codes of its own).
+   */
+  async function softDelete(tx: Sql, subject: repo.DeletionSubject, now: Date) {
+    const retainUntil = new Date(now.getTime() + deps.config.RETENTION_DAYS * DAY_MS);
+    // Revoked before the deactivation, whose trigger would revoke them too, so the audit row counts them.
+    const revokedSessions = await repo.revokeSessions(tx, subject.id, now);
+    await repo.softDeleteUser(tx, subject.id, now, retainUntil);
+    const cancelled: string[] = [];
+    for (const activationId of await repo.pendingActivationIds(tx, subject.id)) {
+      const ended = await endActivation(tx, { activationId, status: 'cancelled', reason: ACCOUNT_DELETED }, now);
+      if (ended?.status === 'cancelled') cancelled.push(activationId);
+      if (ended?.refund) deps.logger.warn(ended.refund, 'activation cancelled by an account deletion after its order was paid: refund it');
+    }
+    const expired = await repo.expireUnpaidStoreOrders(tx, subject.id, now, ACCOUNT_DELETED);
+    const runs = [...cancelled.map(activationWorkflowId), ...expired.map(storeOrderWorkflowId)];
+    await repo.dropPendingStarts(tx, runs);
+    await repo.stampActivations(tx, subject.id, now, retainUntil);
+    const counts = { revokedSessions, cancelledActivations: cancelled.length, expiredStoreOrders: expired.length };
+    return { retainUntil, runs, counts };
+  }
+
+  /** After commit: the session cache forgets the user, and the runs of what was ended are cancelled. */
+  async function afterCommit(userId: string, runs: string[]): Promise<void> {
+    deps.evictUser?.(userId);
+    if (!runs.length || !deps.runs) return;
+    const taken = await deps.runs.cancel(runs).catch((): string[] => []);
+    const left = runs.filter((id) => !taken.includes(id));
+    if (left.length)
+      deps.logger.warn({ userId, runs: left }, 'runs ended by an account deletion were not cancelled; they close at their deadlines');
+  }
+
+  /** POST /auth/me/deletion-request: the caller's own account. */
+  async function request(requester: Requester & { userId: string }) {
+    const now = clock();
+    const done = await db.transaction(async (tx) => {
+      const subject = await repo.lockSubject(tx, requester.userId);
+      // The session was live a moment ago; a second request racing this one finds it gone.
+      if (!subject || subject.deletionRequestedAt) throw new AppError('AUTH_REQUIRED');
+      const deleted = await softDelete(tx, subject, now);
+      await writeAudit(tx, {
+        action: 'account.deletion_requested',
+        actorUserId: requester.userId,
+        entityType: 'user',
+        entityId: requester.userId,
+        details: { retainUntil: deleted.retainUntil.toISOString(), ...deleted.counts },
+        ip: requester.ip,
+        userAgent: requester.userAgent,
+        at: now,
+      });
+      return deleted;
+    });
+    await afterCommit(requester.userId, done.runs);
+    return { deletionRequestedAt: now.toISOString(), retainUntil: done.retainUntil.toISOString() };
+  }
+
+  /**
+   * POST /admin/compliance/users/:id/erase: the erasure (./erasure.ts) now, before retainUntil. An
+   * account not deleted yet is soft-deleted first (the law may require an erasure the person did not
+   * ask for). Erasing an erased account answers its erasedAt and changes nothing. NOT_FOUND: no such user.
+   */
+  async function erase(userId: string, cause: ErasureCause): Promise<{ erasedAt: string }> {
+    const now = clock();
+    const done = await db.transaction(async (tx) => {
+      const subject = isUuid(userId) ? await repo.lockSubject(tx, userId) : undefined;
+      if (!subject) throw new AppError('NOT_FOUND');
+      if (subject.erasedAt) return { erasedAt: subject.erasedAt, runs: [] as string[] };
+      const deleted = subject.deletionRequestedAt ? null : await softDelete(tx, subject, now);
+      await erasePersonalData(tx, cipher, subject, cause, now, deleted?.counts);
+      return { erasedAt: now, runs: deleted?.runs ?? [] };
+    });
+    await afterCommit(userId, done.runs);
+    return { erasedAt: done.erasedAt.toISOString() };
+  }
+
+  return { request, erase };
+}
+
+export type AccountDeletion = ReturnType<typeof createAccountDeletion>;

@@ -1,0 +1,185 @@
+import { query, type Sql } from '../db/sql';
+
+/** What a deletion or an erasure reads of the user first, under its lock. */
+export interface DeletionSubject {
+  id: string;
+  isActive: boolean;
+  deletionRequestedAt: Date | null;
+  retainUntil: Date | null;
+  erasedAt: Date | null;
+  phoneEncrypted: string | null;
+  emailEncrypted: string | null;
+  retainedPhoneEncrypted: string | null;
+  retainedEmailEncrypted: string | null;
+  pendingPhoneEncrypted: string | null;
+  pendingEmailEncrypted: string | null;
+}
+
+const LOCK_SUBJECT = query(
+  'compliance.lock-subject',
+  `select id, is_active as "isActive", deletion_requested_at as "deletionRequestedAt", retain_until as "retainUntil",
+          erased_at as "erasedAt", phone_encrypted as "phoneEncrypted", email_encrypted as "emailEncrypted",
+          retained_phone_encrypted as "retainedPhoneEncrypted", retained_email_encrypted as "retainedEmailEncrypted",
+          pending_phone_encrypted as "pendingPhoneEncrypted", pending_email_encrypted as "pendingEmailEncrypted"
+     from users where id = $1 for update`,
+);
+
+export async function lockSubject(sql: Sql, userId: string): Promise<DeletionSubject | undefined> {
+  return sql.one<DeletionSubject>(LOCK_SUBJECT, [userId]);
+}
+
+// --- The deletion request --------------------------------------------------------------------------
+
+/**
+ * Deactivates the account (the trigger revoke_sessions_of_deactivated_user revokes its sessions) and
+ * moves its phone and e-mail out of the identifier columns: their unique hashes go, so a new
+ * registration may take them; the ciphertexts stay as the retained copy. Claims on other accounts'
+ * identifiers are dropped.
+ */
+const SOFT_DELETE_USER = query(
+  'compliance.soft-delete-user',
+  `update users set is_active = false, deletion_requested_at = $2, retain_until = $3,
+          retained_phone_encrypted = phone_encrypted, retained_email_encrypted = email_encrypted,
+          phone_encrypted = null, phone_hash = null, email_encrypted = null, email_hash = null,
+          pending_phone_encrypted = null, pending_phone_hash = null, pending_email_encrypted = null, pending_email_hash = null,
+          updated_at = $2
+    where id = $1`,
+);
+
+export async function softDeleteUser(sql: Sql, userId: string, now: Date, retainUntil: Date): Promise<void> {
+  await sql.exec(SOFT_DELETE_USER, [userId, now, retainUntil]);
+}
+
+const REVOKE_SESSIONS = query(
+  'compliance.revoke-sessions',
+  'update sessions set revoked_at = $2 where user_id = $1 and revoked_at is null',
+);
+
+/** Every session of the user (web and mobile tokens alike: a token is its session's). */
+export async function revokeSessions(sql: Sql, userId: string, now: Date): Promise<number> {
+  return sql.exec(REVOKE_SESSIONS, [userId, now]);
+}
+
+const DELETE_CHALLENGES = query('compliance.delete-challenges', 'delete from otp_challenges where user_id = $1');
+
+/** Codes sent to the account (sign-in, phone and e-mail changes), with the keyed hashes they were sent to. */
+export async function deleteChallenges(sql: Sql, userId: string): Promise<number> {
+  return sql.exec(DELETE_CHALLENGES, [userId]);
+}
+
+const PENDING_ACTIVATIONS = query(
+  'compliance.pending-activations',
+  `select id from activations where user_id = $1 and status = 'pending' and deleted_at is null order by created_at, id`,
+);
+
+export async function pendingActivationIds(sql: Sql, userId: string): Promise<string[]> {
+  return (await sql.rows<{ id: string }>(PENDING_ACTIVATIONS, [userId])).map((r) => r.id);
+}
+
+/** Unpaid store orders end `expired` (the only end an unpaid order has), with their orders row cancelled. */
+const EXPIRE_UNPAID_STORE_ORDERS = query(
+  'compliance.expire-unpaid-store-orders',
+  `with ended as (
+     update store_orders set status = 'expired', failure_reason = $3, updated_at = $2
+      where user_id = $1 and status = 'pending_payment'
+      returning id)
+   update orders o set status = 'cancelled', updated_at = $2 from ended
+    where o.id = ended.id and o.status = 'pending_payment'
+   returning ended.id`,
+);
+
+export async function expireUnpaidStoreOrders(sql: Sql, userId: string, now: Date, reason: string): Promise<string[]> {
+  return (await sql.rows<{ id: string }>(EXPIRE_UNPAID_STORE_ORDERS, [userId, now, reason])).map((r) => r.id);
+}
+
+const DROP_PENDING_STARTS = query('compliance.drop-pending-starts', 'delete from workflow_starts where workflow_id = any($1::text[])');
+
+/** Runs not started yet for what the deletion ended: there is nothing left for them to do. */
+export async function dropPendingStarts(sql: Sql, workflowIds: string[]): Promise<void> {
+  if (workflowIds.length) await sql.exec(DROP_PENDING_STARTS, [workflowIds]);
+}
+
+const STAMP_ACTIVATIONS = query(
+  'compliance.stamp-activations',
+  `update activations set deletion_requested_at = $2, retain_until = $3
+    where user_id = $1 and deleted_at is null and deletion_requested_at is null`,
+);
+
+export async function stampActivations(sql: Sql, userId: string, now: Date, retainUntil: Date): Promise<number> {
+  return sql.exec(STAMP_ACTIVATIONS, [userId, now, retainUntil]);
+}
+
+// --- The erasure -------------------------------------------------------------------------------------
+
+/** Name, every identifier (held, retained or claimed) and its hash go; the row stays for what refers to it. */
+const ERASE_USER = query(
+  'compliance.erase-user',
+  `update users set name = '', phone_encrypted = null, phone_hash = null, email_encrypted = null, email_hash = null,
+          pending_phone_encrypted = null, pending_phone_hash = null, pending_email_encrypted = null, pending_email_hash = null,
+          retained_phone_encrypted = null, retained_email_encrypted = null, erased_at = $2, updated_at = $2
+    where id = $1`,
+);
+
+export async function eraseUser(sql: Sql, userId: string, now: Date): Promise<void> {
+  await sql.exec(ERASE_USER, [userId, now]);
+}
+
+/** The id numbers and their hashes go; the rows are soft-deleted (GET /activations/records hides them). */
+const ERASE_ACTIVATIONS = query(
+  'compliance.erase-activations',
+  `update activations set id_number_encrypted = null, id_number_hash = null, deleted_at = $2
+    where user_id = $1 and deleted_at is null`,
+);
+
+export async function eraseActivations(sql: Sql, userId: string, now: Date): Promise<number> {
+  return sql.exec(ERASE_ACTIVATIONS, [userId, now]);
+}
+
+const DELETE_OTP_REQUESTS = query('compliance.delete-otp-requests', 'delete from otp_requests where identifier_hash = any($1::text[])');
+
+/** The OTP request counts kept under the person's identifiers' keyed hashes. */
+export async function deleteOtpRequests(sql: Sql, hashes: string[]): Promise<void> {
+  if (hashes.length) await sql.exec(DELETE_OTP_REQUESTS, [hashes]);
+}
+
+const DELETE_SESSIONS = query('compliance.delete-sessions', 'delete from sessions where user_id = $1');
+
+/** Sessions (revoked since the request) and the device hashes they remember. */
+export async function deleteSessions(sql: Sql, userId: string): Promise<void> {
+  await sql.exec(DELETE_SESSIONS, [userId]);
+}
+
+const ERASE_ROSTER = query('compliance.erase-roster', 'update roster_entries set nationality = null where user_id = $1');
+
+/** A company's roster keeps the seat (nothing drawn is freed) without the person's nationality. */
+export async function eraseRosterDetails(sql: Sql, userId: string): Promise<void> {
+  await sql.exec(ERASE_ROSTER, [userId]);
+}
+
+/**
+ * The audit trail keeps what happened, not who the person was: the name a staff account was created
+ * with leaves the rows about the user, and the address and user agent leave the rows the person acted in.
+ */
+const ERASE_AUDIT_NAME = query(
+  'compliance.erase-audit-name',
+  `update audit_events set details = details - 'name' where entity_type = 'user' and entity_id = $1 and details ? 'name'`,
+);
+const ERASE_AUDIT_CLIENT = query(
+  'compliance.erase-audit-client',
+  'update audit_events set ip = null, user_agent = null where actor_user_id = $1 and (ip is not null or user_agent is not null)',
+);
+
+export async function eraseAuditTrail(sql: Sql, userId: string): Promise<void> {
+  await sql.exec(ERASE_AUDIT_NAME, [userId]);
+  await sql.exec(ERASE_AUDIT_CLIENT, [userId]);
+}
+
+const DUE = query(
+  'compliance.due',
+  `select id from users where retain_until < $1 and erased_at is null order by retain_until, id limit $2`,
+);
+
+/** Accounts whose retention ended before `asOf` and still hold personal data, oldest first (users_retention_due_index). */
+export async function dueForErasure(sql: Sql, asOf: Date, limit: number): Promise<string[]> {
+  return (await sql.rows<{ id: string }>(DUE, [asOf, limit])).map((r) => r.id);
+}

@@ -1,0 +1,17 @@
+// The retention workflow's contract: its input and result, imported by the schedule
+// (src/temporal/retention.ts), the workflow and the activities.
+
+export interface RetentionInput {
+  /** Accounts erased per activity call: one short transaction each, the call bounded. */
+  batchSize: number;
+  /** Batches per run; the rest of a huge backlog waits for the next run (keeps the history short). */
+  maxBatches: number;
+}
+
+export interface RetentionResult {
+  /** The run's time: accounts whose retainUntil was before it were due. */
+  asOf: string;
+  erased: number;
+  /** True when maxBatches ran out with accounts still due. */
+  unfinished: boolean;
+}
