@@ -86,7 +86,13 @@ async function serveAdminLinks(): Promise<void> {
 const ask = asker<FromChild>();
 
 async function startServer(deps: AdminLinksDeps): Promise<{ proc: ChildProcess; port: number; token: string }> {
-  const { proc, ready } = await forkTimedApp<Ready>(deps, { file: __filename, flag: '--serve-admin-links', name: 'admin links server' });
+  // No kept answers: the phase times the list itself (a kept one would answer every repeat).
+  const { proc, ready } = await forkTimedApp<Ready>(deps, {
+    file: __filename,
+    flag: '--serve-admin-links',
+    name: 'admin links server',
+    env: { PORTAL_CACHE_MS: '0' },
+  });
   return { proc, port: ready.port, token: ready.token };
 }
 

@@ -44,6 +44,7 @@ import { createOtpService } from './auth/otp';
 import { createPhoneChangeService } from './auth/phone-change';
 import { authRoutes } from './auth/routes';
 import { createSessionCache } from './auth/session-cache';
+import { createReadCache, forgetOnWrites } from './db/read-cache';
 import { createSessionService } from './auth/sessions';
 import type { Config } from './config';
 import { healthRoutes } from './health/routes';
@@ -62,6 +63,7 @@ import { contractAdminRoutes } from './contracts/admin-routes';
 import { contractPortalRoutes } from './contracts/routes';
 import { createContractReads } from './contracts/service';
 import { createGuards, staffAccessOf } from './http/guards';
+import { keptMembership, keptStaffAccess } from './http/kept';
 import { requestLogger } from './http/logger';
 import { globalRateLimit } from './http/rate-limit';
 import { securityHeaders } from './http/security-headers';
@@ -198,6 +200,13 @@ export function createApp(deps: AppDeps): Express {
     onError: (err) => deps.logger.warn({ err }, 'session cache listener lost'),
   });
   const sessions = createSessionService({ db, clock, config, cache });
+  // Portal and admin reads and the guards' lookups, kept until a row they read changes (src/db/read-cache.ts).
+  const readCache = createReadCache({
+    pool,
+    ttlMs: config.PORTAL_CACHE_MS,
+    clock,
+    onError: (err) => deps.logger.warn({ err }, 'read cache listener lost'),
+  });
   const emailChange = createEmailChangeService({ db, cipher, clock, otp });
   const assertDeviceAllowed = createDeviceCheck({ db, hashKey: config.DATA_HASH_KEY });
   const accounts = createAccountService({
@@ -263,8 +272,8 @@ export function createApp(deps: AppDeps): Express {
   });
   const guards = createGuards({
     sessions,
-    staffAccess: staffAccessOf(db),
-    membership: membershipOf(db),
+    staffAccess: keptStaffAccess(readCache, staffAccessOf(db)),
+    membership: keptMembership(readCache, membershipOf(db)),
   });
   const api = createApi({ registry, guards, rateLimit, contract });
 
@@ -315,12 +324,14 @@ export function createApp(deps: AppDeps): Express {
   });
   documentRoutes(api, { db, logger: deps.logger });
   temporalCodecRoutes(api, { config, logger: deps.logger });
-  companyRoutes(api, { companies: createCompanyService({ db, cipher, starts, clock }) });
+  companyRoutes(api, { cache: readCache, companies: createCompanyService({ db, cipher, starts, clock }) });
   companyAdminRoutes(api, {
+    cache: readCache,
     companyAdmin: createCompanyAdmin({ db, cipher, runs: companyRuns }),
     invites: createCompanyInvites({ db, cipher, clock, logger: deps.logger }),
   });
   rosterRoutes(api, {
+    cache: readCache,
     roster: createRosterService({ db, cipher, clock, logger: deps.logger, companyRuns }),
     assignment: createRosterAssignment({ db, cipher, clock }),
   });
@@ -328,16 +339,17 @@ export function createApp(deps: AppDeps): Express {
     links: createLinks({ db, cipher, messages: deps.messages, clock, logger: deps.logger, publicBaseUrl: config.PUBLIC_BASE_URL }),
   });
   const contracts = {
+    cache: readCache,
     reads: createContractReads({ db, clock }),
     payments: createContractPayments({ db, companyRuns, clock, logger: deps.logger }),
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);
-  adminLinkRoutes(api, { reads: createAdminLinkReads({ db, cipher, clock }) });
-  billingRoutes(api, { billing: createBillingService({ db, clock }) });
+  adminLinkRoutes(api, { cache: readCache, reads: createAdminLinkReads({ db, cipher, clock }) });
+  billingRoutes(api, { cache: readCache, billing: createBillingService({ db, clock }) });
   const quotes = createQuoteService({ db, runs: quoteRuns, starts, clock });
-  quoteRoutes(api, { quotes });
-  quoteAdminRoutes(api, { quotes, quoteAdmin: createQuoteAdmin({ db, runs: quoteRuns, clock }) });
+  quoteRoutes(api, { cache: readCache, quotes });
+  quoteAdminRoutes(api, { cache: readCache, quotes, quoteAdmin: createQuoteAdmin({ db, runs: quoteRuns, clock }) });
 
   const app = express();
   app.disable('x-powered-by');
@@ -345,6 +357,8 @@ export function createApp(deps: AppDeps): Express {
   // First, so every answer carries them: errors, 404s, 405s and what the rate limit refuses too.
   app.use(securityHeaders());
   app.use(requestLogger(deps.logger, { meter: deps.meter }));
+  // A request that may write forgets the kept reads, so this process's own answers show it at once.
+  app.use(forgetOnWrites(readCache));
   app.use(api.options);
   // Every documented route: guard, rate limit (except probes and signed webhooks), validation, answer checks.
   app.use(api.router);
@@ -363,6 +377,7 @@ export function createApp(deps: AppDeps): Express {
     rateLimit.stop();
     await rateLimit.flush().catch(() => undefined);
     await cache.stop();
+    await readCache.stop();
   };
   return app;
 }

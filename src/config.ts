@@ -117,6 +117,12 @@ const schema = z
     WEB_SESSION_SECONDS: z.coerce.number().int().positive().default(3600),
     /** How long a verified session is served from memory (0 disables); changes evict at once. */
     SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+    /**
+     * How long a portal or admin read (and a guard's membership or staff-access lookup) is served from
+     * memory, in milliseconds (0 disables): row changes evict at once; this bounds only lazy expiry and
+     * the rolling windows (src/db/read-cache.ts).
+     */
+    PORTAL_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     MOBILE_SESSION_SECONDS: z.coerce
       .number()
       .int()

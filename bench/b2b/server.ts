@@ -74,7 +74,8 @@ export async function startB2bServer(deps: TimedAppDeps, messagesFile: string): 
     file: __filename,
     flag: '--serve-b2b',
     name: 'b2b server',
-    env: { BENCH_MESSAGES_FILE: messagesFile },
+    // No kept answers: the phase times the billing read itself (a kept one would answer every repeat).
+    env: { BENCH_MESSAGES_FILE: messagesFile, PORTAL_CACHE_MS: '0' },
   });
   return { proc, port: ready.port, admins: ready.admins };
 }

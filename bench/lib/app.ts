@@ -18,8 +18,15 @@ export function serverContext(): ServerContext {
 
 export function benchConfig(): Config {
   // Answer checks against the document are a test and development aid, off in production: measure without them.
-  // The rate limit is out of the way.
-  return loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '100000000', LOG_LEVEL: 'info', CONTRACT_CHECKS: 'false' });
+  // The rate limit is out of the way. PORTAL_CACHE_MS, when set, reaches the app (0: every portal read misses its cache).
+  const cache = process.env.PORTAL_CACHE_MS;
+  return loadConfig({
+    NODE_ENV: 'test',
+    RATE_LIMIT_MAX: '100000000',
+    LOG_LEVEL: 'info',
+    CONTRACT_CHECKS: 'false',
+    ...(cache ? { PORTAL_CACHE_MS: cache } : {}),
+  });
 }
 
 /** Logs are fully serialized (so their cost counts) and then dropped. */

@@ -48,7 +48,13 @@ export interface RosterServer {
 }
 
 export async function startRosterServer(deps: TimedAppDeps): Promise<RosterServer> {
-  const { proc, ready } = await forkTimedApp<Ready>(deps, { file: __filename, flag: '--serve-roster', name: 'roster server' });
+  // No kept answers: the phase times the roster read itself (a kept one would answer every repeat).
+  const { proc, ready } = await forkTimedApp<Ready>(deps, {
+    file: __filename,
+    flag: '--serve-roster',
+    name: 'roster server',
+    env: { PORTAL_CACHE_MS: '0' },
+  });
   return { proc, port: ready.port, fixture: ready.fixture };
 }
 

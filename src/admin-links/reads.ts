@@ -1,6 +1,6 @@
 import { likeSubstring } from '../db/like';
 import { query, type Sql } from '../db/sql';
-import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
+import { ACTIVE_LINK_SQL, ACTIVE_LINK_STATUSES, LINK_STATUSES, type LinkChannel, type LinkStatus } from '../entities';
 import { capRows, csvColumns, CSV_EXPORT_ROW_CAP, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
@@ -114,6 +114,65 @@ async function countRows(sql: Sql, { clause, values }: Where): Promise<number> {
   return Number(row!.total);
 }
 
+const HOUR_MS = 3_600_000;
+/** The start of the UTC hour holding `at`: the hours the tallies are kept by (migration AdminLinkTallies). */
+const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+
+type ActiveStatus = (typeof ACTIVE_LINK_STATUSES)[number];
+
+/** What the tiles and the unsearched totals are made of: every link per stored status, active links not past expiry, mints of the last 24 hours. */
+interface Tallies {
+  total: Record<LinkStatus, number>;
+  live: Record<ActiveStatus, number>;
+  sent24h: number;
+}
+
+/**
+ * The tallies at `now` ($1) in one statement, without counting every link: per status the sum of its
+ * invitation_link_status_counts rows; an active status's links not past expiry are its
+ * invitation_link_hour_counts hours after the one holding now ($2), plus its links expiring within
+ * that hour but after now (a range of invitation_links_status_expiry_index); the last 24 hours' mints
+ * are the whole hours between, plus the links minted in the two part hours at the ends (ranges of
+ * invitation_links_created_index; $3 is the hour holding now - 24 h).
+ */
+const TALLIES = query(
+  'admin-links.tallies',
+  `select 'total' as what, status, sum(links)::bigint as n from invitation_link_status_counts group by status
+   union all
+   select 'live', kind, sum(links) from invitation_link_hour_counts where kind in (${ACTIVE_LINK_SQL}) and hour > $2::timestamptz group by kind
+   union all
+   select 'live', status, count(*) from invitation_links
+    where status in (${ACTIVE_LINK_SQL}) and expires_at > $1::timestamptz and expires_at < $2::timestamptz + interval '1 hour'
+    group by status
+   union all
+   select 'sent24h', null, sum(links) from invitation_link_hour_counts where kind = 'created' and hour > $3::timestamptz and hour < $2::timestamptz
+   union all
+   select 'sent24h', null, count(*) from invitation_links
+    where created_at > $1::timestamptz - interval '24 hours' and created_at < $3::timestamptz + interval '1 hour'
+   union all
+   select 'sent24h', null, count(*) from invitation_links where created_at >= $2::timestamptz and created_at <= $1::timestamptz`,
+);
+
+async function talliesOf(sql: Sql, now: Date): Promise<Tallies> {
+  const rows = await sql.rows<{ what: 'total' | 'live' | 'sent24h'; status: string | null; n: string | null }>(TALLIES, [
+    now,
+    hourOf(now),
+    hourOf(new Date(now.getTime() - 24 * HOUR_MS)),
+  ]);
+  const tallies: Tallies = {
+    total: Object.fromEntries(LINK_STATUSES.map((s) => [s, 0])) as Record<LinkStatus, number>,
+    live: Object.fromEntries(ACTIVE_LINK_STATUSES.map((s) => [s, 0])) as Record<ActiveStatus, number>,
+    sent24h: 0,
+  };
+  for (const { what, status, n } of rows) {
+    const count = Number(n ?? 0);
+    if (what === 'sent24h') tallies.sent24h += count;
+    else if (what === 'live') tallies.live[status as ActiveStatus] += count;
+    else tallies.total[status as LinkStatus] += count;
+  }
+  return tallies;
+}
+
 /**
  * The stats tiles, over every company's links and never filtered:
  * - sent24h: links minted (send or export: every link row is a mint) with created_at in (now - 24 h, now];
@@ -124,29 +183,24 @@ async function countRows(sql: Sql, { clause, values }: Where): Promise<number> {
  * - expired: status `expired`, or active and past expiry (lazy expiry), the list's total for status=expired.
  * Revoked links count in none of them.
  */
-// One count per tile, each a range of invitation_links_created_index or invitation_links_status_expiry_index
-// (index-only scans) instead of one pass over the whole table.
-const count = (where: string) => `(select count(*) from invitation_links where ${where})`;
-const STATS = query(
-  'admin-links.stats',
-  `select ${count(`created_at > $1::timestamptz - interval '24 hours' and created_at <= $1::timestamptz`)} as sent24h,
-          ${count(`status = 'used'`)} as used,
-          ${count(`status = 'exported' and expires_at > $1::timestamptz`)} as exported,
-          ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at > $1::timestamptz`)} as pending,
-          ${count(`status = 'failed'`)} as failed,
-          ${count(`status = 'expired'`)} + ${count(`status in (${ACTIVE_LINK_SQL}) and expires_at <= $1::timestamptz`)} as expired`,
-);
-
-async function statsOf(sql: Sql, now: Date) {
-  const s = (await sql.one<Record<'sent24h' | 'used' | 'exported' | 'pending' | 'failed' | 'expired', string>>(STATS, [now]))!;
+function statsOf({ total, live, sent24h }: Tallies) {
+  const lazyExpired = ACTIVE_LINK_STATUSES.reduce((sum, s) => sum + total[s] - live[s], 0);
   return {
-    sent24h: Number(s.sent24h),
-    used: Number(s.used),
-    exported: Number(s.exported),
-    pending: Number(s.pending),
-    failed: Number(s.failed),
-    expired: Number(s.expired),
+    sent24h,
+    used: total.used,
+    exported: live.exported,
+    pending: ACTIVE_LINK_STATUSES.reduce((sum, s) => sum + live[s], 0),
+    failed: total.failed,
+    expired: total.expired + lazyExpired,
   };
+}
+
+/** The list's total for a status filter alone (or none), from the tallies: the same links countRows would count. */
+function totalOf(tallies: Tallies, status: LinkStatus | undefined): number {
+  if (!status) return LINK_STATUSES.reduce((sum, s) => sum + tallies.total[s], 0);
+  if (status === 'expired') return statsOf(tallies).expired;
+  if (isActive(status)) return tallies.live[status as ActiveStatus];
+  return tallies.total[status];
 }
 
 /** links.csv, exactly the spec's columns. */
@@ -190,13 +244,15 @@ export function createAdminLinkReads(deps: {
   async function list(query: AdminLinkFilter & OffsetPaging) {
     const now = clock();
     const where = await whereFor(query, now);
-    const [rows, total, stats] = await Promise.all([
+    // Unsearched, the total is a tally too; a search counts its matches.
+    const searched = Boolean(query.search?.trim());
+    const [rows, tallies, counted] = await Promise.all([
       pageRows(db, where, now, query.limit, offsetOf(query)),
-      countRows(db, where),
-      statsOf(db, now),
+      talliesOf(db, now),
+      searched ? countRows(db, where) : undefined,
     ]);
-    const body = offsetPageBody('links', rows.map(view), total, query);
-    return { data: { ...body.data, stats } };
+    const body = offsetPageBody('links', rows.map(view), counted ?? totalOf(tallies, query.status), query);
+    return { data: { ...body.data, stats: statsOf(tallies) } };
   }
 
   /** At most 5,000 rows, newest first; one more is read so `truncated` means rows were really left out. */

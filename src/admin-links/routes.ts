@@ -1,12 +1,13 @@
 import { guard } from '../http/guards';
+import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
 import { csv, json, type Api } from '../http/route';
 import type { AdminLinkReads } from './reads';
 import * as s from './schemas';
 
 /** Every company's invitation links for b2b staff: GET /admin/links and GET /admin/links/export (read-only, View). */
-export function adminLinkRoutes(api: Api, deps: { reads: AdminLinkReads }): void {
+export function adminLinkRoutes(api: Api, deps: KeptDeps & { reads: AdminLinkReads }): void {
   const tag = 'Administration: links';
-  const { reads } = deps;
+  const { reads, cache } = deps;
 
   api.define(
     {
@@ -24,7 +25,13 @@ export function adminLinkRoutes(api: Api, deps: { reads: AdminLinkReads }): void
       response: json(s.AdminLinkList),
       errors: [],
     },
-    ({ query }) => reads.list(query),
+    ({ query }) =>
+      keptAnswer(
+        cache,
+        `admin-links:${queryKey(query)}`,
+        () => reads.list(query),
+        () => ['links', 'users', 'companies'],
+      ),
   );
 
   api.define(

@@ -1,17 +1,18 @@
 import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import { csv, json, type Api } from '../http/route';
 import * as s from './schemas';
 import type { BillingService } from './service';
 
-export interface BillingRouteDeps {
+export interface BillingRouteDeps extends KeptDeps {
   billing: BillingService;
 }
 
 /** The portal's dashboard and billing: GET /b2b/dashboard, GET /b2b/billing, GET /b2b/billing/export. */
 export function billingRoutes(api: Api, deps: BillingRouteDeps): void {
   const tag = 'Portal: dashboard and billing';
-  const { billing } = deps;
+  const { billing, cache } = deps;
 
   api.define(
     {
@@ -28,7 +29,13 @@ export function billingRoutes(api: Api, deps: BillingRouteDeps): void {
       response: json(s.DashboardResponse),
       errors: [],
     },
-    async ({ company }) => ({ data: await billing.dashboard(company.companyId) }),
+    ({ company }) =>
+      keptAnswer(
+        cache,
+        `dashboard:${company.companyId}`,
+        async () => ({ data: await billing.dashboard(company.companyId) }),
+        () => [`company:${company.companyId}`, 'users'],
+      ),
   );
 
   api.define(
@@ -47,7 +54,13 @@ export function billingRoutes(api: Api, deps: BillingRouteDeps): void {
       response: json(s.BillingResponse),
       errors: [],
     },
-    async ({ company }) => billing.billing(company.companyId),
+    ({ company }) =>
+      keptAnswer(
+        cache,
+        `billing:${company.companyId}`,
+        () => billing.billing(company.companyId),
+        () => [`company:${company.companyId}`, 'users'],
+      ),
   );
 
   api.define(

@@ -1,11 +1,12 @@
 import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
+import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
 import type { CompanyAdmin } from './admin-service';
 import type { CompanyInvites } from './invites';
 import * as s from './schemas';
 
-export interface CompanyAdminRouteDeps {
+export interface CompanyAdminRouteDeps extends KeptDeps {
   companyAdmin: CompanyAdmin;
   invites: CompanyInvites;
 }
@@ -58,7 +59,13 @@ export function companyAdminRoutes(api: Api, deps: CompanyAdminRouteDeps): void 
       response: json(s.AdminCompanyList),
       errors: [],
     },
-    ({ query }) => companyAdmin.list(query),
+    ({ query }) =>
+      keptAnswer(
+        deps.cache,
+        `admin-companies:${queryKey(query)}`,
+        () => companyAdmin.list(query),
+        () => ['companies'],
+      ),
   );
 
   api.define(

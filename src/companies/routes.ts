@@ -1,17 +1,18 @@
 import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import type { CompanyService } from './service';
 import * as s from './schemas';
 
-export interface CompanyRouteDeps {
+export interface CompanyRouteDeps extends KeptDeps {
   companies: CompanyService;
 }
 
 /** The portal's own company: GET and POST /b2b/company, PATCH /b2b/company/payment-mode, GET /b2b/readiness. */
 export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
   const tag = 'Portal: company';
-  const { companies } = deps;
+  const { companies, cache } = deps;
 
   api.define(
     {
@@ -26,7 +27,16 @@ export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
       response: json(s.MyCompanyResponse),
       errors: [],
     },
-    async ({ principal }) => ({ data: await companies.mine(principal.user.id) }),
+    ({ principal }) =>
+      keptAnswer(
+        cache,
+        `company-mine:${principal.user.id}`,
+        async () => ({ data: await companies.mine(principal.user.id) }),
+        (answer) => {
+          const company = (answer as { data: { company: { id: string } | null } }).data.company;
+          return [`user:${principal.user.id}`, ...(company ? [`company:${company.id}` as const] : [])];
+        },
+      ),
   );
 
   api.define(
@@ -79,6 +89,12 @@ export function companyRoutes(api: Api, deps: CompanyRouteDeps): void {
       response: json(s.ReadinessResponse),
       errors: [],
     },
-    async ({ company }) => ({ data: await companies.readiness(company.companyId) }),
+    ({ company }) =>
+      keptAnswer(
+        cache,
+        `readiness:${company.companyId}`,
+        async () => ({ data: await companies.readiness(company.companyId) }),
+        () => [`company:${company.companyId}`],
+      ),
   );
 }

@@ -1,9 +1,10 @@
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import * as s from './schemas';
 import type { ContractReads } from './service';
 
-export interface ContractRouteDeps {
+export interface ContractRouteDeps extends KeptDeps {
   reads: ContractReads;
 }
 
@@ -25,6 +26,12 @@ export function contractPortalRoutes(api: Api, deps: ContractRouteDeps): void {
       response: json(s.MaybeContractResponse),
       errors: [],
     },
-    async ({ company }) => ({ data: await reads.activeContract(company.companyId) }),
+    ({ company }) =>
+      keptAnswer(
+        deps.cache,
+        `contract:${company.companyId}`,
+        async () => ({ data: await reads.activeContract(company.companyId) }),
+        () => [`company:${company.companyId}`, 'users'],
+      ),
   );
 }

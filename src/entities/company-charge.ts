@@ -56,9 +56,10 @@ export const CompanyOrderLine = defineEntity({
 });
 
 /**
- * A counter per company that company_charges_refresh() raises in the same transaction as every
- * change it makes to the company's company_charges or company_order_lines rows: two reads that see
- * the same version see the same charges and lines, so the billing service may reuse what it read.
+ * A counter per company raised in the same transaction as every change to the company's
+ * company_charges or company_order_lines rows, at commit (the deferred trigger of migration
+ * ChargeVersionsAtCommit, so its row lock is the transaction's last): two reads that see the same
+ * version see the same charges and lines, so the billing service may reuse what it read.
  */
 export const CompanyChargeVersion = defineEntity({
   name: 'CompanyChargeVersion',

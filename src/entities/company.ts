@@ -45,6 +45,11 @@ export const Company = defineEntity({
       expression: 'create index "companies_status_created_index" on "companies" ("status", "created_at" desc, "id" desc)',
     },
     { name: 'companies_created_index', expression: 'create index "companies_created_index" on "companies" ("created_at" desc, "id" desc)' },
+    // The admin quote queue: companies A to Z (case folded, then as written, then id), walked in order.
+    {
+      name: 'companies_name_order_index',
+      expression: 'create index "companies_name_order_index" on "companies" (lower("name"), "name", "id")',
+    },
     // Substring search by name (GET /admin/links).
     {
       name: 'companies_name_trigram_index',

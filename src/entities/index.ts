@@ -5,7 +5,7 @@ import { Company, CompanyUser } from './company';
 import { CompanyCharge, CompanyChargeVersion, CompanyOrderLine } from './company-charge';
 import { Consent } from './consent';
 import { Contract, ContractItem, ContractPayment } from './contract';
-import { InvitationLink } from './invitation-link';
+import { InvitationLink, InvitationLinkHourCount, InvitationLinkStatusCount } from './invitation-link';
 import { MessageOutboxEntry } from './message-outbox';
 import { Order, OrderItem } from './order';
 import { OtpChallenge, OtpRequest } from './otp';
@@ -53,6 +53,8 @@ export const entities = [
   TokenBlocklist,
   DeviceBlock,
   InvitationLink,
+  InvitationLinkStatusCount,
+  InvitationLinkHourCount,
   RateLimitCounter,
   Operator,
   Package,

@@ -2,12 +2,13 @@ import { ContractResponse } from '../contracts/schemas';
 import { languageOf } from '../http/errors';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
+import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
 import type { QuoteAdmin } from './admin-service';
 import { ACTION_NOTE, actorOf } from './routes';
 import * as s from './schemas';
 import { noteOf, type QuoteService } from './service';
 
-export interface QuoteAdminRouteDeps {
+export interface QuoteAdminRouteDeps extends KeptDeps {
   quotes: Pick<QuoteService, 'catalog'>;
   quoteAdmin: QuoteAdmin;
 }
@@ -15,7 +16,7 @@ export interface QuoteAdminRouteDeps {
 /** Internal administration of quotes (spec "Admin: quotes"). Drafts are the company's own: never listed, never found. */
 export function quoteAdminRoutes(api: Api, deps: QuoteAdminRouteDeps): void {
   const tag = 'Administration: quotes';
-  const { quotes, quoteAdmin } = deps;
+  const { quotes, quoteAdmin, cache } = deps;
 
   api.define(
     {
@@ -31,7 +32,13 @@ export function quoteAdminRoutes(api: Api, deps: QuoteAdminRouteDeps): void {
       response: json(s.AdminQuoteChainList),
       errors: [],
     },
-    ({ query }) => quoteAdmin.list(query),
+    ({ query }) =>
+      keptAnswer(
+        cache,
+        `admin-quotes:${queryKey(query)}`,
+        () => quoteAdmin.list(query),
+        () => ['quotes', 'users'],
+      ),
   );
 
   // Before /admin/quotes/:id, or the id route would take "catalog" as an id.

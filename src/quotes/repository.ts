@@ -436,7 +436,9 @@ const QUEUE_STATUSES = ['submitted', 'under_review', 'accepted', 'rejected', 'ex
 /**
  * The administrators' queue: chains whose tip is not a draft, grouped by company name A to Z (case
  * folded; the company id keeps two companies of one name apart), then latest activity (the tip's
- * updated_at) first. The status list lets the planner start from the status index.
+ * updated_at) first. The page walks companies in that order (companies_name_order_index) and reads
+ * each one's tips by its index, stopping once the page is full, instead of joining and sorting every
+ * tip of the queue per request. The count reads the tips alone, starting from the status index.
  */
 export async function queueTips(
   sql: Sql,
@@ -456,8 +458,8 @@ export async function queueTips(
   const n = params.length;
   const rows = await sql.rows<VersionDbRow & { company_name: string }>(
     `select ${cols('v')}, c.name as company_name
-       from quote_versions v join companies c on c.id = v.company_id
-      where ${clause}
+       from companies c
+       cross join lateral (select * from quote_versions v where v.company_id = c.id and ${clause}) v
       order by lower(c.name) asc, c.name asc, c.id asc, v.updated_at desc, v.id desc
       limit $${n + 1} offset $${n + 2}`,
     [...params, f.limit, f.offset],

@@ -4,11 +4,12 @@ import type { Principal } from '../auth/sessions';
 import { languageOf } from '../http/errors';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
+import { keptAnswer, type KeptDeps } from '../http/kept';
 import type { QuoteActor } from '../../workflows/quote-contract';
 import * as s from './schemas';
 import { noteOf, type QuoteService } from './service';
 
-export interface QuoteRouteDeps {
+export interface QuoteRouteDeps extends KeptDeps {
   quotes: QuoteService;
 }
 
@@ -40,7 +41,16 @@ export function quoteRoutes(api: Api, deps: QuoteRouteDeps): void {
       response: json(s.CatalogResponse),
       errors: [],
     },
-    async ({ req }) => ({ data: await quotes.catalog(languageOf(req.headers['accept-language'])) }),
+    ({ req }) => {
+      const lang = languageOf(req.headers['accept-language']);
+      // Packages and operators only: their changes clear every kept answer.
+      return keptAnswer(
+        deps.cache,
+        `catalog:${lang}`,
+        async () => ({ data: await quotes.catalog(lang) }),
+        () => [],
+      );
+    },
   );
 
   api.define(

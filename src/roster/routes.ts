@@ -1,11 +1,12 @@
 import { auditRequestContext } from '../audit/writer';
 import { guard } from '../http/guards';
 import { csv, json, type Api } from '../http/route';
+import { keptAnswer, queryKey, type KeptDeps } from '../http/kept';
 import * as s from './schemas';
 import type { RosterAssignment } from './assignment';
 import type { RosterService } from './service';
 
-export interface RosterRouteDeps {
+export interface RosterRouteDeps extends KeptDeps {
   roster: RosterService;
   assignment: RosterAssignment;
 }
@@ -34,7 +35,18 @@ export function rosterRoutes(api: Api, deps: RosterRouteDeps): void {
       response: json(s.RosterList),
       errors: [],
     },
-    ({ query, company }) => roster.list(company.companyId, query),
+    ({ query, company }) =>
+      keptAnswer(
+        deps.cache,
+        `roster:${company.companyId}:${queryKey(query)}`,
+        () => roster.list(company.companyId, query),
+        // Each person shown, and any user's contacts when the answer is a search by contact.
+        (answer) => [
+          `company:${company.companyId}`,
+          ...(answer as { data: { entries: Array<{ userId: string }> } }).data.entries.map((e) => `user:${e.userId}` as const),
+          ...(query.search?.trim() ? ['users' as const] : []),
+        ],
+      ),
   );
 
   api.define(

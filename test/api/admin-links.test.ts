@@ -243,6 +243,131 @@ const csvLines = (text: string) =>
     .filter((line) => line !== '')
     .map((line) => line.split(','));
 
+describe('GET /admin/links: tiles and totals from tallies', () => {
+  /** What a count of every link gives at `now` (the tiles, the unfiltered total, each status filter's total). */
+  async function counted(now: Date) {
+    const [row] = await t.db.query<Record<string, string>>(
+      `select count(*) filter (where created_at > $1::timestamptz - interval '24 hours' and created_at <= $1) as sent24h,
+              count(*) filter (where status = 'used') as used,
+              count(*) filter (where status = 'exported' and expires_at > $1) as exported,
+              count(*) filter (where status in ('issued', 'sent', 'exported') and expires_at > $1) as pending,
+              count(*) filter (where status = 'failed') as failed,
+              count(*) filter (where status = 'expired' or (status in ('issued', 'sent', 'exported') and expires_at <= $1)) as expired,
+              count(*) as total,
+              count(*) filter (where status = 'issued' and expires_at > $1) as issued,
+              count(*) filter (where status = 'sent' and expires_at > $1) as sent,
+              count(*) filter (where status = 'revoked') as revoked
+         from invitation_links`,
+      [now],
+    );
+    const n = (k: string) => Number(row[k]);
+    return {
+      stats: {
+        sent24h: n('sent24h'),
+        used: n('used'),
+        exported: n('exported'),
+        pending: n('pending'),
+        failed: n('failed'),
+        expired: n('expired'),
+      },
+      totals: {
+        all: n('total'),
+        issued: n('issued'),
+        sent: n('sent'),
+        exported: n('exported'),
+        used: n('used'),
+        expired: n('expired'),
+        failed: n('failed'),
+        revoked: n('revoked'),
+      },
+    };
+  }
+
+  it('agrees with a count of every link at any moment, hour boundaries included, after concurrent writes', async () => {
+    const company = await companyWith('Tally Co', [person({ name: 'Tally Person' })]);
+    const userId = company.users['Tally Person'];
+    // 300 links in one statement, minted 997 s apart from 30 hours before a whole hour, expiring 0 to 44 hours
+    // (and a few milliseconds) after, in every status.
+    const hour = new Date(Math.floor(t.clock().getTime() / HOUR) * HOUR);
+    const from = new Date(hour.getTime() - 30 * HOUR);
+    await t.db.query(
+      `insert into invitation_links (token_hash, user_id, company_id, status, channel, expires_at, created_at, updated_at)
+       select md5(random()::text || n), $1, $2,
+              (array['issued', 'sent', 'exported', 'used', 'expired', 'failed', 'revoked'])[1 + n % 7], 'email',
+              $3::timestamptz + make_interval(secs => n * 997) + make_interval(hours => (n % 5) * 11) + make_interval(secs => (n % 3) * 0.001),
+              $3::timestamptz + make_interval(secs => n * 997), $3::timestamptz + make_interval(secs => n * 997)
+         from generate_series(0, 299) n`,
+      [userId, company.companyId, from],
+    );
+    // Writers at once, each in its own transaction of two statements on its own links (so only the tallies are
+    // shared): statuses move, a mint's time and an expiry move, links go, a column the tallies ignore changes.
+    const some = (residue: number) =>
+      `(select id from invitation_links where ('x' || left(token_hash, 6))::bit(24)::int % 13 = ${residue})`;
+    const write = async (statement: (links: string) => string, residue: number) => {
+      const client = await t.db.pool.connect();
+      try {
+        await client.query('begin');
+        await client.query(statement(some(residue)));
+        await client.query('select pg_sleep(0.002)');
+        await client.query(statement(some(residue + 6)));
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+    };
+    await Promise.all([
+      write((links) => `update invitation_links set status = 'used' where id in ${links} and status in ('issued', 'sent', 'exported')`, 0),
+      write((links) => `update invitation_links set created_at = created_at - interval '50 minutes' where id in ${links}`, 1),
+      write((links) => `update invitation_links set expires_at = expires_at + interval '3 hours' where id in ${links}`, 2),
+      write((links) => `delete from invitation_links where id in ${links}`, 3),
+      write((links) => `update invitation_links set channel = 'sms' where id in ${links}`, 4),
+      write((links) => `update invitation_links set status = 'revoked' where id in ${links} and status <> 'used'`, 5),
+    ]);
+
+    // And links on whole hours, minted and expiring exactly where a count splits between tallied hours and rows.
+    for (const [created, expires, status] of [
+      [-20, 2, 'sent'],
+      [-5, -3, 'exported'],
+      [-1, 0, 'issued'],
+    ] as const) {
+      const onHour = (h: number) => new Date(hour.getTime() + h * HOUR);
+      await insertLink(t.db, {
+        userId,
+        companyId: company.companyId,
+        status,
+        channel: 'email',
+        createdAt: onHour(created),
+        expiresAt: onHour(expires),
+      });
+    }
+
+    let now = hour;
+    const reads = createAdminLinkReads({ db: t.db.sql, cipher: cipher(), clock: () => now });
+    const links = await t.db.query<{ created_at: Date; expires_at: Date }>(
+      `select created_at, expires_at from invitation_links order by (extract(epoch from created_at)::bigint % 3600 = 0) desc, id limit 20`,
+    );
+    const moments = [
+      ...[-31, -30, -7, -1, 0, 1, 13, 24, 29, 45].flatMap((h) => [-1, 0, 1, 1_800_000].map((ms) => hour.getTime() + h * HOUR + ms)),
+      // Each link's expiry and mint and the 24-hour window's end, and the half hours before them (the part hours' ends).
+      ...links.flatMap((l) =>
+        [l.expires_at.getTime(), l.created_at.getTime(), l.created_at.getTime() + 24 * HOUR].flatMap((ms) => [ms, ms - HOUR / 2]),
+      ),
+    ];
+    for (const moment of moments) {
+      now = new Date(moment);
+      const want = await counted(now);
+      const totals: Record<string, number> = {};
+      let stats: unknown;
+      for (const status of [undefined, ...(['issued', 'sent', 'exported', 'used', 'expired', 'failed', 'revoked'] as const)]) {
+        const res = await reads.list({ ...(status ? { status } : {}), page: 1, limit: 1 });
+        totals[status ?? 'all'] = res.data.total;
+        stats = res.data.stats;
+      }
+      expect({ at: now.toISOString(), stats, totals }).toEqual({ at: now.toISOString(), ...want });
+    }
+  });
+});
+
 describe('GET /admin/links/export', () => {
   it('sends links.csv with the spec columns, masked, filtered, newest first, without X-Truncated', async () => {
     const sms = person({ name: 'Sms Person' });

@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { BillingResponse } from '../../src/billing/schemas';
 import type { BalanceResponse } from '../../src/contracts/schemas';
-import { bearer, createTestApp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, eventually, type TestApp } from '../helpers/app';
 import { insertCharge, insertPerson } from '../helpers/billing-fixtures';
 import { insertPackage } from '../helpers/catalog';
 import { signInAs, type Caller } from '../helpers/company-routes';
@@ -172,9 +172,10 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
     // Per order, three transactions at once, each of two statements with a pause between, written as the
     // app writes a company order: the activation, then its order (the workflow's end of an activation);
     // payments; a person's rename, then the order. Billing is read while they run. Before the refresh
-    // locked its orders first, this deadlocked or hit a duplicate key in every run. (Two transactions
-    // writing one order's tables in opposite orders can still deadlock: the statement's own row locks
-    // come before the trigger's; PostgreSQL then rolls one back whole, and the read model stays exact.)
+    // locked its orders first, this deadlocked or hit a duplicate key in every run; before the version
+    // was raised at commit, it deadlocked now and then (the next test). (Two transactions writing one
+    // order's tables in opposite orders can still deadlock: the statement's own row locks come before
+    // the trigger's; PostgreSQL then rolls one back whole, and the read model stays exact.)
     const inTransaction = async (statements: [string, unknown[]][]) => {
       const client = await t.db.pool.connect();
       try {
@@ -227,5 +228,73 @@ describe('GET /b2b/billing follows every write to the rows it reads', () => {
     expect(data.charges.map((c) => [c.date, c.paymentId, c.personName])).toEqual(
       truth.map((r) => [new Date(r.created_at).toISOString(), r.paid, name]),
     );
+  });
+
+  it('raises the version at commit, so a later statement locking an order never waits behind a refresh waiting for the version', async () => {
+    // The deadlock the concurrent test hit now and then: a rename refreshes the charged orders; an order
+    // with no charge (its activation failed) is not among them. A payment on that order locks it and
+    // refreshes it; the rename's transaction then updates that order. While a refresh raised the version
+    // row in its own statement, the payment waited for the rename's version row and the rename for the
+    // payment's order.
+    const f = await flexibleCompanyWithCharge();
+    const { orderId } = await insertCharge(t.db, {
+      companyId: f.admin.companyId,
+      userId: f.person.userId,
+      packageId: f.pkg,
+      amount: '2.00',
+      createdAt: t.clock(),
+    });
+    await t.db.query(`update activations set status = 'failed' where order_id = $1`, [orderId]);
+    const version = async () =>
+      Number(
+        (await t.db.query<{ version: string }>('select version from company_charge_versions where company_id = $1', [f.admin.companyId]))[0]
+          .version,
+      );
+    const before = await version();
+    const [rename, pay] = [await t.db.pool.connect(), await t.db.pool.connect()];
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (err: Error) => err.message,
+      );
+    try {
+      await rename.query('begin');
+      await rename.query(`update users set name = 'Rana H' where id = $1`, [f.person.userId]);
+      await pay.query('begin');
+      const [{ pid }] = (await pay.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
+      let settled = false;
+      const paid = outcome(
+        pay.query(
+          `insert into payments (order_id, user_id, method, provider, status, amount_minor, currency, idempotency_key, request_fingerprint, paid_at, created_at, updated_at)
+           select id, user_id, 'local_debit', 'mock', 'completed', total_halalas, 'SAR', gen_random_uuid()::text, repeat('f', 64), now(), now(), now()
+             from orders where id = $1`,
+          [orderId],
+        ),
+      ).finally(() => (settled = true));
+      // The payment has locked its order and either finished or waits (it waited for the version row before).
+      await eventually(async () => {
+        if (settled) return;
+        const [{ waiting }] = await t.db.query<{ waiting: boolean }>(
+          `select wait_event_type = 'Lock' as waiting from pg_stat_activity where pid = $1`,
+          [pid],
+        );
+        expect(waiting).toBe(true);
+      });
+      const renamed = outcome(rename.query(`update orders set created_at = created_at - interval '1 second' where id = $1`, [orderId]));
+      expect(await paid).toBeNull();
+      await pay.query('commit');
+      expect(await renamed).toBeNull();
+      await rename.query('commit');
+    } finally {
+      for (const c of [rename, pay]) {
+        await c.query('rollback').catch(() => undefined);
+        c.release();
+      }
+    }
+    // The rename re-rendered the charge: one raise. The payment's order has no charge, so it changed no row and raised nothing.
+    expect(await version()).toBe(before + 1);
+    const data = await billing(f.admin.token);
+    expect(data.charges).toEqual([expect.objectContaining({ personName: 'Rana H', amountSar: 12.34 })]);
+    await expectBalanceAgrees(f.admin.companyId, data);
   });
 });

@@ -50,7 +50,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
   // The session cache is off by default here: tests change rows with SQL and read at once.
-  const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', ...opts.env });
+  const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', PORTAL_CACHE_MS: '0', ...opts.env });
   const app = createApp({
     config,
     db: db.sql,

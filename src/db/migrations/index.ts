@@ -32,8 +32,13 @@ import { Migration20261127022802_message_outbox } from './Migration2026112702280
 import { Migration20261127033652_money_units } from './Migration20261127033652_money_units';
 import { Migration20261127034943_store } from './Migration20261127034943_store';
 import { Migration20261127045242_store_orders } from './Migration20261127045242_store_orders';
+import { Migration20261127050000_portal_changed } from './Migration20261127050000_portal_changed';
+import { Migration20261127055000_charge_versions_at_commit } from './Migration20261127055000_charge_versions_at_commit';
+import { Migration20261127060000_admin_link_tallies } from './Migration20261127060000_admin_link_tallies';
 import { Migration20261127073105_account_deletion } from './Migration20261127073105_account_deletion';
+import { Migration20261127080832_quote_queue_order } from './Migration20261127080832_quote_queue_order';
 import { Migration20261127084500_erased_seats_stay_drawn } from './Migration20261127084500_erased_seats_stay_drawn';
+import { Migration20261127085303_dashboard_mints_index } from './Migration20261127085303_dashboard_mints_index';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -68,6 +73,11 @@ export const migrationsList = [
   { name: 'Migration20261127033652_money_units', class: Migration20261127033652_money_units },
   { name: 'Migration20261127034943_store', class: Migration20261127034943_store },
   { name: 'Migration20261127045242_store_orders', class: Migration20261127045242_store_orders },
+  { name: 'Migration20261127050000_portal_changed', class: Migration20261127050000_portal_changed },
+  { name: 'Migration20261127055000_charge_versions_at_commit', class: Migration20261127055000_charge_versions_at_commit },
+  { name: 'Migration20261127060000_admin_link_tallies', class: Migration20261127060000_admin_link_tallies },
   { name: 'Migration20261127073105_account_deletion', class: Migration20261127073105_account_deletion },
+  { name: 'Migration20261127080832_quote_queue_order', class: Migration20261127080832_quote_queue_order },
   { name: 'Migration20261127084500_erased_seats_stay_drawn', class: Migration20261127084500_erased_seats_stay_drawn },
+  { name: 'Migration20261127085303_dashboard_mints_index', class: Migration20261127085303_dashboard_mints_index },
 ];
