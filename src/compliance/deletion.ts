@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { endActivation } from '../activations/end';
+import { revokeUserSessions } from '../admin/repository';
 import { writeAudit } from '../audit/writer';
 import type { Config } from '../config';
 import type { Db, Sql } from '../db/sql';
@@ -48,7 +49,7 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
   async function softDelete(tx: Sql, subject: repo.DeletionSubject, now: Date) {
     const retainUntil = new Date(now.getTime() + deps.config.RETENTION_DAYS * DAY_MS);
     // Revoked before the deactivation, whose trigger would revoke them too, so the audit row counts them.
-    const revokedSessions = await repo.revokeSessions(tx, subject.id, now);
+    const revokedSessions = await revokeUserSessions(tx, subject.id, now);
     await repo.softDeleteUser(tx, subject.id, now, retainUntil);
     const cancelled: string[] = [];
     for (const activationId of await repo.pendingActivationIds(tx, subject.id)) {

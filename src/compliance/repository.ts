@@ -3,9 +3,7 @@ import { query, type Sql } from '../db/sql';
 /** What a deletion or an erasure reads of the user first, under its lock. */
 export interface DeletionSubject {
   id: string;
-  isActive: boolean;
   deletionRequestedAt: Date | null;
-  retainUntil: Date | null;
   erasedAt: Date | null;
   phoneEncrypted: string | null;
   emailEncrypted: string | null;
@@ -17,8 +15,8 @@ export interface DeletionSubject {
 
 const LOCK_SUBJECT = query(
   'compliance.lock-subject',
-  `select id, is_active as "isActive", deletion_requested_at as "deletionRequestedAt", retain_until as "retainUntil",
-          erased_at as "erasedAt", phone_encrypted as "phoneEncrypted", email_encrypted as "emailEncrypted",
+  `select id, deletion_requested_at as "deletionRequestedAt", erased_at as "erasedAt",
+          phone_encrypted as "phoneEncrypted", email_encrypted as "emailEncrypted",
           retained_phone_encrypted as "retainedPhoneEncrypted", retained_email_encrypted as "retainedEmailEncrypted",
           pending_phone_encrypted as "pendingPhoneEncrypted", pending_email_encrypted as "pendingEmailEncrypted"
      from users where id = $1 for update`,
@@ -48,16 +46,6 @@ const SOFT_DELETE_USER = query(
 
 export async function softDeleteUser(sql: Sql, userId: string, now: Date, retainUntil: Date): Promise<void> {
   await sql.exec(SOFT_DELETE_USER, [userId, now, retainUntil]);
-}
-
-const REVOKE_SESSIONS = query(
-  'compliance.revoke-sessions',
-  'update sessions set revoked_at = $2 where user_id = $1 and revoked_at is null',
-);
-
-/** Every session of the user (web and mobile tokens alike: a token is its session's). */
-export async function revokeSessions(sql: Sql, userId: string, now: Date): Promise<number> {
-  return sql.exec(REVOKE_SESSIONS, [userId, now]);
 }
 
 const DELETE_CHALLENGES = query('compliance.delete-challenges', 'delete from otp_challenges where user_id = $1');
