@@ -10,7 +10,7 @@
 # Extra arguments go to the bench, e.g. `npm run bench -- --breakdown --rounds 3`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-bash "$ROOT_DIR/scripts/setup.sh"
+setup_tools
 cd "$ROOT_DIR"
 mkdir -p .data/bench
 exec node dist/bench/run.js "$@"

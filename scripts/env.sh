@@ -18,7 +18,16 @@ export TEMPORAL_TEST_SERVER_PATH="${TEMPORAL_TEST_SERVER_PATH:-$ROOT_DIR/scripts
 
 # The machine's Node may be older than 24: prefer the cached Node 24 when present.
 machine_node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
-if [ -x "$NODE_HOME/bin/node" ]; then
-  export PATH="$NODE_HOME/bin:$PATH"
-fi
+use_cached_node() {
+  if [ -x "$NODE_HOME/bin/node" ] && [[ ":$PATH:" != *":$NODE_HOME/bin:"* ]]; then
+    export PATH="$NODE_HOME/bin:$PATH"
+  fi
+}
+use_cached_node
+# Set-up runs in a process of its own, so the Node 24 it may have just installed reaches the
+# caller's PATH only through this: every script that sets up and then runs Node calls it.
+setup_tools() {
+  bash "$ROOT_DIR/scripts/setup.sh" "$@"
+  use_cached_node
+}
 log() { printf '\033[1m[activation-sys]\033[0m %s\n' "$*" >&2; }

@@ -14,7 +14,7 @@
 # FUZZ_SKIP_SETUP=1 skips set-up (the Jest test sets it: `npm test` has just run set-up).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-if [ "${FUZZ_SKIP_SETUP:-0}" != 1 ]; then bash "$ROOT_DIR/scripts/setup.sh"; fi
+if [ "${FUZZ_SKIP_SETUP:-0}" != 1 ]; then setup_tools; fi
 cd "$ROOT_DIR"
 
 FUZZ_DIR="${FUZZ_DIR:-$ROOT_DIR/.data/fuzz}"

@@ -5,7 +5,7 @@
 # worker. Ctrl-C stops everything.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-bash "$ROOT_DIR/scripts/setup.sh" stack
+setup_tools stack
 cd "$ROOT_DIR"
 
 PORT="${PORT:-3000}"

@@ -5,7 +5,7 @@
 # Ends with one summary line: "Tests: N passed, N failed, N skipped".
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
-bash "$ROOT_DIR/scripts/setup.sh"
+setup_tools
 cd "$ROOT_DIR"
 mkdir -p .data
 results=.data/jest-results.json

@@ -79,6 +79,8 @@ it('`setup.sh` (npm test) goes on to the test tools', () => {
 });
 
 it('stack.sh sets up the stack part only; test.sh everything', () => {
-  expect(readFileSync(path.join(ROOT, 'scripts/stack.sh'), 'utf8')).toContain('bash "$ROOT_DIR/scripts/setup.sh" stack\n');
-  expect(readFileSync(path.join(ROOT, 'scripts/test.sh'), 'utf8')).toContain('bash "$ROOT_DIR/scripts/setup.sh"\n');
+  // setup_tools (scripts/env.sh) runs setup.sh with its arguments, then puts the Node 24 it installed on PATH.
+  expect(readFileSync(path.join(ROOT, 'scripts/stack.sh'), 'utf8')).toMatch(/^setup_tools stack$/m);
+  expect(readFileSync(path.join(ROOT, 'scripts/test.sh'), 'utf8')).toMatch(/^setup_tools$/m);
+  expect(readFileSync(path.join(ROOT, 'scripts/env.sh'), 'utf8')).toContain('bash "$ROOT_DIR/scripts/setup.sh" "$@"\n');
 });
