@@ -3,6 +3,10 @@ import { parsePostgresUrl } from './db/postgres-url';
 import { parseTrustProxy } from './http/trust-proxy';
 import { hostOfAddress, isLoopbackHost } from './lib/net';
 
+/** The span exporters OTEL_TRACES_EXPORTER may name (src/telemetry/tracing.ts), and the OTLP protocols. */
+export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
+export const OTLP_PROTOCOLS = ['grpc', 'http/protobuf', 'http/json'] as const;
+
 /**
  * Configuration comes from the environment only, validated once at start.
  * Development defaults exist for everything except production secrets: with
@@ -354,15 +358,39 @@ const schema = z
     HOUSEKEEPING_WEBHOOK_RECEIPTS_KEEP_DAYS: z.coerce.number().int().min(7).default(90),
     /** Rows deleted per statement (one short transaction each). */
     HOUSEKEEPING_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
-    // --- Telemetry (src/telemetry, docs/configuration.md "Telemetry"). ---
+    // --- Telemetry (src/telemetry, docs/configuration.md "Telemetry"). The standard OTEL_* variables,
+    // read by OpenTelemetry's SDK itself; checked here so a wrong value stops the start, naming it. ---
+    /** Every signal off (tracing and metrics), as the specification says. */
+    OTEL_SDK_DISABLED: bool.default(false),
     /** service.name of the spans and metrics; unset: activation-sys-api / activation-sys-worker. */
     OTEL_SERVICE_NAME: z.string().min(1).optional(),
-    /** OTLP/HTTP collector base URL (spans go to <url>/v1/traces); unset: spans are made (log lines name them) but not exported. */
+    /** More resource attributes, `key=value,key2=value2` (deployment.environment.name=eu, ...). */
+    OTEL_RESOURCE_ATTRIBUTES: z.string().min(1).optional(),
+    /** Where spans go: otlp, console or none (a list); unset: otlp when an OTLP endpoint is set, else tracing is off. */
+    OTEL_TRACES_EXPORTER: z
+      .string()
+      .refine((v) => v.split(',').every((name) => (TRACES_EXPORTERS as readonly string[]).includes(name.trim())), {
+        message: `must list ${TRACES_EXPORTERS.join(', ')}`,
+      })
+      .optional(),
+    /** The OTLP collector: its base URL (spans go to <url>/v1/traces), or the traces URL itself. */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+    /** grpc, http/protobuf (the default) or http/json. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
     /** Headers for the collector, `key=value,key2=value2` (e.g. an API key). */
     OTEL_EXPORTER_OTLP_HEADERS: z.string().min(1).optional(),
-    /** How long ended spans wait to be exported together, in milliseconds. */
-    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().default(5000),
+    /** The specification's samplers; unset: parentbased_traceidratio (src/telemetry/tracing.ts). */
+    OTEL_TRACES_SAMPLER: z
+      .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+      .optional(),
+    /** The ratio of the traceidratio samplers, 0 to 1; unset: 0.1 (one trace begun here in ten is kept). */
+    OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+    /** How trace context crosses processes (tracecontext,baggage by default). */
+    OTEL_PROPAGATORS: z.string().min(1).optional(),
+    /** How long ended spans wait to be exported together, in milliseconds (the SDK's default: 5000). */
+    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().optional(),
     /** The Prometheus listener (its own port, never the API's): on or off, the address it binds, its path. */
     METRICS_ENABLED: bool.default(true),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -507,12 +535,14 @@ function productionRefusals(raw: RawEnv): Array<[string, string]> {
     found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
   }
   if (raw.FAULT_INJECTION !== undefined) found.push(['FAULT_INJECTION', 'is refused in production: it makes the process crash on purpose']);
-  const otlp = setting(raw, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-  if (otlp !== undefined && isPlainRemote(otlp)) {
-    found.push([
-      'OTEL_EXPORTER_OTLP_ENDPOINT',
-      'http:// to another host is refused in production: spans (routes, statements, ids) would cross the network in clear text; use https:// or a collector on this host',
-    ]);
+  for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] as const) {
+    const otlp = setting(raw, key);
+    if (otlp !== undefined && isPlainRemote(otlp)) {
+      found.push([
+        key,
+        'http:// to another host is refused in production: spans (routes, statements, ids) would cross the network in clear text; use https:// or a collector on this host',
+      ]);
+    }
   }
   found.push(...plaintextRefusals(raw));
   return found;

@@ -20,6 +20,7 @@ import { createStoreSyncRuns } from './temporal/store-sync';
 import { createStoreOrderRuns } from './temporal/store-orders';
 import { createComplianceRuns } from './temporal/compliance';
 import { registerConfiguredProviders } from './store/registration';
+import { observePool } from './telemetry/pool';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const providers = createProviders(config, logger);
   const database = await openDatabase(config, { schema: schemaStepFor(config, 'migrate'), logger });
   const { db } = database;
+  if (telemetry) observePool(telemetry.meter, db.pool);
   // The real store provider's row, when configured and missing (inactive until staff turn it on).
   await registerConfiguredProviders(db, config);
   const temporal = connectTemporal(config);
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
     storeSyncs: createStoreSyncRuns(temporal.client, config),
     storeOrderRuns: createStoreOrderRuns(temporal.client, config),
     complianceRuns: createComplianceRuns(temporal.client),
-    meter: telemetry?.metrics.meter,
+    meter: telemetry?.meter,
     stopping: () => stopping,
   });
   // Prometheus text on a listener of its own (METRICS_HOST:METRICS_PORT), outside the API's port.

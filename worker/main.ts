@@ -28,8 +28,9 @@ import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
 import { observeRelayBacklog } from '../src/telemetry/backlog';
 import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
-import { ACTIVITY_INTERCEPTORS, temporalRuntimeLogger, WORKFLOW_INTERCEPTOR_MODULES, workflowSinks } from '../src/telemetry/temporal';
-import type { Tracing } from '../src/telemetry/tracing';
+import { activityInterceptors, temporalRuntimeLogger, workflowInterceptorModules, workflowSinks } from '../src/telemetry/temporal';
+import { activeTracing, type Tracing } from '../src/telemetry/tracing';
+import { observePool } from '../src/telemetry/pool';
 import { startWorkerHealth } from './health';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
@@ -57,8 +58,8 @@ export interface StartWorkerOptions {
   logger?: pino.Logger;
   /** Stops the connection retry loop early (e.g. a signal before the server was up). */
   signal?: AbortSignal;
-  /** Where the runs' spans go (the process's tracing); default: nowhere. */
-  tracing?: Pick<Tracing, 'processor' | 'resource'>;
+  /** Where the runs' and activities' spans go; default: the process's tracing (src/telemetry/start.ts), if on. */
+  tracing?: Tracing;
   /**
    * After shutdown starts, how long activities running may take before they are cancelled (SDK default: 0,
    * at once), and after how long the worker gives up waiting and stops anyway (SDK default: never).
@@ -120,6 +121,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   const logger = options.logger ?? workerLogger('info');
+  const tracing = options.tracing ?? activeTracing();
 
   const ownsConnection = !options.connection;
   const connection =
@@ -138,12 +140,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities(options.activityDeps),
       dataConverter: options.dataConverter,
-      // A prebuilt bundle has its workflow interceptors built in (WORKFLOW_INTERCEPTOR_MODULES when bundled for production).
+      // A prebuilt bundle has its workflow interceptors built in (src/cli/bundle-workflows.ts).
       interceptors: {
-        activity: ACTIVITY_INTERCEPTORS,
-        ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+        activity: activityInterceptors(tracing),
+        ...(options.workflowBundle ? {} : { workflowModules: workflowInterceptorModules(tracing) }),
       },
-      sinks: workflowSinks(options.tracing),
+      sinks: workflowSinks(tracing),
       ...(options.shutdownGraceTimeMs !== undefined ? { shutdownGraceTime: options.shutdownGraceTimeMs } : {}),
       ...(options.shutdownForceTimeMs !== undefined ? { shutdownForceTime: options.shutdownForceTimeMs } : {}),
     });
@@ -315,8 +317,9 @@ async function runWorker(
   state.phase = 'CONNECTING';
   const activityDeps = buildActivityDeps(config, db, logger);
   if (telemetry) {
-    observeRelayBacklog(telemetry.metrics.meter, activityDeps.db);
-    const ours = telemetry.metrics.text;
+    observeRelayBacklog(telemetry.meter, activityDeps.db);
+    observePool(telemetry.meter, activityDeps.db.pool);
+    const ours = telemetry.metricsText;
     await telemetry.serveMetrics(
       config.WORKER_METRICS_PORT,
       sdkMetricsPort ? withSdkMetrics(ours, `http://127.0.0.1:${sdkMetricsPort}/metrics`) : ours,
@@ -335,7 +338,6 @@ async function runWorker(
     shutdownForceTimeMs: config.WORKER_SHUTDOWN_FORCE_SECONDS * 1000,
     logger,
     signal,
-    tracing: telemetry?.tracing,
   });
   state.running = running;
   if (signal.aborted) void running.shutdown();

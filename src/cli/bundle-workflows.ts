@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../telemetry/temporal';
+import { BUNDLED_WORKFLOW_INTERCEPTOR_MODULES } from '../telemetry/temporal';
 import { FAILURE_CONVERTER_PATH } from '../temporal/codec';
 
 async function main(): Promise<void> {
@@ -16,8 +16,8 @@ async function main(): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     failureConverterPath: FAILURE_CONVERTER_PATH,
-    // As the worker bundles at start: runs make spans and carry the request id to their activities.
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    // Runs carry the request id to their activities, and make spans: the worker sends them out or drops them.
+    workflowInterceptorModules: BUNDLED_WORKFLOW_INTERCEPTOR_MODULES,
     // Webpack's report only when something is wrong.
     logger: new DefaultLogger('WARN'),
   });

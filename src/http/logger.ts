@@ -22,7 +22,8 @@ const censoredKeys = new Set(REDACTED_KEYS.map(normalize));
 const censoredEndings = REDACTED_KEY_ENDINGS.map(normalize);
 const censoredParts = REDACTED_KEY_PARTS.map(normalize);
 
-function isCensored(key: string): boolean {
+/** Whether a value under `key` never reaches a log line (nor a span attribute: src/telemetry/redact.ts). */
+export function isCensored(key: string): boolean {
   const name = normalize(key);
   return censoredKeys.has(name) || censoredEndings.some((end) => name.endsWith(end)) || censoredParts.some((part) => name.includes(part));
 }

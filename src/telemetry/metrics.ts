@@ -20,25 +20,33 @@ export interface MetricsRegistry {
 }
 
 /**
- * A MeterProvider whose only reader is pulled by text(). Not registered globally: the app and the
- * worker take its meter as a dependency, so a test builds its own without touching process state.
+ * A reader pulled by its text() (Prometheus text, read on demand by the listener of serveMetrics): the
+ * process gives it to its NodeSDK (./start.ts), a test to a MeterProvider of its own.
  */
-export function createMetricsRegistry({ serviceName, resource }: { serviceName: string; resource?: Resource }): MetricsRegistry {
+export function prometheusReader(): { reader: PrometheusExporter; text: () => Promise<string> } {
   const reader = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({
-    resource: resource ?? resourceFromAttributes({ 'service.name': serviceName }),
-    readers: [reader],
-  });
-  // No scope labels on every series (one meter per process); target_info keeps the service name.
+  // No scope labels on every series (one meter per library); target_info keeps the service name.
   const serializer = new PrometheusSerializer('', false, undefined, false, true);
   return {
-    meter: provider.getMeter('activation-sys'),
+    reader,
     async text() {
       const { resourceMetrics } = await reader.collect();
       return serializer.serialize(resourceMetrics);
     },
-    shutdown: () => provider.shutdown(),
   };
+}
+
+/**
+ * A MeterProvider of its own, not registered globally: a test or the bench builds one and hands its
+ * meter to the app without touching process state.
+ */
+export function createMetricsRegistry({ serviceName, resource }: { serviceName: string; resource?: Resource }): MetricsRegistry {
+  const { reader, text } = prometheusReader();
+  const provider = new MeterProvider({
+    resource: resource ?? resourceFromAttributes({ 'service.name': serviceName }),
+    readers: [reader],
+  });
+  return { meter: provider.getMeter('activation-sys'), text, shutdown: () => provider.shutdown() };
 }
 
 export interface MetricsServer {

@@ -1,40 +1,48 @@
 // Telemetry across Temporal: one trace and one request id from the API request into the run it
 // starts and that run's activities.
 //
-// - Clients (connectTemporal): Temporal's OpenTelemetry client interceptor puts the active trace
-//   context in the start's (signal's, update's) headers; ours adds the request id (REQUEST_ID_HEADER)
-//   to the headers and the memo of a start.
+// - Clients (connectTemporal): Temporal's OpenTelemetry client interceptor (tracing on) puts the active
+//   trace context in the start's (signal's, update's) headers; ours adds the request id
+//   (REQUEST_ID_HEADER) to the headers and the memo of a start.
 // - Workflows (the worker's workflowModules, bundled): Temporal's OpenTelemetry workflow interceptors
-//   make the run's spans, exported through the `exporter` sink (workflowSinks); ours
-//   (workflows/request-context.ts) keeps the request id and hands it to each activity.
-// - Activities: Temporal's OpenTelemetry inbound interceptor runs each activity in a span under the
-//   run's; ours runs it in the request's async context (src/telemetry/context.ts) and adds
-//   `requestId`, `traceId` and `spanId` to the activity's log lines.
+//   make the run's spans, exported through the `exporter` sink into the process's span processor
+//   (workflowSinks); ours (workflows/request-context.ts) keeps the request id and hands it to each activity.
+// - Activities: Temporal's OpenTelemetry interceptors (tracing on) run each activity in a span under the
+//   run's; ours runs it in the request's async context (src/telemetry/context.ts) and adds `requestId`,
+//   `traceId` and `spanId` to the activity's log lines.
+//
+// Temporal's interceptors are those of @temporalio/interceptors-opentelemetry-v2, built on the same
+// OpenTelemetry SDK line as ours (2.x), so the workflow spans join our processor as they are.
 import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import { defaultPayloadConverter, type Headers, type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/common';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+} from '@temporalio/interceptors-opentelemetry-v2';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { Sinks } from '@temporalio/workflow';
-import type { Resource } from '@opentelemetry/resources';
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type pino from 'pino';
 import { REQUEST_ID_HEADER } from '../../workflows/request-context-contract';
 import { currentRequestId, logFields, runInRequest } from './context';
+import { activeTracing, type Tracing } from './tracing';
 
 export { REQUEST_ID_HEADER };
 
+/** Temporal's OpenTelemetry workflow interceptors: they make the runs' spans, sent out through the `exporter` sink. */
+const OTEL_WORKFLOW_INTERCEPTORS = require.resolve('@temporalio/interceptors-opentelemetry-v2/lib/workflow-interceptors');
+
 /**
- * The workflow interceptor modules the worker bundles with the workflows: ours and Temporal's
- * OpenTelemetry ones. A prebuilt bundle (bundleWorkflowCode) must be given the same list.
+ * The workflow interceptor modules the worker bundles with the workflows: ours, and Temporal's OpenTelemetry
+ * ones when the runs' spans go somewhere. A prebuilt bundle (src/cli/bundle-workflows.ts) has both, so the
+ * image serves with tracing on or off; the worker then always injects the sink (workflowSinks).
  */
-export const WORKFLOW_INTERCEPTOR_MODULES = [
-  require.resolve('../../workflows/request-context'),
-  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-];
+export function workflowInterceptorModules(tracing: Tracing | undefined = activeTracing()): string[] {
+  return [require.resolve('../../workflows/request-context'), ...(tracing ? [OTEL_WORKFLOW_INTERCEPTORS] : [])];
+}
+
+/** What a prebuilt bundle is given: every module, whatever the process that bundles it traces. */
+export const BUNDLED_WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('../../workflows/request-context'), OTEL_WORKFLOW_INTERCEPTORS];
 
 const requestHeader = (requestId: string): Headers => ({ [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(requestId) });
 
@@ -64,62 +72,38 @@ const requestIdInterceptor: WorkflowClientInterceptor = {
   },
 };
 
-/** Every Temporal client's interceptors (src/temporal/connection.ts). */
-export function temporalClientInterceptors(): ClientInterceptors {
-  return { workflow: [new OpenTelemetryWorkflowClientInterceptor(), requestIdInterceptor] };
+/** Every Temporal client's interceptors (src/temporal/connection.ts): the trace's only while tracing is on. */
+export function temporalClientInterceptors(tracing: Tracing | undefined = activeTracing()): ClientInterceptors {
+  return { workflow: [...(tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : []), requestIdInterceptor] };
 }
 
-/** The worker's activity interceptors: the span first, then the request context inside it. */
-export const ACTIVITY_INTERCEPTORS: ActivityInterceptorsFactory[] = [
-  (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) }),
-  () => ({
-    inbound: {
-      execute(input, next) {
-        const payload = input.headers[REQUEST_ID_HEADER];
-        const requestId: unknown = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
-        return typeof requestId === 'string' ? runInRequest(requestId, () => next(input)) : next(input);
-      },
+/** The request's context around an activity, and its fields on the activity's log lines. */
+const requestContextInterceptors: ActivityInterceptorsFactory = () => ({
+  inbound: {
+    execute(input, next) {
+      const payload = input.headers[REQUEST_ID_HEADER];
+      const requestId: unknown = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+      return typeof requestId === 'string' ? runInRequest(requestId, () => next(input)) : next(input);
     },
-    outbound: {
-      getLogAttributes: (input, next) => next({ ...logFields(), ...input }),
-    },
-  }),
-];
+  },
+  outbound: {
+    getLogAttributes: (input, next) => next({ ...logFields(), ...input }),
+  },
+});
+
+/** The worker's activity interceptors: the span first (tracing on), then the request context inside it. */
+export function activityInterceptors(tracing: Tracing | undefined = activeTracing()): ActivityInterceptorsFactory[] {
+  const span: ActivityInterceptorsFactory = (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx) });
+  return [...(tracing ? [span] : []), requestContextInterceptors];
+}
 
 /**
- * The workflow spans' sink. Temporal's workflow interceptors build spans with OpenTelemetry's 1.x
- * SDK inside the sandbox (`parentSpanId`, `instrumentationLibrary`); our exporter reads the 3.x shape
- * (`parentSpanContext`, `instrumentationScope`), so each span is reshaped before it joins our
- * processor (without it the exporter would drop the parent and fail on the scope).
+ * The workflow spans' sink: into the process's span processor, or nowhere while tracing is off (a
+ * prebuilt bundle's runs make spans either way).
  */
-export function workflowSinks(tracing: { processor: SpanProcessor; resource: Resource } | undefined): InjectedSinks<Sinks> {
+export function workflowSinks(tracing: Tracing | undefined = activeTracing()): InjectedSinks<Sinks> {
   if (!tracing) return { exporter: { export: { fn: () => undefined } } };
-  const { processor } = tracing;
-  const reshaping = {
-    onStart: () => undefined,
-    onEnd: (span: WorkflowSpan) => processor.onEnd(toReadableSpan(span)),
-    forceFlush: () => processor.forceFlush(),
-    shutdown: () => Promise.resolve(),
-  };
-  type Processor = Parameters<typeof makeWorkflowExporter>[0];
-  type SinkResource = Parameters<typeof makeWorkflowExporter>[1];
-  return { exporter: makeWorkflowExporter(reshaping as unknown as Processor, tracing.resource as unknown as SinkResource) };
-}
-
-type WorkflowSpan = Omit<ReadableSpan, 'parentSpanContext' | 'instrumentationScope'> & {
-  parentSpanId?: string;
-  instrumentationLibrary?: ReadableSpan['instrumentationScope'];
-};
-
-function toReadableSpan(span: WorkflowSpan): ReadableSpan {
-  const own = span.spanContext();
-  const { parentSpanId, instrumentationLibrary, ...rest } = span;
-  return {
-    ...rest,
-    spanContext: () => own,
-    parentSpanContext: parentSpanId ? { traceId: own.traceId, spanId: parentSpanId, traceFlags: own.traceFlags } : undefined,
-    instrumentationScope: instrumentationLibrary ?? { name: '@temporalio/interceptor-workflow' },
-  };
+  return { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) };
 }
 
 /** OpenTelemetry's log attribute names (Temporal's workflow interceptors) and ours; trace_flags is dropped. */

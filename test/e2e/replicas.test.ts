@@ -29,6 +29,7 @@ import { paymentWorkflowId } from '../../workflows/settlement-contract';
 import { DEMO } from '../helpers/activations';
 import { eventually } from '../helpers/app';
 import { compiledProcesses, freePort, mobileCall, stopProcess } from '../helpers/processes';
+import { startHttpStub, type HttpStub } from '../helpers/http-stub';
 import { parsePrometheusText, samplesOf } from '../helpers/prometheus';
 import { DIST, openStackFixture, type StackFixture } from '../helpers/stack';
 
@@ -38,6 +39,8 @@ const processes = compiledProcesses(DIST);
 const RATE_LIMIT_MAX = 60;
 let stack: StackFixture;
 let receiver: OtlpReceiver;
+/** The identity provider, over HTTP: its calls are the worker's outbound client spans. */
+let identity: HttpStub;
 const apis: Array<{ url: string; metricsPort: number }> = [];
 const workers: Array<{ child: ChildProcess; metricsPort: number }> = [];
 const proxies: Server[] = [];
@@ -49,9 +52,12 @@ const apiLines: Array<Record<string, unknown>> = [];
 interface ReceivedSpan {
   service: string;
   name: string;
+  /** OTLP's SpanKind: 2 server, 3 client. */
+  kind: number;
   traceId: string;
   spanId: string;
   parentSpanId?: string;
+  attributes: Record<string, unknown>;
 }
 interface OtlpReceiver {
   url: string;
@@ -62,7 +68,16 @@ interface OtlpReceiver {
 interface OtlpJson {
   resourceSpans?: Array<{
     resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
-    scopeSpans?: Array<{ spans?: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string }> }>;
+    scopeSpans?: Array<{
+      spans?: Array<{
+        name: string;
+        kind: number;
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        attributes?: Array<{ key: string; value: Record<string, unknown> }>;
+      }>;
+    }>;
   }>;
 }
 
@@ -77,7 +92,15 @@ async function startOtlpReceiver(): Promise<OtlpReceiver> {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? [])
-              spans.push({ service, name: s.name, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined });
+              spans.push({
+                service,
+                name: s.name,
+                kind: s.kind,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])),
+              });
           }
         }
       }
@@ -124,9 +147,19 @@ async function alternating(clientIp: string): Promise<string> {
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
+  identity = await startHttpStub((req) =>
+    req.method === 'POST'
+      ? { status: 200, body: { transactionId: randomUUID(), randomCode: '42' } }
+      : { status: 200, body: { status: 'completed' } },
+  );
   stack = await openStackFixture('e2e-replicas', {
+    // Every trace kept, sent as OTLP JSON to the receiver here.
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_TRACES_SAMPLER: 'parentbased_always_on',
     OTEL_BSP_SCHEDULE_DELAY: '200',
+    IDENTITY_PROVIDER: 'http',
+    IDENTITY_HTTP_URL: `${identity.url}/identity`,
     METRICS_ENABLED: 'true',
     RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
     // Long enough that a revoked session would still be served from a replica's memory without the eviction.
@@ -159,6 +192,7 @@ afterAll(async () => {
   await Promise.all(proxies.map((p) => new Promise((resolve) => p.close(resolve))));
   await processes.stopAll();
   await receiver?.close();
+  await identity?.close();
   await stack?.close();
 });
 
@@ -274,7 +308,7 @@ it('holds session revocation across replicas: a sign-out on one API ends the ses
   await eventually(async () => expect((await session()).status).toBe(401), 2_000);
 });
 
-it("shows an activation's API span, its workflow span and its activity spans under one trace id", async () => {
+it("shows an activation's API span, its workflow span, its activity spans and the provider call under one trace id", async () => {
   const runId = activationWorkflowId(consumer.activationId);
   await eventually(() => {
     const runs = receiver.spans.filter((s) => s.name === 'RunWorkflow:activationWorkflow' && s.service === 'activation-sys-worker');
@@ -296,6 +330,15 @@ it("shows an activation's API span, its workflow span and its activity spans und
     // Parent links: the run under the start, the start under the request's spans.
     expect(run!.parentSpanId).toBe(start!.spanId);
     expect(trace!.some((s) => s.spanId === start!.parentSpanId)).toBe(true);
+    // The identity check's call to the provider: a client span under its activity, its context sent on.
+    const calls = trace!.filter((s) => s.kind === 3 && String(s.attributes['url.full']).startsWith(identity.url));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      expect(call.service).toBe('activation-sys-worker');
+      expect(activities.map((a) => a.spanId)).toContain(call.parentSpanId);
+      const received = identity.requests.filter((r) => r.headers.traceparent === `00-${call.traceId}-${call.spanId}-01`);
+      expect(received).toHaveLength(1);
+    }
     // The API's access line of that request names the same trace, beside its request id.
     const access = apiLines.find(
       (l) => (l.req as { method?: string; path?: string } | undefined)?.path === '/activations' && l.traceId === api.traceId,

@@ -157,7 +157,7 @@ describe('real providers need their settings, whatever NODE_ENV says', () => {
   });
 });
 
-describe('telemetry settings (issue 22)', () => {
+describe('telemetry settings (issues 22 and 31)', () => {
   it('reads the metrics listener and the OTLP exporter, with defaults that export nothing', () => {
     expect(loadConfig({})).toMatchObject({
       METRICS_ENABLED: true,
@@ -165,12 +165,28 @@ describe('telemetry settings (issue 22)', () => {
       METRICS_PORT: 9464,
       WORKER_METRICS_PORT: 9465,
       METRICS_PATH: '/metrics',
-      OTEL_BSP_SCHEDULE_DELAY: 5000,
+      OTEL_SDK_DISABLED: false,
     });
     expect(loadConfig({}).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318', OTEL_SERVICE_NAME: 'api-eu' })).toMatchObject({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318',
       OTEL_SERVICE_NAME: 'api-eu',
+    });
+  });
+
+  it("refuses OpenTelemetry's variables with a value its SDK would not understand, naming each", () => {
+    expect(named(refusal({ OTEL_TRACES_EXPORTER: 'otlp,jaeger' }))).toEqual(['OTEL_TRACES_EXPORTER']);
+    expect(named(refusal({ OTEL_TRACES_SAMPLER: 'ratio' }))).toEqual(['OTEL_TRACES_SAMPLER']);
+    expect(named(refusal({ OTEL_TRACES_SAMPLER_ARG: '10' }))).toEqual(['OTEL_TRACES_SAMPLER_ARG']);
+    expect(named(refusal({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }))).toEqual(['OTEL_EXPORTER_OTLP_PROTOCOL']);
+    expect(
+      loadConfig({
+        OTEL_TRACES_EXPORTER: 'otlp,console',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }),
+    ).toMatchObject({
+      OTEL_TRACES_SAMPLER_ARG: 0.25,
     });
   });
 
@@ -189,6 +205,10 @@ describe('telemetry settings (issue 22)', () => {
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.internal:4318' })).not.toThrow();
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).not.toThrow();
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318' })).not.toThrow();
+    // The traces endpoint of its own is held to the same rule.
+    expect(named(refusal({ ...productionEnv(), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://otel.internal:4318/v1/traces' }))).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    ]);
     // Development leaves it alone.
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' })).not.toThrow();
   });

@@ -7,7 +7,18 @@
  * stamps), and npm's install, tsc and Jest are shims that write down which Node they were run under.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -102,5 +113,9 @@ it('the first `npm test` with no Node 24 in the cache runs Jest and the summary 
   const calls = readFileSync(log, 'utf8').trim().split('\n');
   // Node 24 was fetched once; whatever ran after it ran under it.
   expect(calls[0]).toBe(`npm pack under ${MACHINE_NODE}`);
-  expect(calls.slice(1)).toEqual([`npm install under ${process.version}`, `npx tsc under ${process.version}`, `npx jest under ${process.version}`]);
+  expect(calls.slice(1)).toEqual([
+    `npm install under ${process.version}`,
+    `npx tsc under ${process.version}`,
+    `npx jest under ${process.version}`,
+  ]);
 });

@@ -10,21 +10,21 @@
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { log as activityLog } from '@temporalio/activity';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Runtime, Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/http/logger';
 import { runInRequest } from '../../src/telemetry/context';
+import { startTelemetry, type Telemetry } from '../../src/telemetry/start';
 import {
-  ACTIVITY_INTERCEPTORS,
+  activityInterceptors,
   temporalClientInterceptors,
   temporalRuntimeLogger,
-  WORKFLOW_INTERCEPTOR_MODULES,
+  workflowInterceptorModules,
   workflowSinks,
 } from '../../src/telemetry/temporal';
-import { startTracing, type Tracing } from '../../src/telemetry/tracing';
 import type { noteWorkflow } from '../fixtures/request-context-workflow';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 
@@ -32,20 +32,31 @@ jest.setTimeout(60_000);
 
 const lines: string[] = [];
 const exporter = new InMemorySpanExporter();
-let tracing: Tracing;
+let telemetry: Telemetry;
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
   // The worker's SDK logger (worker/main.ts installs the same), writing to `lines`; installed before
   // the test environment's, which then keeps it.
   Runtime.install({ logger: temporalRuntimeLogger(createLogger('info', { write: (line: string) => void lines.push(line) })) });
-  tracing = startTracing({ serviceName: 'request-context-test', exporter, exportDelayMs: 10 });
+  // The process's telemetry as the worker starts it, its spans kept here (the request instrumentations are not needed).
+  telemetry = startTelemetry(
+    {
+      OTEL_SERVICE_NAME: 'request-context-test',
+      OTEL_SDK_DISABLED: false,
+      METRICS_ENABLED: false,
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PATH: '/metrics',
+    },
+    'worker',
+    { spanExporter: exporter, instrument: false, env: { OTEL_TRACES_SAMPLER: 'parentbased_always_on' } },
+  );
   env = await createTimeSkippingEnv();
 });
 
 afterAll(async () => {
   await env?.teardown();
-  await tracing?.shutdown();
+  await telemetry?.shutdown();
 });
 
 it("carries the request id and trace id of the request that started a run to its activity's log line", async () => {
@@ -53,7 +64,7 @@ it("carries the request id and trace id of the request that started a run to its
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowBundle: await bundleWorkflows(require.resolve('../fixtures/request-context-workflow'), WORKFLOW_INTERCEPTOR_MODULES),
+    workflowBundle: await bundleWorkflows(require.resolve('../fixtures/request-context-workflow'), workflowInterceptorModules()),
     dataConverter: testDataConverter,
     activities: {
       // eslint-disable-next-line @typescript-eslint/require-await
@@ -61,8 +72,8 @@ it("carries the request id and trace id of the request that started a run to its
         activityLog.info('activity ran', { step });
       },
     },
-    interceptors: { activity: ACTIVITY_INTERCEPTORS },
-    sinks: workflowSinks(tracing),
+    interceptors: { activity: activityInterceptors() },
+    sinks: workflowSinks(),
   });
   const client = new Client({ connection: env.connection, dataConverter: testDataConverter, interceptors: temporalClientInterceptors() });
   const requestId = `req-${randomUUID()}`;
@@ -98,7 +109,7 @@ it("carries the request id and trace id of the request that started a run to its
   expect((await client.workflow.getHandle(workflowId).describe()).memo).toEqual({ requestId });
 
   // The spans: the client's start, the run, the activity, all in the request's trace, each under its parent.
-  await tracing.processor.forceFlush();
+  await telemetry.tracing!.processor.forceFlush();
   const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === requestTraceId);
   const byName = (prefix: string) => spans.find((s) => s.name.startsWith(prefix));
   const request = byName('POST /test');
