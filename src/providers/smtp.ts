@@ -1,8 +1,11 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { MessageDeliveryError, type MessageSender } from './messages';
 import { activationCodeQrPng } from '../lib/qr';
 import { renderEmail } from './templates';
+
+const tracer = trace.getTracer('activation-sys/smtp');
 
 /** Content-ID of the eSIM e-mail's inline QR image. */
 export const QR_CID = 'esim-qr@activation-sys';
@@ -96,6 +99,11 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
       // The eSIM e-mail carries its QR code as an inline image beside the code as text (both languages).
       const qr = message.content?.kind === 'esim_ready' ? await activationCodeQrPng(message.content.activationCode) : undefined;
       let info: { messageId?: string };
+      // A client span for the send (tracing on): SMTP carries no trace context, but the time and the outcome show.
+      const span = tracer.startSpan('smtp send', {
+        kind: SpanKind.CLIENT,
+        attributes: { 'server.address': options.host, 'server.port': options.port, 'network.protocol.name': 'smtp' },
+      });
       try {
         info = await transport.sendMail({
           from: options.from,
@@ -114,7 +122,11 @@ export function createSmtpMessageSender(options: SmtpOptions): MessageSender {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (err) {
-        throw deliveryError(err);
+        const failure = deliveryError(err);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+        throw failure;
+      } finally {
+        span.end();
       }
       options.logger?.info({ channel: 'email', purpose: message.purpose, messageId: info.messageId }, 'e-mail accepted by the SMTP server');
     },
