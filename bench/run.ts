@@ -56,6 +56,8 @@
  *   --connections N   concurrent connections (default 50)
  *   --breakdown       also measure the bare route plus one app component at a time
  *                     (the request logger, the Postgres rate limiter, the session check)
+ *   --scenario NAME   scenarios: only this one (repeatable), with what it is compared with; e.g.
+ *                     `--only scenarios --scenario session --cpu-prof` profiles one route
  *   --cpu-prof        run the servers with --cpu-prof and summarise where their CPU
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --history-rows N  activations in the history phase's second size (default 1000000; the first has 10000)
@@ -117,6 +119,7 @@ function parseOptions(argv: string[]): Options {
     historyRows: 1_000_000,
     historyRequests: 1000,
     phases: new Set(PHASES.map((p) => p.name)),
+    scenarios: new Set(),
   };
   const num = (i: number) => {
     const v = Number(argv[i + 1]);
@@ -133,6 +136,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--warmup') opts.warmupSeconds = num(i++);
     else if (arg === '--connections') opts.connections = Math.round(num(i++));
     else if (arg === '--breakdown') opts.breakdown = true;
+    else if (arg === '--scenario') opts.scenarios.add(argv[++i] ?? '');
     else if (arg === '--cpu-prof') opts.cpuProf = true;
     else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));

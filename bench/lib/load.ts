@@ -16,6 +16,9 @@ export interface Scenario {
   baseline?: string;
   /** Budget: keep at least this share of the baseline's requests per second. */
   minThroughputRatio?: number;
+  /** The same route on the server without tracing: this one's share of the baseline must be at least `minShareOfUntraced` of that one's. */
+  untraced?: string;
+  minShareOfUntraced?: number;
   /** Only with --breakdown. */
   breakdown?: boolean;
   /** Per-scenario load overrides (e.g. a webhook burst with more connections). */

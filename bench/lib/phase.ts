@@ -16,6 +16,8 @@ export interface Options {
   historyRequests: number;
   /** The phases that run, by name. */
   phases: Set<string>;
+  /** --scenario: only these scenarios (and the baselines they are compared with); empty: all. */
+  scenarios: Set<string>;
 }
 
 export interface PhaseContext {

@@ -5,6 +5,8 @@
  * them compares like with like. A scenario that needs a differently built server adds a kind here.
  */
 import type { ChildProcess } from 'node:child_process';
+// First, as in src/main.ts: the process telemetry, when the parent asked for it (with --require too).
+import { telemetry, TELEMETRY_PRELOAD } from './telemetry';
 import express, { type Express } from 'express';
 import { createApp } from '../../src/app';
 import { createSessionService } from '../../src/auth/sessions';
@@ -13,6 +15,7 @@ import { errorHandler } from '../../src/http/error-middleware';
 import { createGuards, guard } from '../../src/http/guards';
 import { createLogger, requestLogger } from '../../src/http/logger';
 import { createMetricsRegistry } from '../../src/telemetry/metrics';
+import { observePool } from '../../src/telemetry/pool';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationRuns } from '../../src/temporal/activations';
@@ -20,6 +23,7 @@ import { connectTemporal } from '../../src/temporal/connection';
 import { createPaymentRuns } from '../../src/temporal/payments';
 import { closeApp, discardLogger, openDb, serverContext, type ServerContext } from './app';
 import { serveChild, type Built, type ToParent } from './child';
+import { otlpSink } from './otlp-sink';
 import { PROFILE_DIR, ROOT } from './paths';
 import { asker, forkChild, type OnCleanup } from './processes';
 import { signedInUser } from './sign-up';
@@ -28,6 +32,7 @@ import { timedApp } from './timed-app';
 
 export type ServerKind =
   | 'app'
+  | 'app+tracing'
   | 'app+timing'
   | 'app+temporal'
   | 'bare'
@@ -69,28 +74,44 @@ function requiredEnv(name: string): string {
   return value;
 }
 
+/**
+ * The app as src/main.ts wires it, in a process whose telemetry started first (lib/telemetry.ts): every
+ * request counted and timed by route, the pool observed (read by no one here: a scrape every few seconds
+ * costs nothing per request), and with tracing on, every request traced as the sampler says.
+ */
+async function realApp(ctx: ServerContext) {
+  const { db, pool } = await openDb(ctx);
+  const messages = createMemoryMessageSender();
+  const meter = telemetry?.meter ?? createMetricsRegistry({ serviceName: 'bench' }).meter;
+  observePool(meter, pool);
+  const app = createApp({
+    config: ctx.config,
+    db,
+    messages,
+    logger: discardLogger(ctx.config),
+    temporalReady: () => Promise.resolve(),
+    meter,
+  });
+  return { app, messages, close: () => closeApp(app, pool) };
+}
+
 const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
   bare() {
     return Promise.resolve({ app: bareRoute(bareApp(), false) });
   },
-  /** The app; it signs one phone user up and verifies the OTP as mobile, through HTTP like a real client. */
+  /** The app, telemetry at its defaults; it signs one phone user up and verifies the OTP as mobile, through HTTP like a real client. */
   async app(ctx) {
-    const { db, pool } = await openDb(ctx);
-    const messages = createMemoryMessageSender();
-    const app = createApp({
-      config: ctx.config,
-      db,
-      messages,
-      logger: discardLogger(ctx.config),
-      temporalReady: () => Promise.resolve(),
-      // As src/main.ts wires it: every request counted and timed by route (read by no one here).
-      meter: createMetricsRegistry({ serviceName: 'bench' }).meter,
-    });
+    const { app, messages, close } = await realApp(ctx);
     const ready = async (baseUrl: string) => {
       const { token, userId } = await signedInUser(baseUrl, messages.messages, { phone: PHONE, name: 'Bench' });
       return { fixtures: { mobileToken: token, userId } satisfies Fixtures };
     };
-    return { app, ready, close: () => closeApp(app, pool) };
+    return { app, ready, close };
+  },
+  /** The same app with tracing on (an OTLP exporter to the parent's sink, 10% of traces kept); the `app` server's user serves it too. */
+  async 'app+tracing'(ctx) {
+    const { app, close } = await realApp(ctx);
+    return { app, close };
   },
   /**
    * The same app, timed server-side: from the request event to the response's
@@ -131,6 +152,8 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
         if (/"level":[56]0/.test(line)) process.stderr.write(line);
       },
     });
+    const meter = telemetry?.meter;
+    if (meter) observePool(meter, pool);
     const app = createApp({
       config,
       db,
@@ -139,6 +162,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       temporalReady: () => temporal.ready(),
       activationRuns: createActivationRuns(temporal.client, config),
       paymentRuns: createPaymentRuns(temporal.client, config),
+      meter,
     });
     return {
       app,
@@ -197,14 +221,27 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
+/** The servers that run the API as src/main.ts does start their telemetry first; `app+tracing` also traces. */
+async function telemetryOf(kind: ServerKind, onCleanup: OnCleanup): Promise<{ execArgv: string[]; env: Record<string, string> }> {
+  if (kind !== 'app' && kind !== 'app+tracing' && kind !== 'app+temporal') return { execArgv: [], env: {} };
+  const env: Record<string, string> = { BENCH_TELEMETRY: kind === 'app+tracing' ? 'tracing' : 'defaults', OTEL_TRACES_EXPORTER: 'none' };
+  if (kind === 'app+tracing') {
+    const sink = await otlpSink(onCleanup);
+    Object.assign(env, { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER_ARG: '0.1' });
+  }
+  return { execArgv: ['--require', TELEMETRY_PRELOAD], env };
+}
+
 export async function startServer(kind: ServerKind, o: StartOptions): Promise<Child> {
-  const execArgv = o.cpuProf
+  const profile = o.cpuProf
     ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${kind.replace(/[^\w-]/g, '_')}.cpuprofile`]
     : [];
+  const traced = await telemetryOf(kind, o.onCleanup);
+  const execArgv = [...profile, ...traced.execArgv];
   type Ready = Extract<ToParent, { type: 'ready' }> & { fixtures?: Fixtures };
   const { proc, ready } = await forkChild<Ready>(`server ${kind}`, __filename, ['--serve', kind], {
     cwd: ROOT,
-    env: { ...process.env, ...o.env, BENCH_DATABASE_URL: o.databaseUrl },
+    env: { ...process.env, ...traced.env, ...o.env, BENCH_DATABASE_URL: o.databaseUrl },
     execArgv,
     onCleanup: o.onCleanup,
   });

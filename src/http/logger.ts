@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Meter } from '@opentelemetry/api';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
-import { currentTrace, logFields, runInRequest } from '../telemetry/context';
+import { logFields, runInRequest } from '../telemetry/context';
+import { endRequestSpan, inRequestSpan, startRequestSpan } from '../telemetry/request-span';
 
 /**
  * Keys whose values never reach a log line, at any depth (`err.raw.payment_method.billing_details.email`,
@@ -120,7 +121,7 @@ function routeOf(req: Request): string {
 /**
  * One JSON line per request, `{ req: { id, method, path }, res: { statusCode }, responseTime }`
  * (and `traceId` when tracing is on), with a request id reused from X-Request-Id when sane and
- * echoed back. The line holds only those fields, so it is written by a sibling logger without the
+ * echoed back. Tracing on, it also makes the request's server span (src/telemetry/request-span.ts). The line holds only those fields, so it is written by a sibling logger without the
  * redaction walk; anything else goes through the app's redacting logger (also `req.log`). The rest
  * of the request runs in its request context (src/telemetry/context.ts), so every line logged on
  * its behalf carries `requestId`; with a meter, each request is counted and timed by route template
@@ -144,8 +145,9 @@ export function requestLogger(logger: Logger, opts: { meter?: Meter } = {}): Req
     req.log = logger;
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
-    // The HTTP instrumentation's span is active here (tracing on): the line names its trace.
-    const traceId = currentTrace()?.traceId;
+    // Tracing on: the request's server span, whose trace the line names.
+    const traced = startRequestSpan(req);
+    const traceId = traced?.span.spanContext().traceId;
     const line = (msg: string) => {
       const elapsed = performance.now() - started;
       const fields = {
@@ -156,14 +158,16 @@ export function requestLogger(logger: Logger, opts: { meter?: Meter } = {}): Req
       };
       if (res.statusCode >= 500) lineLogger.error(fields, msg);
       else lineLogger.info(fields, msg);
+      const route = routeOf(req);
       duration?.record(elapsed / 1000, {
         'http.request.method': req.method,
-        'http.route': routeOf(req),
+        'http.route': route,
         'http.response.status_code': res.statusCode,
       });
+      if (traced) endRequestSpan(traced, req, res, route === UNMATCHED_ROUTE ? undefined : route);
     };
     res.once('close', () => line(res.writableFinished ? 'request completed' : 'request aborted'));
-    runInRequest(id, next);
+    inRequestSpan(traced, () => runInRequest(id, next));
   };
 }
 

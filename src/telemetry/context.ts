@@ -22,14 +22,6 @@ export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
 
-/** The active span's trace and span ids (OpenTelemetry's context), if tracing is on and a span is active. */
-export function currentTrace(): { traceId: string; spanId: string } | undefined {
-  const span = trace.getActiveSpan();
-  if (!span) return undefined;
-  const { traceId, spanId } = span.spanContext();
-  return isSpanContextValid(span.spanContext()) ? { traceId, spanId } : undefined;
-}
-
 /** What every log line adds: `requestId`, `traceId`, `spanId` when known (pino's mixin: a new object each call, pino merges into it). */
 export function logFields(): Record<string, string> {
   const requestId = storage.getStore()?.requestId;

@@ -81,7 +81,7 @@ export function startTelemetry(config: TelemetryConfig, role: ProcessRole, optio
     // Registered before the SDK starts, and with a no-op meter: their spans are what we want from them;
     // the requests' and statements' durations are measured once, by route (src/http/logger.ts).
     unpatch = registerInstrumentations({
-      instrumentations: requestInstrumentations({ untraced: [config.METRICS_PATH] }),
+      instrumentations: requestInstrumentations(),
       meterProvider: NO_METRICS,
     });
   }

@@ -10,7 +10,7 @@ import { DIST } from '../helpers/stack';
 
 interface Probe {
   tracing: boolean;
-  patched: { http: boolean; express: boolean; pg: boolean; fetch: boolean };
+  patched: { http: boolean; pg: boolean; fetch: boolean };
   recording: boolean;
   families: string[];
 }
@@ -25,7 +25,7 @@ function probe(env: NodeJS.ProcessEnv): Probe {
   return JSON.parse(result.stdout) as Probe;
 }
 
-const NOTHING_PATCHED = { http: false, express: false, pg: false, fetch: false };
+const NOTHING_PATCHED = { http: false, pg: false, fetch: false };
 const RUNTIME_SERIES = [
   'nodejs_eventloop_delay_p99',
   'nodejs_eventloop_utilization',
@@ -40,14 +40,14 @@ it('registers no instrumentation and records no span with nothing configured, an
   expect(off.families).toEqual(expect.arrayContaining(RUNTIME_SERIES));
 });
 
-it('instruments http, Express, pg and fetch once an OTLP endpoint is set', () => {
+it('instruments http, pg and fetch once an OTLP endpoint is set', () => {
   // Nothing listens there: the probe's span is dropped at shutdown, after one short attempt.
   const on = probe({
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
     OTEL_EXPORTER_OTLP_TIMEOUT: '200',
     OTEL_TRACES_SAMPLER: 'always_on',
   });
-  expect(on).toMatchObject({ tracing: true, patched: { http: true, express: true, pg: true, fetch: true }, recording: true });
+  expect(on).toMatchObject({ tracing: true, patched: { http: true, pg: true, fetch: true }, recording: true });
 });
 
 it('turns every signal off with OTEL_SDK_DISABLED=true, an endpoint set or not', () => {
