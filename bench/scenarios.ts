@@ -61,6 +61,7 @@ export const SCENARIOS: Scenario[] = [
     minShareOfUntraced: TRACED_SHARE,
   })),
   // Breakdown: the bare route plus exactly one piece of the real app, built from src/.
+  { name: 'bare+security-headers', server: 'bare+security-headers', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+request-log', server: 'bare+request-log', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+request-log+metrics', server: 'bare+request-log+metrics', path: '/bare', baseline: 'bare', breakdown: true },
   { name: 'bare+rate-limit', server: 'bare+rate-limit', path: '/bare', baseline: 'bare', breakdown: true },

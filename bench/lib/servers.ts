@@ -17,6 +17,7 @@ import { createLogger, requestLogger } from '../../src/http/logger';
 import { createMetricsRegistry } from '../../src/telemetry/metrics';
 import { observePool } from '../../src/telemetry/pool';
 import { globalRateLimit } from '../../src/http/rate-limit';
+import { securityHeaders } from '../../src/http/security-headers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationRuns } from '../../src/temporal/activations';
 import { connectTemporal } from '../../src/temporal/connection';
@@ -36,6 +37,7 @@ export type ServerKind =
   | 'app+timing'
   | 'app+temporal'
   | 'bare'
+  | 'bare+security-headers'
   | 'bare+request-log'
   | 'bare+request-log+metrics'
   | 'bare+rate-limit'
@@ -173,6 +175,12 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
     };
   },
   // Breakdown: the bare route plus exactly one piece of the real app, built from src/.
+  /** The security headers of every answer (src/http/security-headers.ts). */
+  'bare+security-headers'() {
+    const app = bareApp();
+    app.use(securityHeaders());
+    return Promise.resolve({ app: bareRoute(app) });
+  },
   'bare+request-log'(ctx) {
     const app = bareApp();
     app.use(requestLogger(discardLogger(ctx.config)));

@@ -31,16 +31,35 @@ export const DOCS_CSP = [
 
 /**
  * Security headers on every answer, built once per app (helmet computes the header values when it is
- * configured; each request only sets them; /docs replaces the CSP with DOCS_CSP). Helmet's defaults
- * (nosniff, HSTS, Referrer-Policy no-referrer, no X-Powered-By, ...), with: the CSP above instead of
- * its page-oriented default; X-Frame-Options DENY (frame-ancestors 'none' for browsers that read only
- * the old header); Cross-Origin-Resource-Policy same-site, so a web client on a sibling origin may
- * still show the eSIM QR in an <img> or open a receipt.
+ * configured; each request only sets them). An API's set, as OWASP's REST Security Cheat Sheet lists it:
+ * the CSP above (frame-ancestors 'none' and nothing to load), HSTS, nosniff, X-Frame-Options DENY (for
+ * browsers that read only the old header), no Referer, no X-Powered-By, and Cross-Origin-Resource-Policy
+ * same-site, so a web client on a sibling origin may still show the eSIM QR in an <img> or open a receipt.
+ *
+ * Not the headers that act on documents only (Cross-Origin-Opener-Policy, Origin-Agent-Cluster,
+ * X-DNS-Prefetch-Control, X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection): on a
+ * JSON answer they protect nothing, and every answer paid for them (docs/benchmarks.md, "The per-request
+ * floor"). The one document, /docs, gets them (documentHeaders).
  */
 export function securityHeaders(): RequestHandler {
   return helmet({
     contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
     xFrameOptions: { action: 'deny' },
     crossOriginResourcePolicy: { policy: 'same-site' },
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  });
+}
+
+/** The headers that act on documents, for the Swagger UI page and its assets, with the page's CSP. */
+export function documentHeaders(): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    xFrameOptions: { action: 'deny' },
   });
 }

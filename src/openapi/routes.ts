@@ -1,7 +1,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import { DOCS_CSP } from '../http/security-headers';
+import { DOCS_CSP, documentHeaders } from '../http/security-headers';
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>activation-sys API</title>
@@ -19,6 +19,8 @@ export function openApiRoutes(document: () => OpenAPIObject): Router {
   router.get('/openapi.json', (_req, res) => {
     res.json(document());
   });
+  // The page and its files are documents: the headers that act on documents too (the API's set is on already).
+  router.use('/docs', documentHeaders());
   router.get('/docs', (_req, res) => {
     // The one page of the API: it runs the UI's own script and styles (the rest keep the JSON policy).
     res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);

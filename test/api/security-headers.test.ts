@@ -48,10 +48,26 @@ function expectSecurityHeaders(label: string, res: Answer) {
   expect([label, res.headers['referrer-policy']]).toEqual([label, 'no-referrer']);
 }
 
+/** The headers that act on documents only (issue 31: every answer paid for them); the /docs page has them. */
+const DOCUMENT_ONLY = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
+
 /** The restrictive policy of everything but the documentation page: nothing may load, run or frame it. */
 function expectApiPolicy(label: string, res: Answer) {
   expectSecurityHeaders(label, res);
   expect([label, [...csp(res).keys()].sort()]).toEqual([label, ['base-uri', 'default-src', 'form-action', 'frame-ancestors']]);
+  expect([label, res.headers['strict-transport-security'], res.headers['cross-origin-resource-policy']]).toEqual([
+    label,
+    'max-age=31536000; includeSubDomains',
+    'same-site',
+  ]);
+  expect([label, DOCUMENT_ONLY.filter((name) => res.headers[name] !== undefined)]).toEqual([label, []]);
 }
 
 it('a JSON answer', async () => {
@@ -142,6 +158,9 @@ it('the OpenAPI document, and the Swagger UI page with the policy it needs to ru
   const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
   expect(sources).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
   expect(html).not.toMatch(/<script>|<style>|style="/); // no inline script or style in the page itself
+  // A document: the headers that act on documents too.
+  expect(DOCUMENT_ONLY.filter((name) => page.headers[name] === undefined)).toEqual([]);
+  expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
   for (const src of sources) {
     const asset = await request(t.app).get(src);
     expect([src, asset.status]).toEqual([src, 200]);
