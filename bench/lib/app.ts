@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config';
 import type { Pool } from 'pg';
 import { openPool } from '../../src/db/database';
 import { createDb, type Db } from '../../src/db/sql';
+import pino from 'pino';
 import { createLogger } from '../../src/http/logger';
 
 /** What a server child is built from: the configuration and the bench database (set by the parent). */
@@ -32,6 +33,11 @@ export function benchConfig(): Config {
 /** Logs are fully serialized (so their cost counts) and then dropped. */
 export function discardLogger(config: Config) {
   return createLogger(config.LOG_LEVEL, { write() {} });
+}
+
+/** Logs written as the API writes them to its standard output (src/http/logger.ts), to /dev/null: the write's cost counts too. */
+export function writtenLogger(config: Config) {
+  return createLogger(config.LOG_LEVEL, pino.destination({ dest: '/dev/null', sync: false }));
 }
 
 export function openDb(ctx: ServerContext): Promise<{ db: Db; pool: Pool }> {

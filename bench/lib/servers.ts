@@ -22,7 +22,7 @@ import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createActivationRuns } from '../../src/temporal/activations';
 import { connectTemporal } from '../../src/temporal/connection';
 import { createPaymentRuns } from '../../src/temporal/payments';
-import { closeApp, discardLogger, openDb, serverContext, type ServerContext } from './app';
+import { closeApp, discardLogger, openDb, serverContext, writtenLogger, type ServerContext } from './app';
 import { serveChild, type Built, type ToParent } from './child';
 import { otlpSink } from './otlp-sink';
 import { PROFILE_DIR, ROOT } from './paths';
@@ -90,7 +90,7 @@ async function realApp(ctx: ServerContext) {
     config: ctx.config,
     db,
     messages,
-    logger: discardLogger(ctx.config),
+    logger: writtenLogger(ctx.config),
     temporalReady: () => Promise.resolve(),
     meter,
   });

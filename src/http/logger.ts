@@ -75,7 +75,20 @@ function errorFields(err: Error): Record<string, unknown> {
  * Every line names the request and trace it was written in, when there is one (`requestId`,
  * `traceId`, `spanId`, read from async context: src/telemetry/context.ts).
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+let stdout: pino.DestinationStream | undefined;
+
+/**
+ * The process's standard output, written asynchronously and shared by its loggers: one write(2) carries
+ * the lines of every request that ended while the last write was under way, instead of one per line
+ * (pino's own advice for throughput; docs/benchmarks.md, "The per-request floor"). pino flushes it on
+ * exit, so a process that stops or fails still ends its log with its last line; only a SIGKILL can lose
+ * the lines of its last milliseconds.
+ */
+export function stdoutDestination(): pino.DestinationStream {
+  return (stdout ??= pino.destination({ dest: 1, sync: false }));
+}
+
+export function createLogger(level: string, destination: pino.DestinationStream = stdoutDestination()): Logger {
   return pino(
     {
       level,
