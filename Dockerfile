@@ -1,10 +1,11 @@
-# API and worker image (docker compose; the worker's container runs `node dist/worker/main.js`). Node 24 LTS,
+# API and worker image (docker compose; the worker's container runs `node dist/worker/main.js`). Node 24 LTS at
+# the exact version set-up installs (scripts/env.sh NODE_VERSION; test/unit/compose.test.ts keeps them equal),
 # production mode; every secret comes from the environment at run time, none is built in. Two stages: the
 # build compiles only what runs (tsconfig.build.json: src, workflows, activities, worker) and bundles the
 # workflows once; the image gets that output and the production dependencies, so no tests, benchmarks,
 # development tools or embedded PostgreSQL (a development dependency) are in it. .dockerignore lets only the
 # sources in.
-FROM node:24-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Not `npm ci`: the lockfile cannot list other platforms' optional packages (see scripts/setup.sh);
@@ -20,7 +21,7 @@ RUN npx tsc -p tsconfig.build.json \
   && node dist/src/cli/bundle-workflows.js dist/workflow-bundle.js \
   && npm prune --omit=dev --no-fund --no-audit --loglevel=error
 
-FROM node:24-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js

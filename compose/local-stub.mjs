@@ -8,7 +8,7 @@
 //   - e-mail            mailpit (the SMTP catcher) tells /mailpit-webhook of each message
 // Every SMS and e-mail is appended to MESSAGES_FILE in the demo's format ({ at, channel, to, purpose, text },
 // the file `npm run demo -- --messages .data/compose/messages.jsonl` reads) and listed at GET / (a web inbox).
-// Node's standard library only: the image is node:24-bookworm-slim with this file mounted.
+// Node's standard library only: the image is node:24.21.0-bookworm-slim with this file mounted.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';

