@@ -330,6 +330,11 @@ it("shows an activation's API span, its workflow span, its activity spans and th
     // Parent links: the run under the start, the start under the request's spans.
     expect(run!.parentSpanId).toBe(start!.spanId);
     expect(trace!.some((s) => s.spanId === start!.parentSpanId)).toBe(true);
+    // The request's statements: client spans under it, named by statement, their text without values.
+    const statements = trace!.filter((s) => s.attributes['db.system.name'] === 'postgresql' && s.service === 'activation-sys-api');
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.every((s) => s.kind === 3 && String(s.attributes['db.query.text']).length > 0)).toBe(true);
+    expect(statements.some((s) => s.parentSpanId === api.spanId)).toBe(true);
     // The identity check's call to the provider: a client span under its activity, its context sent on.
     const calls = trace!.filter((s) => s.kind === 3 && String(s.attributes['url.full']).startsWith(identity.url));
     expect(calls.length).toBeGreaterThan(0);

@@ -40,14 +40,14 @@ it('registers no instrumentation and records no span with nothing configured, an
   expect(off.families).toEqual(expect.arrayContaining(RUNTIME_SERIES));
 });
 
-it('instruments http, pg and fetch once an OTLP endpoint is set', () => {
+it('instruments the HTTP client and fetch once an OTLP endpoint is set, and never pg (statements have spans of their own)', () => {
   // Nothing listens there: the probe's span is dropped at shutdown, after one short attempt.
   const on = probe({
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
     OTEL_EXPORTER_OTLP_TIMEOUT: '200',
     OTEL_TRACES_SAMPLER: 'always_on',
   });
-  expect(on).toMatchObject({ tracing: true, patched: { http: true, pg: true, fetch: true }, recording: true });
+  expect(on).toMatchObject({ tracing: true, patched: { http: true, pg: false, fetch: true }, recording: true });
 });
 
 it('turns every signal off with OTEL_SDK_DISABLED=true, an endpoint set or not', () => {
