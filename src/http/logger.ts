@@ -2,32 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Meter } from '@opentelemetry/api';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
+import { isCensored } from '../lib/censored-keys';
 import { logFields, runInRequest } from '../telemetry/context';
 import { endRequestSpan, inRequestSpan, startRequestSpan } from '../telemetry/request-span';
-
-/**
- * Keys whose values never reach a log line, at any depth (`err.raw.payment_method.billing_details.email`,
- * `b.c.email`, an array of them). Keys are compared lower-cased without `_` and `-` (`client_secret`,
- * `clientSecret` and `Set-Cookie` all match): message fields by name, personal data by how the name
- * ends (`email`, `receipt_email`, `newPhone`), credentials by any name containing the word.
- */
-export const REDACTED_KEYS = ['otp', 'link', 'to', 'text'];
-export const REDACTED_KEY_ENDINGS = ['email', 'phone', 'phoneNumber', 'mobileNumber', 'msisdn', 'idNumber'];
-export const REDACTED_KEY_PARTS = ['token', 'password', 'secret', 'authorization', 'cookie', 'apiKey', 'privateKey'];
 
 const CENSOR = '[redacted]';
 /** Deeper than any object we log; beyond it a value is replaced rather than walked. */
 const MAX_DEPTH = 16;
-const normalize = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
-const censoredKeys = new Set(REDACTED_KEYS.map(normalize));
-const censoredEndings = REDACTED_KEY_ENDINGS.map(normalize);
-const censoredParts = REDACTED_KEY_PARTS.map(normalize);
-
-/** Whether a value under `key` never reaches a log line (nor a span attribute: src/telemetry/redact.ts). */
-export function isCensored(key: string): boolean {
-  const name = normalize(key);
-  return censoredKeys.has(name) || censoredEndings.some((end) => name.endsWith(end)) || censoredParts.some((part) => name.includes(part));
-}
 
 /**
  * A copy of `value` with every censored key's value replaced, walked the way JSON.stringify would

@@ -12,7 +12,7 @@
 import type { Attributes, Link } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { isCensored } from '../http/logger';
+import { isCensored } from '../lib/censored-keys';
 
 /** Attributes that hold a URL or a request target: kept without their query string. */
 const URL_KEYS = new Set(['url.full', 'url.original', 'http.url', 'http.target']);
