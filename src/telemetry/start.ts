@@ -78,8 +78,8 @@ export function startTelemetry(config: TelemetryConfig, role: ProcessRole, optio
 
   let unpatch = () => undefined as void;
   if (tracing && options.instrument !== false) {
-    // Registered before the SDK starts, and with a no-op meter: their spans are what we want from them;
-    // the requests' and statements' durations are measured once, by route (src/http/logger.ts).
+    // Registered before the SDK starts, and with a no-op meter: their spans are what we want from them,
+    // not a second set of duration series.
     unpatch = registerInstrumentations({
       instrumentations: requestInstrumentations(),
       meterProvider: NO_METRICS,
@@ -91,6 +91,8 @@ export function startTelemetry(config: TelemetryConfig, role: ProcessRole, optio
         resource,
         autoDetectResources: false,
         spanProcessors: processor ? [processor] : [],
+        // Tracing off: no propagator either (null: the SDK registers none); nothing would inject a context.
+        ...(tracing ? {} : { textMapPropagator: null }),
         sampler: samplerOf(env),
         metricReaders: prometheus ? [prometheus.reader] : [],
         instrumentations: prometheus ? [new RuntimeNodeInstrumentation()] : [],
