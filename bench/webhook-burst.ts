@@ -61,7 +61,7 @@
  *
  * This file runs the phase and the worker child; the parts are in webhook-burst/: fixtures.ts
  * (parameters, fixtures, signed deliveries, the HTTP client), dev-server.ts, burst.ts (the burst
- * driver), checks.ts (settlement and checks), report.ts, activation-latency.ts.
+ * driver), checks.ts (settlement and checks), report.ts, activation-latency.ts and breakdown.ts (where its time goes).
  */
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';

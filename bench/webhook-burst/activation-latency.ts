@@ -9,7 +9,8 @@
  * `activated`: acknowledgement, inbox, relay (woken by NOTIFY), settlement workflow,
  * settlement activity, "order paid" signal, the activation workflow's handoff to the mock
  * operator (MOCK_OPERATOR_DELAY_MS 0), all on the dev server the burst uses. The rows
- * are read every POLL_MS, so each figure is late by at most that much.
+ * are read every POLL_MS, so each figure is late by at most that much. Then where the time went,
+ * step by step, from the inbox rows and the runs' histories (webhook-burst/breakdown.ts).
  *
  * Budget: p50 under 500 ms.
  */
@@ -18,6 +19,7 @@ import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import { sleep } from '../lib/processes';
 import { fmt, latencyStats, type LatencyStats } from '../lib/stats';
+import { latencyBreakdown, printBreakdown, type Step } from './breakdown';
 import {
   activationRuns,
   forEachConcurrently,
@@ -43,6 +45,8 @@ export interface LatencyReport {
   /** The parts: until the webhook was acknowledged, and until the payment row read `completed`. */
   acknowledged: LatencyStats;
   paymentCompleted: LatencyStats;
+  /** Where the time goes, step by step (webhook-burst/breakdown.ts). */
+  steps: Step[];
   /** Activations that did not get there (and why). */
   failures: string[];
   identitySeconds: number;
@@ -84,6 +88,7 @@ export async function measureActivationLatency(deps: LatencyDeps): Promise<Laten
     paymentToActivated,
     acknowledged: latencyStats(samples.acknowledged),
     paymentCompleted: latencyStats(samples.completed),
+    steps: await latencyBreakdown(deps.pool, deps.client, fixtures),
     failures,
     identitySeconds,
     budget: { p50LimitMs: LATENCY_BUDGET_P50_MS, verdict: pass ? 'PASS' : 'FAIL' },
@@ -147,6 +152,7 @@ export function printLatency(r: LatencyReport): void {
   console.log(line('webhook acknowledged', r.acknowledged));
   console.log(line('payment completed', r.paymentCompleted));
   console.log(line('activation activated', r.paymentToActivated));
+  printBreakdown(r.steps);
   for (const f of r.failures.slice(0, 5)) console.log(`    FAILED ${f}`);
   const verdict = r.budget.verdict === 'PASS' ? 'PASS' : '*** FAIL ***';
   console.log(
