@@ -38,44 +38,71 @@ async function momentsOf(pool: Pool, client: Client, p: PaymentFixture): Promise
     moments.set('webhook received (inbox row written)', rows[0].received.getTime());
     moments.set('relay claimed the row', rows[0].handled.getTime());
   }
-  const settlement = (await client.workflow.getHandle(paymentWorkflowId(p.paymentId)).fetchHistory()).events ?? [];
-  const activation = (await client.workflow.getHandle(activationWorkflowId(p.activationId)).fetchHistory()).events ?? [];
-  const settlementSignal = settlement.find((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'processorEvent');
-  if (settlementSignal) moments.set('settlement run: event signalled', timeOf(settlementSignal));
-  addActivity(moments, 'settlement', settlement, 'settlePayment');
-  const sent = settlement.find((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes);
-  if (sent) addTask(moments, 'settlement: orderPaid', settlement, sent.signalExternalWorkflowExecutionInitiatedEventAttributes!);
-  const paid = activation.find((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'orderPaid');
-  if (paid) moments.set('activation run: orderPaid signalled', timeOf(paid));
-  addActivity(moments, 'activation', activation, 'startHandoff');
-  addActivity(moments, 'activation', activation, 'activateSim');
+  const history = async (workflowId: string) => (await client.workflow.getHandle(workflowId).fetchHistory()).events;
+  const settlement = runMoments(moments, 'settlement', await history(paymentWorkflowId(p.paymentId)));
+  const activation = runMoments(moments, 'activation', await history(activationWorkflowId(p.activationId)));
+  settlement.signal('processorEvent');
+  settlement.activity('settlePayment');
+  settlement.signalSent('orderPaid');
+  activation.signal('orderPaid');
+  activation.activity('startHandoff');
+  activation.activity('activateSim');
   return moments;
 }
 
 const timeOf = (e: HistoryEvent) => tsToMs(e.eventTime);
 
-/** The workflow task that decided a command: when it was scheduled, picked up and completed (= the command's time). */
-function addTask(moments: Map<string, number>, what: string, events: HistoryEvent[], command: { workflowTaskCompletedEventId?: EventId }) {
-  const byId = (id: EventId) => events.find((e) => Number(e.eventId) === Number(id));
-  const completed = byId(command.workflowTaskCompletedEventId);
-  const started = byId(completed?.workflowTaskCompletedEventAttributes?.startedEventId);
-  const scheduled = byId(started?.workflowTaskStartedEventAttributes?.scheduledEventId);
-  if (!completed || !started || !scheduled) return;
-  moments.set(`${what}: workflow task scheduled`, timeOf(scheduled));
-  moments.set(`${what}: workflow task picked up`, timeOf(started));
-  moments.set(`${what}: workflow task completed (command sent)`, timeOf(completed));
+/** The activity a local activity marker records (the SDK core's marker data, plain JSON). */
+function localActivityOf(e: HistoryEvent): string | undefined {
+  const marker = e.markerRecordedEventAttributes;
+  const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+  return data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type: string }).activity_type : undefined;
 }
 
-/** An activity's workflow task, then its start and its completion. */
-function addActivity(moments: Map<string, number>, run: string, events: HistoryEvent[], name: string) {
-  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
-  if (!scheduled) return;
-  addTask(moments, `${run}: ${name}`, events, scheduled.activityTaskScheduledEventAttributes!);
-  const id = Number(scheduled.eventId);
-  const started = events.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === id);
-  const completed = events.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id);
-  if (started) moments.set(`${run}: ${name} started`, timeOf(started));
-  if (completed) moments.set(`${run}: ${name} completed`, timeOf(completed));
+/** Adds the moments of one run's history, named `<run>: …`; a workflow task is added once. */
+function runMoments(moments: Map<string, number>, run: string, history: HistoryEvent[] | null | undefined) {
+  const events = history ?? [];
+  const byId = (id: EventId) => events.find((e) => Number(e.eventId) === Number(id));
+  const tasks = new Set<number>();
+
+  /** The workflow task that decided a command: scheduled, picked up, completed (the command sent). */
+  function task(what: string, command: { workflowTaskCompletedEventId?: EventId }) {
+    const completed = byId(command.workflowTaskCompletedEventId);
+    const started = byId(completed?.workflowTaskCompletedEventAttributes?.startedEventId);
+    const scheduled = byId(started?.workflowTaskStartedEventAttributes?.scheduledEventId);
+    if (!completed || !started || !scheduled || tasks.has(Number(completed.eventId))) return;
+    tasks.add(Number(completed.eventId));
+    moments.set(`${run}: workflow task for ${what} scheduled`, timeOf(scheduled));
+    moments.set(`${run}: workflow task for ${what} picked up`, timeOf(started));
+    moments.set(`${run}: workflow task for ${what} completed`, timeOf(completed));
+  }
+
+  return {
+    signal(name: string) {
+      const signalled = events.find((e) => e.workflowExecutionSignaledEventAttributes?.signalName === name);
+      if (signalled) moments.set(`${run}: ${name} signalled`, timeOf(signalled));
+    },
+    signalSent(name: string) {
+      const sent = events.find((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === name);
+      if (sent) task(`sending ${name}`, sent.signalExternalWorkflowExecutionInitiatedEventAttributes!);
+    },
+    /** An activity task (scheduled by a workflow task, started, completed), or a local activity run inside a workflow task. */
+    activity(name: string) {
+      const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+      if (scheduled) {
+        task(name, scheduled.activityTaskScheduledEventAttributes!);
+        const id = Number(scheduled.eventId);
+        const started = events.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === id);
+        const completed = events.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id);
+        if (started) moments.set(`${run}: ${name} task started`, timeOf(started));
+        if (completed) moments.set(`${run}: ${name} task completed`, timeOf(completed));
+        return;
+      }
+      // A local activity's start and end are not in the history: it ran inside the task that recorded its marker.
+      const marker = events.find((e) => localActivityOf(e) === name);
+      if (marker) task(`${name} (local, run inside it)`, marker.markerRecordedEventAttributes!);
+    },
+  };
 }
 
 /** The medians, step by step, in path order (the order of the first activation that has every moment). */
