@@ -216,7 +216,7 @@ describe('POST /webhooks/card-processor: events', () => {
     const deliveries = [...successes, failure, mismatch, stranger].flatMap((e) => [e, e, e]);
     const query = jest.spyOn(w.t.db.pool, 'query');
     const answers = await Promise.all(deliveries.map((e) => sendCardEvent(w, e)));
-    const statements = query.mock.calls.filter((args: unknown[]) => (args[0] as { name?: string }).name === 'card-webhook-find-and-keep');
+    const statements = query.mock.calls.filter((args: unknown[]) => (args[0] as { name?: string }).name === 'webhooks.card-find-and-keep');
     query.mockRestore();
 
     expect(answers.map((r) => [r.status, r.body as unknown])).toEqual(
