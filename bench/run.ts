@@ -40,7 +40,7 @@
  *   store-orders bench/store-orders.ts: POST /store/orders (server-side p50 ≤ 20 ms, live health check included)
  *                and paid → issued on the dev server with the synchronous mock (p50 under 500 ms)
  *   webhooks     bench/webhook-burst.ts: 1,000 signed card-processor deliveries next to GET /healthz
- *                (at least 20%), each payment settled exactly once; payment -> activated latency; Temporal down
+ *                (at least 25%), each payment settled exactly once; payment -> activated p50 under 100 ms; Temporal down
  *
  * Adding a phase: write bench/<name>.ts exporting a `Phase` (lib/phase.ts: its name, the line it
  * announces, run, and its verdict if it has a budget), and add it to PHASES below (its import and

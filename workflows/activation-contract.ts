@@ -68,6 +68,12 @@ export const SIM_LIMIT_AT_VERIFICATION_PATCH = 'sim-limit-at-verification';
 export const SIM_LIMIT_AT_HANDOFF_PATCH = 'sim-limit-at-handoff';
 
 /**
+ * patched() id of the handoff's gate in the workflow task (startHandoff as a local activity). Runs that
+ * passed the gate before it replay the activity task they recorded.
+ */
+export const LOCAL_HANDOFF_PATCH = 'handoff-as-local-activity';
+
+/**
  * patched() ids of the stranded-run fixes (issue 11). Runs recorded before them replay the old way:
  * - IDENTITY_POLL_PATCH: a status poll retries provider outages with backoff until the activation's
  *   deadline, and is abandoned when a newer verification supersedes it or the deadline passes;

@@ -6,8 +6,10 @@ import {
   condition,
   isCancellation,
   log,
+  type LocalActivityOptions,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   TemporalFailure,
   upsertSearchAttributes,
@@ -22,6 +24,7 @@ import {
   IDENTITY_ERROR,
   IDENTITY_POLL_PATCH,
   IDENTITY_PROVIDER_UNAVAILABLE,
+  LOCAL_HANDOFF_PATCH,
   OPERATOR_REJECTION,
   orderPaidSignal,
   SIM_LIMIT_AT_HANDOFF_PATCH,
@@ -34,10 +37,14 @@ import {
   type VerifyIdentityInput,
 } from './activation-contract';
 
-const records = proxyActivities<Activities>({
+const RECORDS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+};
+const records = proxyActivities<Activities>(RECORDS);
+// The handoff's gate is one short transaction on the money path: run inside the workflow task that
+// heard "order paid" (a local activity), so that task already schedules the operator call.
+const local = proxyLocalActivities<Activities>(RECORDS);
 // Status polls as they were before IDENTITY_POLL_PATCH (runs replaying a poll recorded then).
 const identityBeforePatch = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
@@ -254,7 +261,8 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
 
     if (patched(SIM_LIMIT_AT_HANDOFF_PATCH)) {
       // The last SIM-limit gate and the move to in_progress, in one transaction under the person's lock.
-      const claim = await records.startHandoff({ activationId });
+      const startHandoff = patched(LOCAL_HANDOFF_PATCH) ? local.startHandoff : records.startHandoff;
+      const claim = await startHandoff({ activationId });
       if (!claim.withinLimit) return refused();
       state.status = 'in_progress';
       if (input.searchAttributes) upsertSearchAttributes({ ActivationStatus: ['in_progress'] });

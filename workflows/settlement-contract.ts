@@ -41,5 +41,11 @@ export interface SettlementState {
 export const processorEventSignal = defineSignal<[ProcessorEvent]>('processorEvent');
 export const settlementStateQuery = defineQuery<SettlementState>('settlementState');
 
+/**
+ * patched() id of settling in the workflow task (settlePayment as a local activity). Runs that settled
+ * before it replay the activity task they recorded; every settlement after the deploy is local.
+ */
+export const LOCAL_SETTLEMENT_PATCH = 'settle-as-local-activity';
+
 /** ApplicationFailure type of a payment row that does not exist (non-retryable in the workflow). */
 export const PAYMENT_NOT_FOUND = 'PaymentNotFound';

@@ -4,7 +4,10 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  type LocalActivityOptions,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -12,6 +15,7 @@ import type { PaymentActivities } from '../activities/payments';
 import { activationWorkflowId, orderPaidSignal } from './activation-contract';
 import { storeOrderPaidSignal, storeOrderWorkflowId } from './store-order-contract';
 import {
+  LOCAL_SETTLEMENT_PATCH,
   PAYMENT_NOT_FOUND,
   processorEventSignal,
   settlementStateQuery,
@@ -24,10 +28,15 @@ import {
 /** Ids kept across continue-as-new: processor redeliveries come within days, not thousands of events. */
 const KEPT_EVENT_IDS = 500;
 
-const records = proxyActivities<PaymentActivities>({
+const RECORDS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [PAYMENT_NOT_FOUND] },
-});
+};
+const records = proxyActivities<PaymentActivities>(RECORDS);
+// Settling is one short transaction on the money path: run inside the workflow task that heard the
+// event (a local activity), so the activation is signalled in that same task, without waiting twice on
+// the server's task queue (an activity task, then a workflow task for its result).
+const local = proxyLocalActivities<PaymentActivities>(RECORDS);
 // The processor may be down for a while: keep asking, with backoff, never surfaced.
 const processor = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
@@ -94,7 +103,8 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
 
   async function apply(event: ProcessorEvent): Promise<SettlementOutcome> {
     if (event.type === 'payment_intent.succeeded') {
-      const settled = await records.settlePayment({ paymentId, eventId: event.eventId, runId: workflowInfo().runId });
+      const settle = patched(LOCAL_SETTLEMENT_PATCH) ? local.settlePayment : records.settlePayment;
+      const settled = await settle({ paymentId, eventId: event.eventId, runId: workflowInfo().runId });
       if (settled.status === 'completed') {
         await completed(settled);
         return 'completed';

@@ -31,11 +31,11 @@ export const DELIVERIES = PAYMENTS * DELIVERIES_PER_PAYMENT;
 export const SETTLE_TIMEOUT_MS = 60_000;
 export const HEALTHZ_PATH = '/healthz';
 /** Budget: webhook acknowledgements per second at least this share of GET /healthz requests per second. */
-export const ACK_BUDGET_RATIO = 0.2;
+export const ACK_BUDGET_RATIO = 0.25;
 /** Temporal stays stopped this long after the outage burst's last acknowledgement (the relay retries meanwhile). */
 export const OUTAGE_SECONDS = 3;
-/** Fixture sets (ICCIDs apart): the burst, the latency phase, the outage burst. */
-export const FIXTURE_SET = { burst: 1, latency: 2, outage: 3 } as const;
+/** Fixture sets (ICCIDs apart): the burst, the latency series (paced, back to back), the outage burst. */
+export const FIXTURE_SET = { burst: 1, latencyPaced: 2, outage: 3, latencyBackToBack: 4 } as const;
 
 // ---------------------------------------------------------------------------
 // Fixtures

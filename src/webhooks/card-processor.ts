@@ -61,6 +61,10 @@ const SucceededIntent = IntentRef.extend({
 const MAX_BATCH = 200;
 /** Statements in flight at once: while one commits, the next batch is already on its way. */
 const MAX_IN_FLIGHT = 2;
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = '40P01';
+/** Runs of one batch's statement when it keeps deadlocking. */
+const DEADLOCK_ATTEMPTS = 3;
 
 /** What a success must match for the gate: the metadata ids, the currency and both amounts as stored; null when it cannot match. */
 function gateOf(intent: z.infer<typeof SucceededIntent>): string[] | null {
@@ -125,10 +129,23 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
 
   // The route's one statement (findAndKeep, ./repository.ts), for the events that arrived while the previous
   // one was in flight (group commit, ./group-commit.ts): one round trip and one commit for all.
-  const findAndKeepGrouped = groupCommit((batch: KeepRequest[]) => findAndKeepBatch(deps.db, batch), {
-    maxBatch: MAX_BATCH,
-    maxInFlight: MAX_IN_FLIGHT,
-  });
+  const findAndKeepGrouped = groupCommit(keepRetryingDeadlocks, { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT });
+
+  /**
+   * The two statements in flight may hold redeliveries of the same events in opposite orders (each keeps
+   * its events in arrival order): their inserts then deadlock on the event ids, and PostgreSQL aborts one.
+   * That statement changed nothing: run it again (it finds what the other kept), rather than answer 500.
+   */
+  async function keepRetryingDeadlocks(batch: KeepRequest[]): Promise<(FoundPayment | null)[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await findAndKeepBatch(deps.db, batch);
+      } catch (err) {
+        if ((err as { code?: string }).code !== DEADLOCK || attempt >= DEADLOCK_ATTEMPTS) throw err;
+        logger.warn({ attempt, events: batch.length }, 'card webhook statement deadlocked; running it again');
+      }
+    }
+  }
 
   /** Finds the payment one event names (in the next batch) and keeps the event when eligible; null: none of ours. */
   function findAndKeep(

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { generateKeyPairSync } from 'node:crypto';
 import { buildDocument } from '../../src/openapi/registry';
 import type { FieldIssue } from '../../src/http/errors';
-import { errorCode, logEntries } from '../helpers/app';
+import { errorCode, eventually, logEntries } from '../helpers/app';
 import { match } from '../helpers/match';
 import { errorOf } from '../helpers/responses';
 import {
@@ -46,6 +46,41 @@ const payment = (opts: Parameters<typeof insertPayment>[1] = {}) => insertPaymen
 const secret = () => w.t.config.CARD_PROCESSOR_WEBHOOK_SECRET;
 const now = () => Math.floor(w.t.clock().getTime() / 1000);
 const tolerance = () => w.t.config.CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS;
+
+/**
+ * A transaction that keeps inbox rows and holds their event ids until it commits, as a statement of the
+ * route in flight does. It outwaits the route's statements in a deadlock (deadlock_timeout 10 s against
+ * the default 1 s), so PostgreSQL aborts the route's statement.
+ */
+async function heldTransaction() {
+  const client = await w.t.db.pool.connect();
+  await client.query(`begin`);
+  await client.query(`set local deadlock_timeout = '10s'`);
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  return {
+    keep: (event: { id: string }, p: PaymentFixture) =>
+      client.query(
+        `insert into webhook_inbox (provider, event_id, payment_id, type, received_at, next_attempt_at)
+         values ('card_processor', $1, $2, 'payment_intent.succeeded', now(), now())`,
+        [event.id, p.paymentId],
+      ),
+    /** Until `count` statements wait for this transaction. */
+    blocking: (count: number) =>
+      eventually(async () => {
+        const [row] = await w.t.db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))`,
+          [rows[0].pid],
+        );
+        expect(row.n).toBe(count);
+      }),
+    async commit() {
+      await client.query('commit');
+      client.release();
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('POST /webhooks/card-processor: Processor-Signature', () => {
   let p: PaymentFixture;
@@ -181,7 +216,7 @@ describe('POST /webhooks/card-processor: events', () => {
     const deliveries = [...successes, failure, mismatch, stranger].flatMap((e) => [e, e, e]);
     const query = jest.spyOn(w.t.db.pool, 'query');
     const answers = await Promise.all(deliveries.map((e) => sendCardEvent(w, e)));
-    const statements = query.mock.calls.filter((args: unknown[]) => (args[0] as { name?: string }).name === 'card-webhook-find-and-keep');
+    const statements = query.mock.calls.filter((args: unknown[]) => (args[0] as { name?: string }).name === 'webhooks.card-find-and-keep');
     query.mockRestore();
 
     expect(answers.map((r) => [r.status, r.body as unknown])).toEqual(
@@ -196,6 +231,41 @@ describe('POST /webhooks/card-processor: events', () => {
       status: 'failed',
       failure_reason: 'PAYMENT_PROVIDER_AMOUNT_MISMATCH',
     });
+  });
+
+  it('a statement that deadlocks with another over the same events, kept in the other order, runs again: every delivery answered 200', async () => {
+    const [p, q] = [await payment(), await payment()];
+    const [e1, e2] = [intentEvent('payment_intent.succeeded', p), intentEvent('payment_intent.succeeded', p)];
+    const [x, y] = [intentEvent('payment_intent.succeeded', q), intentEvent('payment_intent.succeeded', q)];
+    // Two transactions stand in for other statements: `first` keeps x and y, so the route's two statements in
+    // flight (x, y) wait on it and e2, then e1, queue as the next batch; `other` keeps e1, then e2.
+    const [first, other] = [await heldTransaction(), await heldTransaction()];
+    await first.keep(x, q);
+    await first.keep(y, q);
+    await other.keep(e1, p);
+    const statements = jest.spyOn(w.t.db.pool, 'query');
+    const send = (event: object) => sendCardEvent(w, event).then((res) => res); // sent now, not when awaited
+    const answers = [send(x), send(y)];
+    await first.blocking(2);
+    answers.push(send(e2));
+    await sleep(100);
+    answers.push(send(e1));
+    await sleep(500); // both verified and queued behind the statements in flight
+    await first.commit();
+    await other.blocking(1); // the batch [e2, e1]: e2 kept, waiting for e1
+    await other.keep(e2, p); // waits for the batch: a deadlock, which PostgreSQL ends by aborting the batch
+    await other.commit();
+
+    expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // Each run of the route's statement, by the event ids it kept: the batch [e2, e1] ran again (twice when
+    // its first retry took e2 before `other` did, and deadlocked once more).
+    const runs = statements.mock.calls.map(([s]) => s as unknown as { name?: string; values: unknown[] });
+    statements.mockRestore();
+    const batches = runs.filter((s) => s.name === 'webhooks.card-find-and-keep').map((s) => s.values[2]);
+    expect(batches.slice(0, 2)).toEqual([[x.id], [y.id]]);
+    expect(batches.length).toBeGreaterThanOrEqual(4);
+    expect(batches.slice(2)).toEqual(batches.slice(2).map(() => [e2.id, e1.id]));
+    expect((await kept(p.paymentId)).map((k) => k[0])).toEqual([e1.id, e2.id]);
   });
 
   it('computes minor units exactly for amounts floats get wrong (19.99, 1234567.89)', async () => {

@@ -164,16 +164,18 @@ it('keeps the id number, phone and e-mail out of the raw history, and the codec 
   const plain = found.filter((f) => encodingOf(f.payload) !== ENCRYPTED_ENCODING);
   expect(plain.length).toBeGreaterThan(0);
   // Left plain, and free of personal data: search attributes (ids and statuses) and the SDK's own
-  // patch markers (the patch id, written by the SDK core outside the data converter).
-  expect(
-    plain.filter((f) => !/\.searchAttributes\.indexedFields\.|\.markerRecordedEventAttributes\.details\.patch-data\./.test(f.path)),
-  ).toEqual([]);
+  // markers, written by the SDK core outside the data converter: a patch's id, and a local activity's
+  // bookkeeping (its type, attempt and times; its result is under `details.result`, encrypted, and its
+  // input is never recorded).
+  const sdkOwn = /\.searchAttributes\.indexedFields\.|\.markerRecordedEventAttributes\.details\.(patch-data|data)\./;
+  expect(plain.filter((f) => !sdkOwn.test(f.path))).toEqual([]);
   const encrypted = found.filter((f) => encodingOf(f.payload) === ENCRYPTED_ENCODING);
   expect(new Set(encrypted.map((f) => Buffer.from(f.payload.metadata![KEY_ID_METADATA_KEY]).toString()))).toEqual(new Set(['it-1']));
   // Where the data travelled: the update's argument, the identity activity's input, the refused e-mail's failure.
   expect(encrypted.some((f) => f.path.includes('workflowExecutionUpdateAcceptedEventAttributes'))).toBe(true);
   expect(encrypted.some((f) => f.path.includes('activityTaskScheduledEventAttributes.input'))).toBe(true);
   expect(encrypted.some((f) => f.path.includes('activityTaskStartedEventAttributes.lastFailure.encodedAttributes'))).toBe(true);
+  expect(encrypted.some((f) => f.path.includes('markerRecordedEventAttributes.details.result'))).toBe(true); // the local startHandoff's
 
   // 2. The same history decodes with the codec, and the data is there.
   const decoded = Buffer.concat((await codec.decode(encrypted.map((f) => f.payload))).map((p) => Buffer.from(p.data ?? [])));

@@ -2,6 +2,10 @@
 // beside it, and the real webhook route and relay in front (signed with the processor's own
 // library): callbacks go route → inbox → relay (signal-with-start) → settlement → activation, as
 // in production. Tests drain the relay after each callback, so the order of events is theirs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -38,6 +42,8 @@ import {
 
 jest.setTimeout(90_000);
 
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
 const SILENCE_SECONDS = 900;
 const MAX_LOOKUPS = 3;
 
@@ -50,6 +56,12 @@ let payments: PaymentRuns;
 let activations: ActivationRuns;
 let relay: InboxRelay;
 const processor = fakeProcessor();
+/**
+ * Failure injection for settlePayment, one fault per attempt: `before commit` fails it before its
+ * transaction runs (the database refused), `after commit` once its transaction committed (the worker
+ * lost the answer), so the retry finds the payment settled already.
+ */
+const settleFaults: Array<'before commit' | 'after commit'> = [];
 
 // The database and the webhook route live for the file; the relay reaches the current test's
 // Temporal through the real client code (createPaymentRuns).
@@ -67,6 +79,7 @@ afterAll(() => w?.close());
  * starts in about a second with its CDS archive.
  */
 beforeEach(async () => {
+  settleFaults.length = 0;
   env = await createTimeSkippingEnv();
   const taskQueue = uniqueTaskQueue('settlement');
   const config = {
@@ -88,6 +101,7 @@ beforeEach(async () => {
     pollIntervalMs: 60_000,
     maxBackoffMs: 1_000,
   });
+  const paymentActivities = createPaymentActivities({ db: w.t.db.sql, paymentProvider: processor.provider });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -101,7 +115,14 @@ beforeEach(async () => {
         cipher: createPersonalDataCipher(w.t.config.DATA_ENCRYPTION_KEY, w.t.config.DATA_HASH_KEY),
         messages: createMemoryMessageSender(),
       }),
-      ...createPaymentActivities({ db: w.t.db.sql, paymentProvider: processor.provider }),
+      ...paymentActivities,
+      async settlePayment(input: Parameters<typeof paymentActivities.settlePayment>[0]) {
+        const fault = settleFaults.shift();
+        if (fault === 'before commit') throw new Error('connection reset');
+        const settled = await paymentActivities.settlePayment(input);
+        if (fault === 'after commit') throw new Error('the answer was lost');
+        return settled;
+      },
     },
   });
   running = worker.run();
@@ -158,6 +179,20 @@ async function orderStatus(p: PaymentFixture) {
 async function orderPaidSignals(p: PaymentFixture): Promise<number> {
   const history = await activation(p).fetchHistory();
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'orderPaid').length;
+}
+
+/** A run's activities from its history: those that were tasks on the task queue, and those run inside a workflow task (local). */
+async function activitiesOf(handle: WorkflowHandle, after?: (e: HistoryEvent) => boolean) {
+  let events = (await handle.fetchHistory()).events ?? [];
+  if (after) events = events.slice(events.findIndex(after));
+  const markers = events.flatMap((e) => e.markerRecordedEventAttributes ?? []).filter((m) => m.markerName === 'core_local_activity');
+  return {
+    tasks: events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
+    // The SDK core's marker data is plain JSON (never encrypted): { activity_type, attempt, … }.
+    local: markers.map(
+      (m) => (JSON.parse(Buffer.from(m.details!.data.payloads![0].data!).toString()) as { activity_type: string }).activity_type,
+    ),
+  };
 }
 
 async function expectCompleted(p: PaymentFixture) {
@@ -240,6 +275,48 @@ const RULES: Array<[string, (p: PaymentFixture) => Record<string, unknown>, (p: 
     (p) => ({ metadata: { payment_id: p.paymentId, order_id: p.orderId } }),
   ],
 ];
+
+describe('the money path: a succeeded callback to activated', () => {
+  it('settles and hands off inside workflow tasks: only the operator call waits for an activity task', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    await send(intentEvent('payment_intent.succeeded', p));
+    expect(await outcome(p)).toBe('completed');
+    expect(await activation(p).result()).toBe('activated');
+    await expectCompleted(p);
+    expect(await activitiesOf(settlement(p))).toEqual({ tasks: [], local: ['settlePayment'] });
+    const paid = (e: HistoryEvent) => e.workflowExecutionSignaledEventAttributes?.signalName === 'orderPaid';
+    expect(await activitiesOf(activation(p), paid)).toEqual({ tasks: ['activateSim'], local: ['startHandoff'] });
+    expect(await orderPaidSignals(p)).toBe(1);
+  });
+
+  it('a settlement that fails is retried in its run; one whose answer was lost after its commit settles once and signals once', async () => {
+    const p = await pendingPayment();
+    await completeIdentity(p);
+    settleFaults.push('before commit', 'after commit');
+    await send(intentEvent('payment_intent.succeeded', p));
+    expect(await outcome(p)).toBe('completed');
+    expect(settleFaults).toEqual([]);
+    expect(await activitiesOf(settlement(p))).toEqual({ tasks: [], local: ['settlePayment'] });
+    expect(await activation(p).result()).toBe('activated');
+    await expectCompleted(p);
+    expect(await orderPaidSignals(p)).toBe(1);
+    expect((await webhookEvents(w.t, { paymentId: p.paymentId })).map((e) => [e.event_id, e.outcome])).toEqual([
+      [`settlement:${p.paymentId}`, 'settled'],
+    ]);
+  });
+});
+
+describe('runs recorded before the money path settled and handed off in workflow tasks', () => {
+  it.each(['settlement-history-before-local-settle', 'activation-history-before-local-handoff'])(
+    '%s replays with the new code without a nondeterminism error (patched keeps their path)',
+    async (name) => {
+      const file = path.join(__dirname, 'fixtures', `${name}.json`);
+      const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+      await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history)).resolves.toBeUndefined();
+    },
+  );
+});
 
 describe('mismatches: nothing completes, nothing activates', () => {
   it.each(RULES)('rule %s, from the webhook: recorded, payment failed, the workflow ends failed', async (_rule, eventOverride) => {
