@@ -49,6 +49,7 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
   --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
   --dynamic-config-value frontend.enableServerVersionCheck=false \
   --dynamic-config-value frontend.enableExecuteMultiOperation=true \
+  --dynamic-config-value system.enableActivityEagerExecution=true \
   > "$LOG_DIR/temporal.log" 2>&1 &
 pids+=($!)
 wait_for "Temporal" "(exec 3<>/dev/tcp/127.0.0.1/$TEMPORAL_PORT)" 60

@@ -15,8 +15,12 @@ import { freePort, killOnExit, pidAlive, sleep, stopChild, type Cleanups } from 
 
 const TEMPORAL_LOG = path.join(OUT_DIR, 'webhooks-temporal.log');
 
-/** The same dynamic config as the test harness's dev server: offline, update-with-start on. */
-const DEV_SERVER_DYNAMIC_CONFIG = ['frontend.enableServerVersionCheck=false', 'frontend.enableExecuteMultiOperation=true'];
+/** The same dynamic config as the test harness's dev server: offline, update-with-start on, eager activities. */
+const DEV_SERVER_DYNAMIC_CONFIG = [
+  'frontend.enableServerVersionCheck=false',
+  'frontend.enableExecuteMultiOperation=true',
+  'system.enableActivityEagerExecution=true',
+];
 
 export interface DevServer {
   address: string;

@@ -44,8 +44,12 @@ export const TEMPORAL_CLI_PATH = process.env.TEMPORAL_CLI_PATH || path.join(CACH
  */
 export const testDataConverter: DataConverter = dataConverterFromConfig({ NODE_ENV: 'test', TEMPORAL_PAYLOAD_KEYS: undefined });
 
-/** Dynamic config every local dev server gets: offline, and update-with-start enabled. */
-const DEV_SERVER_DYNAMIC_CONFIG = ['frontend.enableServerVersionCheck=false', 'frontend.enableExecuteMultiOperation=true'];
+/** Dynamic config every local dev server gets: offline, update-with-start enabled, eager activities (as npm start and compose run it). */
+const DEV_SERVER_DYNAMIC_CONFIG = [
+  'frontend.enableServerVersionCheck=false',
+  'frontend.enableExecuteMultiOperation=true',
+  'system.enableActivityEagerExecution=true',
+];
 
 function assertExecutable(file: string, what: string): void {
   try {
