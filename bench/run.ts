@@ -25,8 +25,9 @@
  *     route on this machine, and it is part of what the ratio shows.
  *
  * The phases, in the order they run (each file's header has the details):
- *   scenarios    bench/scenarios.ts: GET /auth/session next to the bare route, alternating rounds
- *                (budget: at least 30% of its throughput); --breakdown adds one app layer at a time
+ *   scenarios    bench/scenarios.ts: /healthz, /auth/session, /operators and /activations/history next to the
+ *                bare route, on the app as src/main.ts boots it, telemetry at its defaults and with tracing on
+ *                (issue 31's budgets); --breakdown adds one app layer at a time
  *   history      bench/history.ts: GET /activations/history at 10,000 and 1,000,000 activations
  *                (server-side p50 under 5 ms, at most 1.5 times the small size's, plans through the index)
  *   roster       bench/roster.ts: GET /b2b/roster at 10,000 and 100,000 roster rows (the same budgets)

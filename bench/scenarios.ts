@@ -4,13 +4,16 @@
  * and the ratio between them. The machine is noisy, so only ratios measured within one run mean
  * anything; absolute figures are for context.
  *
+ * - The app servers start their telemetry first, as src/main.ts does (lib/telemetry.ts, with
+ *   --require): `app` at its defaults (metrics on, tracing off), `app+tracing` with an OTLP exporter to
+ *   a sink in the parent and 10% of traces kept. Logs are written to /dev/null as the API writes them.
  * - Every server runs in its own child process (lib/servers.ts), so the server under test has a
  *   whole event loop and its own core to itself instead of sharing one thread with autocannon.
  *   The bare route gets exactly the same treatment, so the ratio compares like with like.
  * - On 2 cores, server + autocannon fill both; for database-backed routes PostgreSQL competes for
  *   the same cores. That is the honest cost of the route on this machine, and it is part of what
  *   the ratio shows.
- * - Scenarios run alternately (bare, session, bare, session, ...) for several rounds and the median
+ * - Scenarios run alternately (bare, healthz, session, ...) for several rounds and the median
  *   of each is reported, so slow drifts of the machine hit both sides alike. Each measurement is
  *   preceded by a short warm-up.
  * - Besides req/s and latency, each measurement records the CPU time per request of the server
