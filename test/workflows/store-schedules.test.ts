@@ -84,6 +84,13 @@ async function nextResult<T>(scheduleId: string, known: number): Promise<T> {
   }, 30_000);
   return env.client.workflow.getHandle(workflowId).result() as Promise<T>;
 }
+/** A backfill window holding exactly three due times of an interval counted from the epoch, all in the past. */
+function threeDueTimes(every: number, now = Date.now()): { start: Date; end: Date } {
+  const margin = 30_000;
+  let last = Math.floor(now / every) * every;
+  if (last + margin > now) last -= every;
+  return { start: new Date(last - 2 * every - margin), end: new Date(last + margin) };
+}
 const actionsOf = async (scheduleId: string) => (await handle(scheduleId).describe()).info.recentActions.length;
 
 it('creates both schedules with the configured intervals, their workflows and overlap SKIP', async () => {
@@ -147,15 +154,19 @@ it('skips a run that falls due while the previous one still runs (overlap SKIP):
   const skippedBefore = described.info.numActionsSkippedOverlap;
   const known = described.info.recentActions.length;
   // Three due times at once (a backfill takes the schedule's own overlap policy): the first starts and holds.
-  const now = Date.now();
-  await handle(STORE_SCHEDULE_IDS.fxFetch).backfill({ start: new Date(now - 44 * 60_000), end: new Date(now) });
-  await eventually(async () => {
-    const info = (await handle(STORE_SCHEDULE_IDS.fxFetch).describe()).info;
-    expect(info.numActionsSkippedOverlap - skippedBefore).toBe(2);
-    expect(info.runningActions).toHaveLength(1);
-    expect(fx.calls).toBe(1);
-  }, 30_000);
-  release();
+  // The interval counts from the epoch, so the window is laid around three of its due times exactly: a
+  // window of a fixed length from `now` holds two or three of them depending on the minute.
+  await handle(STORE_SCHEDULE_IDS.fxFetch).backfill(threeDueTimes(15 * 60_000));
+  try {
+    await eventually(async () => {
+      const info = (await handle(STORE_SCHEDULE_IDS.fxFetch).describe()).info;
+      expect(info.numActionsSkippedOverlap - skippedBefore).toBe(2);
+      expect(info.runningActions).toHaveLength(1);
+      expect(fx.calls).toBe(1);
+    }, 30_000);
+  } finally {
+    release(); // a held fetch would keep the worker from stopping after a failure
+  }
   expect(await nextResult<FxFetchResult>(STORE_SCHEDULE_IDS.fxFetch, known)).toMatchObject({ status: 'fetched' });
   expect(fx.calls).toBe(1);
 });
