@@ -300,6 +300,15 @@ const schema = z
     START_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
     START_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
     /**
+     * The signal relay (src/workflow-signals/relay.ts, run by the worker) delivers the signals the API
+     * could not deliver at once (Temporal away, or the API died after its commit), in order per run:
+     * this many per claim, a poll this often when no notification comes, and waits of at most this long
+     * while Temporal refuses (short: a run learns within about this long of Temporal coming back).
+     */
+    SIGNAL_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+    SIGNAL_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    SIGNAL_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(1),
+    /**
      * The message relay (src/messages/relay.ts, run by the worker) delivers the one-time codes a provider
      * did not take within their request, until each code expires: this many per claim, a poll this often
      * when no notification comes, waits of at most this long while the providers refuse.

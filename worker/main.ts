@@ -26,6 +26,7 @@ import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
+import { startSignalRelay } from '../src/workflow-signals/relay';
 import { observeRelayBacklog } from '../src/telemetry/backlog';
 import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
 import { activityInterceptors, temporalRuntimeLogger, workflowInterceptorModules, workflowSinks } from '../src/telemetry/temporal';
@@ -341,12 +342,13 @@ async function runWorker(
   });
   state.running = running;
   if (signal.aborted) void running.shutdown();
-  // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
-  // Temporal, each on its own Temporal client, and one-time codes to the message providers
-  // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
+  // For as long as the worker runs: webhook inbox rows to the settlement workflows, pending starts and
+  // pending signals to Temporal, each on its own Temporal client, and one-time codes to the message
+  // providers (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/workflow-signals/relay.ts, src/messages/relay.ts).
   const relays = [
     startInboxRelay(config, { db: activityDeps.db, logger }),
     startStartRelay(config, { db: activityDeps.db, logger }),
+    startSignalRelay(config, { db: activityDeps.db, logger }),
     startMessageRelay(config, {
       db: activityDeps.db,
       sender: activityDeps.messages,

@@ -23,12 +23,9 @@ const DAY = 24 * 3600_000;
 const runs = { cancelled: [] as string[][] };
 const activationRuns: ActivationRuns = {
   start: () => Promise.resolve(),
-  verifyIdentity: () => Promise.reject(new Error('not in these tests')),
-  orderPaid: () => Promise.resolve(),
 };
 const storeOrderRuns: StoreOrderRuns = {
   start: () => Promise.resolve(),
-  orderPaid: () => Promise.resolve(),
   providerCallback: () => Promise.resolve(),
   requeue: () => Promise.resolve(),
 };

@@ -20,6 +20,7 @@ import { activationWorkflow } from '../../workflows/activation';
 import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWorkflowInput } from '../../workflows/activation-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
+import { verifyByUpdate } from '../helpers/activations';
 import { realActivities } from '../helpers/real-activities';
 import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
 
@@ -105,7 +106,7 @@ async function pendingActivation(): Promise<string> {
 }
 
 const callsFor = (activationId: string) => calls.filter((c) => c.reference === activationId);
-const verify = (activationId: string) => workflows.verifyIdentity(activationId, { identityType: 'citizen', idNumber: '1098765430' });
+const verify = (activationId: string) => verifyByUpdate(env.client, activationId, { identityType: 'citizen', idNumber: '1098765430' });
 
 it('retries an initiation whose worker died (no heartbeat) on another attempt, and answers within the API’s deadline', async () => {
   const activationId = await pendingActivation();
