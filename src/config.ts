@@ -119,8 +119,11 @@ const schema = z
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
     WEB_SESSION_SECONDS: z.coerce.number().int().positive().default(3600),
-    /** How long a verified session is served from memory (0 disables); changes evict at once. */
-    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+    /**
+     * How long a verified session is served from memory (0 disables); changes evict at once. At most 60:
+     * the bound of what a missed invalidation could keep (the listener is probed, src/db/listener.ts).
+     */
+    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
     /**
      * How long a portal or admin read (and a guard's membership or staff-access lookup) is served from
      * memory, in milliseconds (0 disables): row changes evict at once; this bounds only lazy expiry and

@@ -6,7 +6,6 @@ import { storeOrderWorkflow } from '../../workflows/store-order';
 import {
   providerCallbackSignal,
   requeueSignal,
-  storeOrderPaidSignal,
   storeOrderWorkflowId,
   type StoreOrderWorkflowInput,
 } from '../../workflows/store-order-contract';

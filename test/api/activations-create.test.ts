@@ -283,8 +283,9 @@ describe('verify-identity', () => {
     return { ...user, activationId: res.body.activationId };
   }
 
-  const verify = (token: string, activationId: string, body: object) =>
-    request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+  type Verified = { transId: string; randomCode: string; status: string };
+  const verify = async (token: string, activationId: string, body: object) =>
+    typed<Verified>(await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body));
   const identityRow = async (activationId: string) =>
     (
       await t.db.query<Record<string, unknown>>(

@@ -13,6 +13,7 @@ import { enqueueStart } from '../../src/workflow-starts/repository';
 import { pendingStart } from '../../src/workflow-starts/kinds';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { eventually } from '../helpers/app';
+import { match } from '../helpers/match';
 import { randomUUID } from 'node:crypto';
 
 jest.setTimeout(30_000);
@@ -61,10 +62,10 @@ it('the API sends its signal at once and marks it; while Temporal refuses, the r
   const activationId = randomUUID();
   await launcher.launch([await enqueue(pendingSignal.activationPaid(activationId, 'pay-1'))]);
   expect(temporal.sent).toEqual([
-    { workflowId: `activation:${activationId}`, signal: 'orderPaid', args: { paymentId: 'pay-1' }, id: expect.any(String) },
+    { workflowId: `activation:${activationId}`, signal: 'orderPaid', args: { paymentId: 'pay-1' }, id: match.any(String) },
   ]);
   expect(await rows()).toEqual([
-    { workflow_id: `activation:${activationId}`, signal: 'orderPaid', delivered_at: expect.any(Date), outcome: 'signalled' },
+    { workflow_id: `activation:${activationId}`, signal: 'orderPaid', delivered_at: match.any(Date), outcome: 'signalled' },
   ]);
 
   temporal.away = true;
@@ -94,7 +95,7 @@ it('delivers in order per run once Temporal answers, one signal of a run per cla
   expect(temporal.sent).toEqual([]);
 
   temporal.away = false;
-  await eventually(async () => expect(temporal.sent).toHaveLength(4), 5_000);
+  await eventually(() => expect(temporal.sent).toHaveLength(4), 5_000);
   const ofA = temporal.sent.filter((s) => s.workflowId === `activation:${a}`).map((s) => [s.signal, s.args]);
   expect(ofA).toEqual([
     ['identityStarted', { transId: 'tx-1', attempt: 1 }],
@@ -128,10 +129,10 @@ it('waits for the run’s pending start, and is sent once it is made; a closed r
   r.start();
   // The start is made (by the API or the start relay): its trigger wakes the signal relay.
   await db.query(`update workflow_starts set started_at = now()`);
-  await eventually(async () => expect(temporal.sent.map((s) => s.workflowId)).toEqual([`activation:${a}`]), 5_000);
+  await eventually(() => expect(temporal.sent.map((s) => s.workflowId)).toEqual([`activation:${a}`]), 5_000);
 
   const gone = randomUUID();
   temporal.closed.add(`activation:${gone}`);
   await enqueue(pendingSignal.activationPaid(gone, 'pay-late'));
-  await eventually(async () => expect((await rows()).at(-1)).toMatchObject({ outcome: 'closed', delivered_at: expect.any(Date) }), 10_000);
+  await eventually(async () => expect((await rows()).at(-1)).toMatchObject({ outcome: 'closed', delivered_at: match.any(Date) }), 10_000);
 });

@@ -13,8 +13,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { AppError } from '../../src/http/errors';
 import { IdentityInitiationError, IdentityProviderUnavailable, type IdentityProvider } from '../../src/identity/provider';
-import { createActivationRuns } from '../../src/temporal/activations';
-import type { ActivationRuns } from '../../src/activations/runs';
 import { UPDATE_DEADLINE_MS } from '../../src/temporal/update';
 import { activationWorkflow } from '../../workflows/activation';
 import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWorkflowInput } from '../../workflows/activation-contract';
@@ -48,7 +46,6 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 let worker: RunningTestWorker;
-let workflows: ActivationRuns;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
@@ -69,11 +66,6 @@ beforeAll(async () => {
         return real.initiateIdentity(input);
       },
     },
-  });
-  workflows = createActivationRuns(env.client, {
-    ...t.config,
-    TEMPORAL_TASK_QUEUE: worker.taskQueue,
-    TEMPORAL_SEARCH_ATTRIBUTES: false,
   });
 });
 afterAll(async () => {

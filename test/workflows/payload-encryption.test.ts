@@ -3,6 +3,7 @@
 // codec configured (TEMPORAL_PAYLOAD_KEYS) on the API's client and the worker. The history the server
 // stores, read raw (no codec), holds neither the id number, nor the phone, nor the e-mail; the same
 // history decodes with the codec, and there they are.
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -70,6 +71,7 @@ beforeAll(async () => {
     deps: {
       activationRuns: createActivationRuns(temporalEnv.client, config),
       paymentRuns: createPaymentRuns(temporalEnv.client, config),
+      signalSender: temporalSignalSender(temporalEnv.client),
     },
   });
   await seedCatalog(t);
