@@ -36,6 +36,7 @@ import { createUserExport } from './compliance/export';
 import { createComplianceReads } from './compliance/reads';
 import { complianceRoutes } from './compliance/routes';
 import type { ComplianceRuns } from './compliance/runs';
+import { forgetOnErasure } from './compliance/forget';
 import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
 import type { SignalSender } from './workflow-signals/kinds';
 import { createSignalLauncher } from './workflow-signals/launch';
@@ -200,6 +201,8 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
   const otp = createOtpService({ cipher, clock, config, messages: otpMessages });
+  // An erasure anywhere makes this process forget the decrypted values it keeps.
+  const erasures = forgetOnErasure({ pool, cipher, logger: deps.logger });
   const cache = createSessionCache({
     pool,
     ttlMs: config.SESSION_CACHE_SECONDS * 1000,
@@ -392,6 +395,7 @@ export function createApp(deps: AppDeps): Express {
     await rateLimit.flush().catch(() => undefined);
     await cache.stop();
     await readCache.stop();
+    await erasures.stop();
   };
   return app;
 }

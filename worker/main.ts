@@ -27,6 +27,7 @@ import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
 import { startSignalRelay } from '../src/workflow-signals/relay';
+import { forgetOnErasure } from '../src/compliance/forget';
 import { observeRelayBacklog } from '../src/telemetry/backlog';
 import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
 import { activityInterceptors, temporalRuntimeLogger, workflowInterceptorModules, workflowSinks } from '../src/telemetry/temporal';
@@ -345,7 +346,7 @@ async function runWorker(
   // For as long as the worker runs: webhook inbox rows to the settlement workflows, pending starts and
   // pending signals to Temporal, each on its own Temporal client, and one-time codes to the message
   // providers (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/workflow-signals/relay.ts, src/messages/relay.ts).
-  const relays = [
+  const listeners = [
     startInboxRelay(config, { db: activityDeps.db, logger }),
     startStartRelay(config, { db: activityDeps.db, logger }),
     startSignalRelay(config, { db: activityDeps.db, logger }),
@@ -356,13 +357,15 @@ async function runWorker(
       undelivered: createUndeliveredCount(),
       logger,
     }),
+    // Not a relay: an erasure anywhere makes this process forget the decrypted values it keeps.
+    forgetOnErasure({ pool: activityDeps.db.pool, cipher: activityDeps.cipher, logger }),
   ];
   try {
     await ownSchedules(config, logger);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
-    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+    await Promise.all(listeners.map((listener) => listener.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
     await telemetry?.shutdown().catch(() => undefined);
   }
