@@ -45,7 +45,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       pipe(upstream, client);
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    port = (server!.address() as AddressInfo).port;
+    port = (server.address() as AddressInfo).port;
   }
 
   async function stopListening(): Promise<void> {
