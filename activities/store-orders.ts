@@ -93,6 +93,7 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
     await handOver(tx, {
       message,
       payloadEncrypted: cipher.encrypt(JSON.stringify(message)),
+      recipientHash: cipher.lookupHash(message.to),
       expiresInMs: QR_EMAIL_LIFE_MS,
       attempts: 0,
       lastError: '',

@@ -31,6 +31,7 @@ import { mockStoreProviders } from '../src/store/providers/mock';
 import { MOCK_STORE_SKUS } from '../src/store/providers/mock-catalog';
 import { seedStoreStandIns } from '../src/store/stand-ins';
 import { dataConverterFromConfig } from '../src/temporal/codec';
+import { temporalSignalSender } from '../src/workflow-signals/temporal';
 import { createStoreOrderRuns } from '../src/temporal/store-orders';
 import { discardLogger } from './lib/app';
 import { ROOT } from './lib/paths';
@@ -107,6 +108,7 @@ async function benchStoreOrders(ctx: PhaseContext): Promise<StoreOrdersReport> {
       temporalReady: () => Promise.resolve(),
       storeProviders: mockStoreProviders(),
       storeOrderRuns: createStoreOrderRuns(temporal.client, cfg),
+      signalSender: temporalSignalSender(temporal.client),
     });
     local.add('store-orders app', async () => (app.locals.stop as () => Promise<void>)());
     const timer = requestTimer(app, ['/store/orders'], 'POST');

@@ -36,6 +36,10 @@ import { createUserExport } from './compliance/export';
 import { createComplianceReads } from './compliance/reads';
 import { complianceRoutes } from './compliance/routes';
 import type { ComplianceRuns } from './compliance/runs';
+import { forgetOnErasure } from './compliance/forget';
+import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
+import type { SignalSender } from './workflow-signals/kinds';
+import { createSignalLauncher } from './workflow-signals/launch';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -134,15 +138,19 @@ export interface AppDeps {
   storeOrderRuns?: StoreOrderRuns;
   /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
   complianceRuns?: ComplianceRuns;
+  /** Delivers what the API tells runs (src/workflow-signals); without it, signals wait for the worker's relay. */
+  signalSender?: SignalSender;
+  /** The identity provider verify-identity starts verifications at; default: chosen by IDENTITY_PROVIDER (the mock unless configured). */
+  identity?: IdentityProvider;
   /** Where the per-route request metrics go (src/telemetry/metrics.ts); default: none recorded. */
   meter?: Meter;
 }
 
 const noTemporal: ActivationRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
-  verifyIdentity: () => Promise.reject(new Error('Temporal is not configured')),
-  orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
 };
+
+const noSignals: SignalSender = () => Promise.reject(new Error('Temporal is not configured'));
 
 const noPaymentTemporal: PaymentRuns = {
   startSettlement: () => Promise.reject(new Error('Temporal is not configured')),
@@ -174,7 +182,6 @@ const noStoreSyncs: StoreSyncRuns = {
 
 const noStoreOrderTemporal: StoreOrderRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
-  orderPaid: () => Promise.reject(new Error('Temporal is not configured')),
   providerCallback: () => Promise.reject(new Error('Temporal is not configured')),
   requeue: () => Promise.reject(new Error('Temporal is not configured')),
 };
@@ -194,6 +201,8 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
   const otp = createOtpService({ cipher, clock, config, messages: otpMessages });
+  // An erasure anywhere makes this process forget the decrypted values it keeps.
+  const erasures = forgetOnErasure({ pool, cipher, logger: deps.logger });
   const cache = createSessionCache({
     pool,
     ttlMs: config.SESSION_CACHE_SECONDS * 1000,
@@ -246,15 +255,23 @@ export function createApp(deps: AppDeps): Express {
     }),
     logger: deps.logger,
   });
+  // Every signal the API owes a run: written with the decision, sent at once after the commit.
+  const signals = createSignalLauncher({ db, send: deps.signalSender ?? noSignals, logger: deps.logger });
   const creation = createActivationCreation({ db, operators, starts, config, clock });
-  const identity = createActivationIdentity({ db, runs: activationRuns });
+  const identity = createActivationIdentity({
+    db,
+    identity: deps.identity ?? createMockIdentityProvider({ delayMs: config.MOCK_IDENTITY_DELAY_MS }),
+    cipher,
+    signals,
+    config,
+    clock,
+  });
   const reads = createActivationReads({ db, cipher, config });
   const payments = createPaymentService({
     db,
     provider: deps.paymentProvider ?? createPaymentProvider(config),
     paymentRuns: deps.paymentRuns ?? noPaymentTemporal,
-    activationRuns,
-    storeOrderRuns,
+    signals,
     clock,
     logger: deps.logger,
   });
@@ -378,6 +395,7 @@ export function createApp(deps: AppDeps): Express {
     await rateLimit.flush().catch(() => undefined);
     await cache.stop();
     await readCache.stop();
+    await erasures.stop();
   };
   return app;
 }

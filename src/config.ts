@@ -119,8 +119,11 @@ const schema = z
     JWT_ISSUER: z.string().default('activation-sys'),
     JWT_AUDIENCE: z.string().default('activation-sys-api'),
     WEB_SESSION_SECONDS: z.coerce.number().int().positive().default(3600),
-    /** How long a verified session is served from memory (0 disables); changes evict at once. */
-    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+    /**
+     * How long a verified session is served from memory (0 disables); changes evict at once. At most 60:
+     * the bound of what a missed invalidation could keep (the listener is probed, src/db/listener.ts).
+     */
+    SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
     /**
      * How long a portal or admin read (and a guard's membership or staff-access lookup) is served from
      * memory, in milliseconds (0 disables): row changes evict at once; this bounds only lazy expiry and
@@ -299,6 +302,15 @@ const schema = z
     START_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
     START_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
     START_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10),
+    /**
+     * The signal relay (src/workflow-signals/relay.ts, run by the worker) delivers the signals the API
+     * could not deliver at once (Temporal away, or the API died after its commit), in order per run:
+     * this many per claim, a poll this often when no notification comes, and waits of at most this long
+     * while Temporal refuses (short: a run learns within about this long of Temporal coming back).
+     */
+    SIGNAL_RELAY_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(50),
+    SIGNAL_RELAY_POLL_SECONDS: z.coerce.number().positive().default(5),
+    SIGNAL_RELAY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(1),
     /**
      * The message relay (src/messages/relay.ts, run by the worker) delivers the one-time codes a provider
      * did not take within their request, until each code expires: this many per claim, a poll this often

@@ -21,6 +21,7 @@ import { createStoreOrderRuns } from './temporal/store-orders';
 import { createComplianceRuns } from './temporal/compliance';
 import { registerConfiguredProviders } from './store/registration';
 import { observePool } from './telemetry/pool';
+import { temporalSignalSender } from './workflow-signals/temporal';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     db,
     messages: providers.messages,
     operators: providers.operators,
+    identity: providers.identity,
+    signalSender: temporalSignalSender(temporal.client),
     temporalReady: () => temporal.ready(),
     activationRuns: createActivationRuns(temporal.client, config),
     paymentRuns: createPaymentRuns(temporal.client, config),

@@ -26,6 +26,8 @@ import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';
 import { startStartRelay } from '../src/workflow-starts/relay';
+import { startSignalRelay } from '../src/workflow-signals/relay';
+import { forgetOnErasure } from '../src/compliance/forget';
 import { observeRelayBacklog } from '../src/telemetry/backlog';
 import { freeLoopbackPort, withSdkMetrics } from '../src/telemetry/metrics';
 import { activityInterceptors, temporalRuntimeLogger, workflowInterceptorModules, workflowSinks } from '../src/telemetry/temporal';
@@ -341,12 +343,13 @@ async function runWorker(
   });
   state.running = running;
   if (signal.aborted) void running.shutdown();
-  // For as long as the worker runs: webhook inbox rows to the settlement workflows and pending starts to
-  // Temporal, each on its own Temporal client, and one-time codes to the message providers
-  // (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/messages/relay.ts).
-  const relays = [
+  // For as long as the worker runs: webhook inbox rows to the settlement workflows, pending starts and
+  // pending signals to Temporal, each on its own Temporal client, and one-time codes to the message
+  // providers (src/webhooks/relay.ts, src/workflow-starts/relay.ts, src/workflow-signals/relay.ts, src/messages/relay.ts).
+  const listeners = [
     startInboxRelay(config, { db: activityDeps.db, logger }),
     startStartRelay(config, { db: activityDeps.db, logger }),
+    startSignalRelay(config, { db: activityDeps.db, logger }),
     startMessageRelay(config, {
       db: activityDeps.db,
       sender: activityDeps.messages,
@@ -354,13 +357,15 @@ async function runWorker(
       undelivered: createUndeliveredCount(),
       logger,
     }),
+    // Not a relay: an erasure anywhere makes this process forget the decrypted values it keeps.
+    forgetOnErasure({ pool: activityDeps.db.pool, cipher: activityDeps.cipher, logger }),
   ];
   try {
     await ownSchedules(config, logger);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);
-    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
+    await Promise.all(listeners.map((listener) => listener.stop().catch(() => undefined)));
     await db.close().catch(() => undefined);
     await telemetry?.shutdown().catch(() => undefined);
   }

@@ -48,8 +48,24 @@ export interface ActivationState {
   paid: boolean;
 }
 
+/**
+ * A verification the API started at the provider and recorded (src/activations/identity.ts), delivered
+ * through the signal relay: the run polls it. `attempt` orders them (a repeat, or an older one delivered
+ * late, changes nothing). Its lifetime (identityRequestTtlMs) counts from delivery: the provider's own
+ * `expired` answer ends one that lapsed at its side while Temporal was away.
+ */
+export interface IdentityStarted {
+  transId: string;
+  attempt: number;
+}
+
 export const orderPaidSignal = defineSignal<[{ paymentId: string }]>('orderPaid');
-/** Refused with IDENTITY_ERROR (a spec code: the client helper turns it into that AppError). */
+export const identityStartedSignal = defineSignal<[IdentityStarted]>('identityStarted');
+/**
+ * The way verifications started before the API called the provider itself: kept for runs an API of the
+ * previous release still sends it to during a deploy; retire with that release. Refused with
+ * IDENTITY_ERROR (a spec code: the client helper turns it into that AppError).
+ */
 export const verifyIdentityUpdate = defineUpdate<VerifyIdentityResult, [VerifyIdentityInput]>('verifyIdentity');
 export const stateQuery = defineQuery<ActivationState>('state');
 

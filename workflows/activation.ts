@@ -22,6 +22,7 @@ import {
   ACTIVATION_END_REASONS,
   FINAL_STATUS_PATCH,
   IDENTITY_ERROR,
+  identityStartedSignal,
   IDENTITY_POLL_PATCH,
   IDENTITY_PROVIDER_UNAVAILABLE,
   LOCAL_HANDOFF_PATCH,
@@ -116,6 +117,8 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   const deadline = Date.now() + timers.cancelAfterMs;
   let transaction: Transaction | undefined;
   let generation = 0;
+  /** The newest verification attempt the API told of (identityStartedSignal). */
+  let lastAttempt = 0;
   let timedOut = false;
   /** Set when a SIM-limit gate failed the activation (the activity already wrote it and why). */
   let overLimit = false;
@@ -132,6 +135,15 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   setHandler(orderPaidSignal, ({ paymentId }) => {
     if (!state.paid && input.searchAttributes) upsertSearchAttributes({ PaymentId: [paymentId] });
     state.paid = true;
+  });
+  // The API started the verification and recorded it; the run only polls it. Delivered at least once,
+  // and a later attempt may overtake an earlier one: only a newer attempt counts.
+  setHandler(identityStartedSignal, ({ transId, attempt }) => {
+    if (attempt <= lastAttempt || state.status !== 'pending' || state.identityStatus === 'completed' || timedOut) return;
+    lastAttempt = attempt;
+    generation += 1;
+    transaction = { generation, transId, expiresAt: Date.now() + timers.identityRequestTtlMs };
+    state.identityStatus = 'waiting';
   });
   setHandler(
     verifyIdentityUpdate,

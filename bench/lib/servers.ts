@@ -19,6 +19,7 @@ import { observePool } from '../../src/telemetry/pool';
 import { globalRateLimit } from '../../src/http/rate-limit';
 import { securityHeaders } from '../../src/http/security-headers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { createActivationRuns } from '../../src/temporal/activations';
 import { connectTemporal } from '../../src/temporal/connection';
 import { createPaymentRuns } from '../../src/temporal/payments';
@@ -164,6 +165,7 @@ const SERVERS: Record<ServerKind, (ctx: ServerContext) => Promise<Built>> = {
       temporalReady: () => temporal.ready(),
       activationRuns: createActivationRuns(temporal.client, config),
       paymentRuns: createPaymentRuns(temporal.client, config),
+      signalSender: temporalSignalSender(temporal.client),
       meter,
     });
     return {

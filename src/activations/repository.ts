@@ -281,17 +281,45 @@ export interface OwnedIdentity {
   status: ActivationStatus;
   identityStatus: IdentityStatus;
   identityVerifiedAt: Date | null;
+  /** The current verification, if one was started: what a repeated request joins. */
+  identityRef: string | null;
+  identityType: IdentityType | null;
+  idNumberHash: string | null;
+  identityStartedAt: Date | null;
+  identityCodeEncrypted: string | null;
+  identityAttempts: number;
 }
+
+const IDENTITY_COLUMNS = `status, identity_status as "identityStatus", identity_verified_at as "identityVerifiedAt",
+  identity_ref as "identityRef", identity_type as "identityType", id_number_hash as "idNumberHash",
+  identity_started_at as "identityStartedAt", identity_code_encrypted as "identityCodeEncrypted",
+  identity_attempts as "identityAttempts"`;
 
 const OWNED_IDENTITY = query(
   'activations.owned-identity',
-  `select status, identity_status as "identityStatus", identity_verified_at as "identityVerifiedAt"
-     from activations where id = $1 and user_id = $2 and deleted_at is null`,
+  `select ${IDENTITY_COLUMNS} from activations where id = $1 and user_id = $2 and deleted_at is null`,
 );
 
 /** The caller's own, non-deleted activation's identity state. */
 export async function findOwnedIdentity(sql: Sql, userId: string, activationId: string): Promise<OwnedIdentity | undefined> {
   return sql.one<OwnedIdentity>(OWNED_IDENTITY, [activationId, userId]);
+}
+
+const VERIFICATION = query('activations.verification', `select ${IDENTITY_COLUMNS} from activations where id = $1 and deleted_at is null`);
+
+/** Any non-deleted activation's identity state (tools and tests that drive a run). */
+export async function findVerification(sql: Sql, activationId: string): Promise<OwnedIdentity | undefined> {
+  return sql.one<OwnedIdentity>(VERIFICATION, [activationId]);
+}
+
+const LOCKED_VERIFICATION = query(
+  'activations.locked-verification',
+  `select ${IDENTITY_COLUMNS} from activations where id = $1 and deleted_at is null for update`,
+);
+
+/** The same, locked for the transaction that records a new verification (a deletion or the run's end waits). */
+export async function lockVerification(sql: Sql, activationId: string): Promise<OwnedIdentity | undefined> {
+  return sql.one<OwnedIdentity>(LOCKED_VERIFICATION, [activationId]);
 }
 
 // --- What magic-link redemption reads (latest.ts) ---------------------------------------------------
@@ -375,15 +403,37 @@ export async function findRunActivation(sql: Sql, activationId: string): Promise
 const RECORD_IDENTITY_START = query(
   'activations.record-identity-start',
   `update activations set identity_ref = $2, identity_status = 'waiting', identity_verified_at = null, identity_type = $3,
-     id_number_encrypted = $4, id_number_hash = $5, updated_at = $6 where id = $1`,
+     id_number_encrypted = $4, id_number_hash = $5, updated_at = $6, identity_started_at = $6,
+     identity_attempts = coalesce($7, identity_attempts), identity_code_encrypted = $8 where id = $1`,
 );
 
-/** A verification started at the provider: its reference, and the identity it is about (encrypted, keyed hash). */
+/**
+ * A verification started at the provider: its reference, the identity it is about (encrypted, keyed
+ * hash), and, when the API started it, its attempt number and app code (encrypted).
+ */
 export async function recordIdentityStart(
   sql: Sql,
-  v: { activationId: string; transId: string; identityType: IdentityType; idNumberEncrypted: string; idNumberHash: string; now: Date },
+  v: {
+    activationId: string;
+    transId: string;
+    identityType: IdentityType;
+    idNumberEncrypted: string;
+    idNumberHash: string;
+    now: Date;
+    attempt?: number;
+    codeEncrypted?: string;
+  },
 ): Promise<void> {
-  await sql.exec(RECORD_IDENTITY_START, [v.activationId, v.transId, v.identityType, v.idNumberEncrypted, v.idNumberHash, v.now]);
+  await sql.exec(RECORD_IDENTITY_START, [
+    v.activationId,
+    v.transId,
+    v.identityType,
+    v.idNumberEncrypted,
+    v.idNumberHash,
+    v.now,
+    v.attempt ?? null,
+    v.codeEncrypted ?? null,
+  ]);
 }
 
 const ORDER_STATUS = query(

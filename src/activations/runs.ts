@@ -1,5 +1,4 @@
 import type { SimType } from '../entities';
-import type { VerifyIdentityInput, VerifyIdentityResult } from '../../workflows/activation-contract';
 
 /** What a run starts from (the activation's pending start, src/workflow-starts). */
 export interface StartActivation {
@@ -20,13 +19,10 @@ export interface StartActivation {
 export type ActivationStartArgs = Omit<StartActivation, 'cancelAfterMs'>;
 
 /**
- * What the API asks of an activation's workflow (`activation:<id>`): start, verify identity (update),
- * order paid (signal). The services depend on this port; src/temporal/activations.ts implements it on
- * a Temporal client, tests may pass a fake.
+ * What the API asks of an activation's workflow (`activation:<id>`) directly: its start. What it tells
+ * the run (a verification started, the order paid) goes through pending signals (src/workflow-signals).
+ * src/temporal/activations.ts implements it on a Temporal client, tests may pass a fake.
  */
 export interface ActivationRuns {
   start(activation: StartActivation): Promise<void>;
-  /** Refusals come back as AppError('IDENTITY_ERROR'), no answer in time as AppError('SERVICE_UNAVAILABLE'). */
-  verifyIdentity(activationId: string, input: VerifyIdentityInput): Promise<VerifyIdentityResult>;
-  orderPaid(activationId: string, paymentId: string): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
+import { createListener } from '../db/listener';
 import type { Principal } from './principal';
 
 export const AUTH_CHANGED_CHANNEL = 'auth_changed';
@@ -29,7 +30,8 @@ export interface SessionCache {
  * verification and the database. Correctness comes from invalidation, not
  * from the TTL: triggers on users, sessions, token_blocklist and device_blocklist NOTIFY
  * `auth_changed`, every instance LISTENs and evicts at once. While the
- * listening connection is down, the cache answers nothing.
+ * listening connection is down, or silent (src/db/listener.ts probes it), the cache answers nothing,
+ * and a reconnect starts from nothing.
  *
  * Eviction alone has a race: a request reads a live session, the revocation
  * commits and its NOTIFY evicts a cache that holds nothing yet, then the
@@ -46,15 +48,14 @@ export function createSessionCache(opts: {
   ttlMs: number;
   maxEntries?: number;
   onError?: (err: unknown) => void;
+  /** The listener's probe (src/db/listener.ts); defaults there. */
+  probeIntervalMs?: number;
+  probeTimeoutMs?: number;
 }): SessionCache {
   const entries = new Map<string, Entry>();
   const byUser = new Map<string, Set<string>>();
   const max = opts.maxEntries ?? 50_000;
-  let listening = false;
-  let stopped = false;
   let epoch = 0;
-  let client: PoolClient | undefined;
-  let retry: NodeJS.Timeout | undefined;
 
   function clear() {
     entries.clear();
@@ -73,48 +74,37 @@ export function createSessionCache(opts: {
     byUser.delete(userId);
   }
 
-  async function listen() {
-    try {
-      client = await opts.pool.connect();
-      client.on('notification', (msg) => {
-        epoch += 1;
-        const [kind, id] = (msg.payload ?? '').split(':');
-        if (kind === 'user' && id) evictUser(id);
-        else if (kind === 'token' && id) evictToken(id);
-        else clear(); // a device blocklist change (rare) may concern any session
-      });
-      client.on('error', (err) => lost(err));
-      client.on('end', () => lost());
-      await client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`);
-      // Whatever was read before now may have missed a notification while nobody listened.
-      epoch += 1;
-      listening = true;
-    } catch (err) {
-      lost(err);
-    }
-  }
-
-  function lost(err?: unknown) {
-    if (err) opts.onError?.(err);
-    epoch += 1;
-    listening = false;
-    clear();
-    client?.release(true);
-    client = undefined;
-    if (!stopped && !retry) {
-      retry = setTimeout(() => {
-        retry = undefined;
-        void listen();
-      }, 1_000);
-      retry.unref();
-    }
-  }
-
-  if (opts.ttlMs > 0) void listen();
+  // While the listener is down (or silent: its probe goes unanswered) nothing is kept or served.
+  const listener =
+    opts.ttlMs > 0
+      ? createListener({
+          pool: opts.pool,
+          channel: AUTH_CHANGED_CHANNEL,
+          onNotification(payload) {
+            epoch += 1;
+            const [kind, id] = payload.split(':');
+            if (kind === 'user' && id) evictUser(id);
+            else if (kind === 'token' && id) evictToken(id);
+            else clear(); // a device blocklist change (rare) may concern any session
+          },
+          onListening() {
+            // Whatever was read before now may have missed a notification while nobody listened.
+            epoch += 1;
+          },
+          onLost(err) {
+            if (err) opts.onError?.(err);
+            epoch += 1;
+            clear();
+          },
+          probeIntervalMs: opts.probeIntervalMs,
+          probeTimeoutMs: opts.probeTimeoutMs,
+        })
+      : undefined;
+  const listening = () => listener?.listening ?? false;
 
   return {
     get(hash, device) {
-      if (!listening) return undefined;
+      if (!listening()) return undefined;
       const entry = entries.get(hash);
       if (!entry || entry.device !== device) return undefined;
       if (Date.now() >= entry.until) {
@@ -125,7 +115,7 @@ export function createSessionCache(opts: {
     },
     mark: () => epoch,
     set(hash, principal, readSince, device) {
-      if (!listening || readSince !== epoch) return;
+      if (!listening() || readSince !== epoch) return;
       if (entries.size >= max) clear();
       entries.set(hash, { principal, device, until: Date.now() + opts.ttlMs });
       let hashes = byUser.get(principal.user.id);
@@ -135,17 +125,9 @@ export function createSessionCache(opts: {
     evictUser,
     evictToken,
     async stop() {
-      stopped = true;
       epoch += 1;
-      listening = false;
-      if (retry) clearTimeout(retry);
       clear();
-      if (client) {
-        const c = client;
-        client = undefined;
-        await c.query(`UNLISTEN ${AUTH_CHANGED_CHANNEL}`).catch(() => undefined);
-        c.release();
-      }
+      await listener?.stop();
     },
   };
 }

@@ -16,7 +16,7 @@ export type ErasureCause = { by: 'admin'; actor: Requester; reason: string } | {
 /**
  * Erases the person's data inside the caller's transaction, the user row locked: name, phone, e-mail
  * (held, retained or claimed), id numbers and every keyed hash of them; deletedAt on the activations;
- * sessions, codes and OTP counts; the roster's nationality; the audit trail's name, address and user
+ * sessions, codes, OTP counts and codes still waiting to be sent; the roster's nationality; the audit trail's name, address and user
  * agent of the person. Orders, payments, receipts, store orders and reconciliation records stay, without
  * personal data. Audited (`compliance.user_erased`) with the cause and counts, never the erased values.
  */
@@ -32,17 +32,20 @@ export async function erasePersonalData(
   await repo.eraseUser(tx, subject.id, now);
   const erasedActivations = await repo.eraseActivations(tx, subject.id, now);
   await repo.deleteOtpRequests(tx, hashes);
+  const pendingMessages = await repo.deletePendingMessages(tx, hashes);
   await repo.deleteChallenges(tx, subject.id);
   await repo.deleteSessions(tx, subject.id);
   await repo.eraseRosterDetails(tx, subject.id);
   await repo.eraseAuditTrail(tx, subject.id);
+  // Every process (API replicas, the worker) forgets the decrypted values it keeps, id numbers included.
+  await repo.announceErasure(tx);
   const admin = cause.by === 'admin' ? cause : null;
   await writeAudit(tx, {
     action: 'compliance.user_erased',
     actorUserId: admin?.actor.userId ?? null,
     entityType: 'user',
     entityId: subject.id,
-    details: { trigger: cause.by, ...(admin ? { reason: admin.reason } : {}), erasedActivations, ...extra },
+    details: { trigger: cause.by, ...(admin ? { reason: admin.reason } : {}), erasedActivations, pendingMessages, ...extra },
     ip: admin?.actor.ip ?? null,
     userAgent: admin?.actor.userAgent ?? null,
     at: now,

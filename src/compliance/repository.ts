@@ -82,9 +82,16 @@ export async function expireUnpaidStoreOrders(sql: Sql, userId: string, now: Dat
 
 const DROP_PENDING_STARTS = query('compliance.drop-pending-starts', 'delete from workflow_starts where workflow_id = any($1::text[])');
 
-/** Runs not started yet for what the deletion ended: there is nothing left for them to do. */
+const DROP_PENDING_SIGNALS = query(
+  'compliance.drop-pending-signals',
+  'delete from workflow_signals where workflow_id = any($1::text[]) and delivered_at is null',
+);
+
+/** Runs not started yet, and signals not sent yet, for what the deletion ended: there is nothing left for them to do. */
 export async function dropPendingStarts(sql: Sql, workflowIds: string[]): Promise<void> {
-  if (workflowIds.length) await sql.exec(DROP_PENDING_STARTS, [workflowIds]);
+  if (!workflowIds.length) return;
+  await sql.exec(DROP_PENDING_STARTS, [workflowIds]);
+  await sql.exec(DROP_PENDING_SIGNALS, [workflowIds]);
 }
 
 const STAMP_ACTIVATIONS = query(
@@ -112,10 +119,10 @@ export async function eraseUser(sql: Sql, userId: string, now: Date): Promise<vo
   await sql.exec(ERASE_USER, [userId, now]);
 }
 
-/** The id numbers and their hashes go; the rows are soft-deleted (GET /activations/records hides them). */
+/** The id numbers, their hashes and the verification's app code go; the rows are soft-deleted (GET /activations/records hides them). */
 const ERASE_ACTIVATIONS = query(
   'compliance.erase-activations',
-  `update activations set id_number_encrypted = null, id_number_hash = null, deleted_at = $2
+  `update activations set id_number_encrypted = null, id_number_hash = null, identity_code_encrypted = null, deleted_at = $2
     where user_id = $1 and deleted_at is null`,
 );
 
@@ -128,6 +135,26 @@ const DELETE_OTP_REQUESTS = query('compliance.delete-otp-requests', 'delete from
 /** The OTP request counts kept under the person's identifiers' keyed hashes. */
 export async function deleteOtpRequests(sql: Sql, hashes: string[]): Promise<void> {
   if (hashes.length) await sql.exec(DELETE_OTP_REQUESTS, [hashes]);
+}
+
+const DELETE_PENDING_MESSAGES = query(
+  'compliance.delete-pending-messages',
+  `delete from message_outbox where status = 'pending' and recipient_hash = any($1::text[])`,
+);
+
+/** Codes still waiting for the message relay to reach one of the person's identifiers (the message itself holds them). */
+export async function deletePendingMessages(sql: Sql, hashes: string[]): Promise<number> {
+  return hashes.length ? sql.exec(DELETE_PENDING_MESSAGES, [hashes]) : 0;
+}
+
+/** NOTIFY channel of erasures: every process forgets the decrypted values it keeps (src/compliance/forget.ts). */
+export const ERASED_CHANNEL = 'personal_data_erased';
+
+const ANNOUNCE_ERASURE = query('compliance.announce-erasure', `select pg_notify('${ERASED_CHANNEL}', '')`);
+
+/** Heard by every process once the erasure commits (nothing of the person in the payload). */
+export async function announceErasure(sql: Sql): Promise<void> {
+  await sql.exec(ANNOUNCE_ERASURE);
 }
 
 const DELETE_SESSIONS = query('compliance.delete-sessions', 'delete from sessions where user_id = $1');

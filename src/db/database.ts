@@ -89,7 +89,16 @@ export function runMigrations(target: string | PostgresConnection): Promise<stri
 export function openPool(target: string | PostgresConnection, max = 10, onIdleError: (err: Error) => void = () => undefined): Pool {
   // Not the URL's sslmode through pg: it would read it with its own meaning (require checks the certificate).
   const { connectionString, ssl } = typeof target === 'string' ? postgresConnection(target) : target;
-  const pool = new Pool({ connectionString, ssl, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  // TCP keepalive: the OS notices a peer that went away without a word (the listeners also probe, src/db/listener.ts).
+  const pool = new Pool({
+    connectionString,
+    ssl,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   pool.on('error', onIdleError);
   return pool;
 }

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
+import { createListener } from './listener';
 
 /** Triggers on the portal's tables NOTIFY this channel (migration PortalChanged); the payload is one tag. */
 export const PORTAL_CHANGED_CHANNEL = 'portal_changed';
@@ -59,17 +60,16 @@ export function createReadCache(opts: {
   clock: () => Date;
   maxEntries?: number;
   onError?: (err: unknown) => void;
+  /** The listener's probe (src/db/listener.ts); defaults there. */
+  probeIntervalMs?: number;
+  probeTimeoutMs?: number;
 }): ReadCache {
   const entries = new Map<string, Entry>();
   const byTag = new Map<string, Set<string>>();
   const flights = new Map<string, { epoch: number; promise: Promise<unknown> }>();
   const max = opts.maxEntries ?? 20_000;
   const enabled = opts.ttlMs > 0;
-  let listening = false;
-  let stopped = false;
   let epoch = 0;
-  let client: PoolClient | undefined;
-  let retry: NodeJS.Timeout | undefined;
 
   function clear() {
     entries.clear();
@@ -102,40 +102,26 @@ export function createReadCache(opts: {
     else evict(payload);
   }
 
-  async function listen() {
-    try {
-      client = await opts.pool.connect();
-      client.on('notification', (msg) => onNotification(msg.payload ?? ''));
-      client.on('error', (err) => lost(err));
-      client.on('end', () => lost());
-      await client.query(`LISTEN ${PORTAL_CHANGED_CHANNEL}`);
-      // Whatever was read before now may have missed a notification while nobody listened.
-      invalidateAll();
-      listening = true;
-    } catch (err) {
-      lost(err);
-    }
-  }
-
-  function lost(err?: unknown) {
-    if (err) opts.onError?.(err);
-    invalidateAll();
-    listening = false;
-    client?.release(true);
-    client = undefined;
-    if (!stopped && !retry) {
-      retry = setTimeout(() => {
-        retry = undefined;
-        void listen();
-      }, 1_000);
-      retry.unref();
-    }
-  }
-
-  if (enabled) void listen();
+  // While the listener is down (or silent: its probe goes unanswered) nothing is kept or served from memory.
+  const listener = enabled
+    ? createListener({
+        pool: opts.pool,
+        channel: PORTAL_CHANGED_CHANNEL,
+        onNotification,
+        // Whatever was read before now may have missed a notification while nobody listened.
+        onListening: invalidateAll,
+        onLost(err) {
+          if (err) opts.onError?.(err);
+          invalidateAll();
+        },
+        probeIntervalMs: opts.probeIntervalMs,
+        probeTimeoutMs: opts.probeTimeoutMs,
+      })
+    : undefined;
+  const listening = () => listener?.listening ?? false;
 
   function store(key: string, loaded: Loaded<unknown>, readSince: number, at: number) {
-    if (!listening || readSince !== epoch) return;
+    if (!listening() || readSince !== epoch) return;
     if (entries.size >= max) clear();
     entries.set(key, { value: loaded.value, tags: loaded.tags, at, until: at + opts.ttlMs });
     for (const tag of loaded.tags) {
@@ -147,7 +133,7 @@ export function createReadCache(opts: {
 
   return {
     async read<T>(key: string, load: () => Promise<Loaded<T>>): Promise<T> {
-      if (!enabled || !listening) return (await load()).value;
+      if (!listening()) return (await load()).value;
       const now = opts.clock().getTime();
       const entry = entries.get(key);
       if (entry) {
@@ -171,16 +157,8 @@ export function createReadCache(opts: {
     },
     invalidateAll,
     async stop() {
-      stopped = true;
-      listening = false;
       invalidateAll();
-      if (retry) clearTimeout(retry);
-      if (client) {
-        const c = client;
-        client = undefined;
-        await c.query(`UNLISTEN ${PORTAL_CHANGED_CHANNEL}`).catch(() => undefined);
-        c.release();
-      }
+      await listener?.stop();
     },
   };
 }

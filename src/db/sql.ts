@@ -118,3 +118,24 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const name = e?.constraint ?? e?.cause?.constraint;
   return code === '23505' && (!constraint || name === constraint);
 }
+
+/** SQLSTATEs of a server that is away or refusing connections: class 08, shutting down, not accepting yet, full. */
+const UNAVAILABLE_STATES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// pg's own errors for a connection that ended or never came (no code on them).
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Cannot use a pool after calling end/;
+
+/**
+ * Postgres was away (down, restarting, unreachable, no connection free in time), not a statement that
+ * failed: the API answers SERVICE_UNAVAILABLE 503 with Retry-After, and nothing was committed.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth += 1) {
+    if (typeof e.code === 'string' && (UNAVAILABLE_STATES.has(e.code) || UNAVAILABLE_SOCKET_CODES.has(e.code))) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}

@@ -44,6 +44,15 @@ export const Activation = defineEntity({
     /** National id number of the verification, encrypted; the hash finds repeats. */
     idNumberEncrypted: p.text().nullable(),
     idNumberHash: p.string().length(64).nullable(),
+    /**
+     * Verifications started so far: the next one's number names its provider idempotency key, so a
+     * request retried after a lost answer gets the transaction the first one started (src/activations/identity.ts).
+     */
+    identityAttempts: p.integer().default(0),
+    /** When the current verification started at the provider (database time). */
+    identityStartedAt: p.datetime().nullable(),
+    /** The current verification's code for the national identity app, encrypted: a repeated request answers it again. */
+    identityCodeEncrypted: p.text().nullable(),
     assignedOfficerId: p.uuid().nullable(),
     activatedAt: p.datetime().nullable(),
     failedReason: p.text().nullable(),

@@ -19,6 +19,7 @@ import { Setting } from './setting';
 import { FxRateSnapshot, StoreDeviceAcknowledgement, StoreOrder, StoreProduct, StoreProductCountry } from './store';
 import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
+import { WorkflowSignal } from './workflow-signal';
 import { WorkflowStart } from './workflow-start';
 
 export * from './activation';
@@ -43,6 +44,7 @@ export * from './store';
 export * from './user';
 export * from './webhook-inbox';
 export * from './workflow-start';
+export * from './workflow-signal';
 
 export const entities = [
   User,
@@ -80,6 +82,7 @@ export const entities = [
   CompanyOrderLine,
   CompanyChargeVersion,
   WorkflowStart,
+  WorkflowSignal,
   MessageOutboxEntry,
   StoreProduct,
   StoreProductCountry,

@@ -22,6 +22,8 @@ export const MessageOutboxEntry = defineEntity({
     purpose: p.string().length(60),
     /** The outgoing message as JSON, encrypted (`v1.iv.tag.ciphertext`); null once given up. */
     payloadEncrypted: p.text().nullable(),
+    /** The recipient's keyed hash, as the person's identifiers are hashed: an erasure deletes their pending messages by it. */
+    recipientHash: p.string().length(64).nullable(),
     status: p.enum(MESSAGE_OUTBOX_STATUSES).default('pending'),
     failureReason: p.enum(MESSAGE_FAILURE_REASONS).nullable(),
     /** Delivery attempts so far (the request's, then the relay's). */

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/sql';
 import { errorCodes } from './error-codes';
 import type { ResponseContract } from './contract';
 import { AppError, errorMessage, languageOf } from './errors';
@@ -18,6 +19,8 @@ export function createErrorHandler(logger?: Pick<Logger, 'error'>, contract?: Re
     let appError = toAppError(err);
     // The app logger redacts personal data and credentials wherever they appear in the error.
     if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');
+    // Postgres away: a client can tell it from a bug, and retry (nothing was committed).
+    if (appError.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     const route = res.locals.route as RouteMeta | undefined;
     let status = route ? route.statusOf(appError.code) : errorCodes[appError.code].status;
     let body = envelope(appError, req);
@@ -47,8 +50,12 @@ function send(res: Response, status: number, body: unknown): void {
   res.status(status).json(body);
 }
 
+/** What a 503 asks the client to wait: about as long as a database restart or failover takes. */
+export const RETRY_AFTER_SECONDS = 5;
+
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', { message: 'database unavailable' });
   // body-parser failures: malformed JSON, too large, wrong charset.
   if (isHttpError(err) && err.status >= 400 && err.status < 500) {
     return new AppError('VALIDATION_ERROR', {

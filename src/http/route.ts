@@ -373,7 +373,10 @@ const docPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 function errorStatuses(spec: RouteSpec<Guard, unknown, unknown, unknown, unknown, SuccessSpec>): Map<number, ErrorCode[]> {
   const input: ErrorCode[] = paramsCanFail(spec.params) || spec.query || spec.body || spec.headers ? ['VALIDATION_ERROR'] : [];
   const limited: ErrorCode[] = spec.rateLimit !== false ? ['RATE_LIMIT_EXCEEDED'] : [];
-  const codes = new Set<ErrorCode>([...guardErrors(spec.guard), ...input, ...spec.errors, ...limited, 'INTERNAL_ERROR']);
+  // Every route may fail unexpectedly, and find Postgres away (SERVICE_UNAVAILABLE, with Retry-After)
+  // unless its own 503 answer says so (readiness).
+  const away: ErrorCode[] = spec.otherResponses?.[503] ? [] : ['SERVICE_UNAVAILABLE'];
+  const codes = new Set<ErrorCode>([...guardErrors(spec.guard), ...input, ...spec.errors, ...limited, 'INTERNAL_ERROR', ...away]);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = spec.statusOverrides?.[code] ?? errorCodes[code].status;

@@ -41,6 +41,9 @@ export interface IdentityProvider {
   status(transId: string): Promise<IdentityStatus>;
 }
 
+/** Idempotency keys the mock remembers (oldest forgotten first). */
+const MOCK_KEYS_KEPT = 10_000;
+
 const OUTCOME_BY_LAST_DIGIT: Record<string, IdentityStatus | 'initiation_error'> = {
   '1': 'rejected',
   '2': 'expired',
@@ -51,20 +54,26 @@ const OUTCOME_BY_LAST_DIGIT: Record<string, IdentityStatus | 'initiation_error'>
 /**
  * The mock provider. The outcome is chosen by the id number's last digit —
  * 1 rejected, 2 expired, 3 error, 4 initiation fails, anything else completed —
- * and reached `delayMs` after initiation. Stateless: the outcome and start time
+ * and reached `delayMs` after initiation. Polls are stateless: the outcome and start time
  * travel inside the transaction id, so any worker can poll it.
  */
 export function createMockIdentityProvider(opts: { delayMs?: number; clock?: () => number } = {}): IdentityProvider {
   const delayMs = opts.delayMs ?? 3_000;
   const now = opts.clock ?? Date.now;
+  // Idempotent by key, as a real provider is (per process: enough for one API and its tests).
+  const byKey = new Map<string, IdentityInitiation>();
   return {
-    initiate({ idNumber }) {
+    initiate({ idNumber, idempotencyKey }) {
       const outcome = OUTCOME_BY_LAST_DIGIT[idNumber.slice(-1)] ?? 'completed';
       if (outcome === 'initiation_error') return Promise.reject(new IdentityInitiationError());
-      return Promise.resolve({
-        transId: `mock.${outcome}.${now()}.${randomUUID()}`,
-        randomCode: String(randomInt(10, 100)),
-      });
+      const known = idempotencyKey ? byKey.get(idempotencyKey) : undefined;
+      if (known) return Promise.resolve(known);
+      const started = { transId: `mock.${outcome}.${now()}.${randomUUID()}`, randomCode: String(randomInt(10, 100)) };
+      if (idempotencyKey) {
+        if (byKey.size >= MOCK_KEYS_KEPT) byKey.delete(byKey.keys().next().value!);
+        byKey.set(idempotencyKey, started);
+      }
+      return Promise.resolve(started);
     },
     status(transId) {
       const [kind, outcome, startedAt] = transId.split('.');

@@ -12,6 +12,8 @@ export interface PersonalDataCipher {
   lookupHash(value: string): string;
   /** Drops a stored value's decrypted text from this process's memory (an erasure removed the value). */
   forget(stored: string): void;
+  /** Drops every decrypted text this process keeps (another process erased someone: src/compliance/forget.ts). */
+  forgetAll(): void;
 }
 
 /** Decrypted values a cipher keeps (ciphertext to text), then starts again. */
@@ -50,6 +52,9 @@ export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: s
     },
     forget(stored) {
       decrypted.delete(stored);
+    },
+    forgetAll() {
+      decrypted.clear();
     },
   };
 }

@@ -65,7 +65,8 @@ export function createOtpSender(deps: OtpSenderDeps): MessageSender {
   async function handOverAfter(message: OutgoingMessage, f: { attempts: number; error: unknown; lifeMs: number }) {
     const lastError = errorText(f.error);
     const payloadEncrypted = deps.cipher.encrypt(JSON.stringify(message));
-    await handOver(deps.db, { message, payloadEncrypted, expiresInMs: f.lifeMs, attempts: f.attempts, lastError });
+    const recipientHash = deps.cipher.lookupHash(message.to);
+    await handOver(deps.db, { message, payloadEncrypted, recipientHash, expiresInMs: f.lifeMs, attempts: f.attempts, lastError });
     deps.logger.warn(
       { channel: message.channel, purpose: message.purpose, attempts: f.attempts, error: lastError },
       'message not taken by the provider: handed to the message relay',

@@ -14,6 +14,8 @@ export interface HandOver {
   message: Pick<OutgoingMessage, 'channel' | 'purpose'>;
   /** The whole message (recipient, text, code), encrypted with the personal-data cipher. */
   payloadEncrypted: string;
+  /** The recipient's keyed hash (an erasure finds the person's messages by it). */
+  recipientHash: string;
   /** How long the message is worth delivering (what is left of its code's life). */
   expiresInMs: number;
   /** Attempts the request made, and the last one's error. */
@@ -23,13 +25,21 @@ export interface HandOver {
 
 const HAND_OVER = query(
   'messages.hand-over',
-  `insert into message_outbox (channel, purpose, payload_encrypted, attempts, last_error, next_attempt_at, expires_at)
-   values ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6::float8))`,
+  `insert into message_outbox (channel, purpose, payload_encrypted, attempts, last_error, next_attempt_at, expires_at, recipient_hash)
+   values ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6::float8), $7)`,
 );
 
 /** Keeps a message for the relay, due at once. */
 export async function handOver(sql: Sql, h: HandOver): Promise<void> {
-  await sql.exec(HAND_OVER, [h.message.channel, h.message.purpose, h.payloadEncrypted, h.attempts, h.lastError, h.expiresInMs / 1000]);
+  await sql.exec(HAND_OVER, [
+    h.message.channel,
+    h.message.purpose,
+    h.payloadEncrypted,
+    h.attempts,
+    h.lastError,
+    h.expiresInMs / 1000,
+    h.recipientHash,
+  ]);
 }
 
 const REFUSED = query(

@@ -4,9 +4,10 @@ import type { Db } from '../db/sql';
 import type { PaymentMethod, PaymentStatus } from '../entities';
 import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
-import type { ActivationRuns } from '../activations/runs';
 import type { PaymentRuns } from './runs';
-import type { StoreOrderRuns } from '../store/runs';
+import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
+import type { SignalLauncher } from '../workflow-signals/launch';
+import { enqueueSignal } from '../workflow-signals/repository';
 import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
@@ -60,8 +61,8 @@ export interface PaymentServiceDeps {
   db: Db;
   provider: PaymentProvider;
   paymentRuns: PaymentRuns;
-  activationRuns: ActivationRuns;
-  storeOrderRuns: Pick<StoreOrderRuns, 'orderPaid'>;
+  /** Delivers "order paid" to the activation's or the store order's run (written with the payment). */
+  signals: SignalLauncher;
   clock: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
@@ -215,32 +216,23 @@ export function createPaymentService(deps: PaymentServiceDeps) {
   async function record(row: Payment, result: ProviderResult): Promise<void> {
     const now = clock();
     if (result.status === 'completed') {
-      const settled = await db.transaction(async (tx) => {
+      const paid = await db.transaction(async (tx) => {
         // The order row lock makes "one completed payment per order" hold between parallel attempts with different keys.
         const orderStatus = await repo.findOrderStatus(tx, row.orderId, 'update');
-        if (!(await repo.recordGateway(tx, row.id, result, now))) return null;
+        if (!(await repo.recordGateway(tx, row.id, result, now))) return [];
         if (orderStatus !== 'pending_payment') {
           await repo.failPayment(tx, row.id, FAILURE_REASONS.orderAlreadyPaid, now);
-          return null;
+          return [];
         }
-        return completePayment(tx, row.id, now);
+        const settled = await completePayment(tx, row.id, now);
+        if (!settled?.changed) return [];
+        // The run learns it in order with the rest it is told, even when Temporal is away at this commit.
+        const signals: EnqueuedSignal[] = [];
+        if (settled.activationId) signals.push(await enqueueSignal(tx, pendingSignal.activationPaid(settled.activationId, row.id)));
+        if (settled.storeOrderId) signals.push(await enqueueSignal(tx, pendingSignal.storeOrderPaid(settled.storeOrderId, row.id)));
+        return signals;
       });
-      if (settled?.changed && settled.activationId) {
-        try {
-          await deps.activationRuns.orderPaid(settled.activationId, row.id);
-        } catch (err) {
-          // The payment and order are committed; the activation's settlement fallback picks it up.
-          logger.error({ err, paymentId: row.id, activationId: settled.activationId }, 'order-paid signal failed after payment completed');
-        }
-      }
-      if (settled?.changed && settled.storeOrderId) {
-        try {
-          await deps.storeOrderRuns.orderPaid(settled.storeOrderId, row.id);
-        } catch (err) {
-          // Committed; the store order's run finds the payment at its next check of the order row.
-          logger.error({ err, paymentId: row.id, orderId: settled.storeOrderId }, 'store order paid signal failed after payment completed');
-        }
-      }
+      await deps.signals.launch(paid);
       return;
     }
     if (result.status === 'processing') {

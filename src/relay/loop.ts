@@ -1,10 +1,10 @@
 // The relay loop every Postgres-to-outside hand-over shares (the webhook inbox to the settlement
-// workflows, pending workflow starts to Temporal, OTP messages to their provider): a transaction
+// workflows, pending workflow starts and signals to Temporal, OTP messages to their provider): a transaction
 // claims due rows with `for update skip locked`, hands each to the outside, and marks them before
-// it commits; a LISTEN connection wakes it on new rows, a poll is the safety net; while the outside
+// it commits; a LISTEN connection (src/db/listener.ts) wakes it on new rows, a poll is the safety net; while the outside
 // refuses, the loop and each refused row back off. A queue (RelayQueue) says what its rows are,
 // how one is handed over and how rows are marked; this module owns the rest.
-import type { PoolClient } from 'pg';
+import { createListener, type Listener } from '../db/listener';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/sql';
 
@@ -90,7 +90,6 @@ export interface Relay<Outcome extends string> {
 }
 
 const DEFAULT_BASE_BACKOFF_MS = 500;
-const LISTEN_RETRY_MS = 1_000;
 const WARN_EVERY_MS = 60_000;
 
 /** The failure as an operator needs it (the error's class and message, bounded); never a payload. */
@@ -184,8 +183,7 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
   let loop: Promise<void> | undefined;
   let wake = false;
   let interrupt: (() => void) | undefined;
-  let listener: PoolClient | undefined;
-  let listenRetry: NodeJS.Timeout | undefined;
+  let listener: Listener | undefined;
 
   function notified() {
     wake = true;
@@ -235,30 +233,17 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
     }
   }
 
-  async function listen(): Promise<void> {
-    listenRetry = undefined;
-    if (stopped) return;
-    let client: PoolClient | undefined;
-    try {
-      client = await opts.db.pool.connect();
-      const mine = client;
-      listener = mine;
-      mine.on('notification', (msg) => msg.channel === queue.channel && notified());
-      mine.on('error', (err) => lost(mine, err));
-      mine.on('end', () => lost(mine));
-      await mine.query(`LISTEN ${queue.channel}`);
-      notified(); // rows may have come while nobody listened
-    } catch (err) {
-      lost(client, err);
-    }
-  }
-
-  function lost(client: PoolClient | undefined, err?: unknown) {
-    if (client && listener !== client) return; // already handled
-    listener = undefined;
-    if (err && !stopped) logger.warn({ err }, `${texts.name}: lost its LISTEN connection; polling until it is back`);
-    client?.release(true);
-    if (!stopped && !listenRetry) listenRetry = setTimeout(() => void listen(), LISTEN_RETRY_MS);
+  /** New rows wake the loop; a silent or lost connection leaves the poll in charge until it is back. */
+  function listen(): Listener {
+    return createListener({
+      pool: opts.db.pool,
+      channel: queue.channel,
+      onNotification: notified,
+      onListening: notified, // rows may have come while nobody listened
+      onLost(err) {
+        if (err) logger.warn({ err }, `${texts.name}: lost its LISTEN connection; polling until it is back`);
+      },
+    });
   }
 
   return {
@@ -273,20 +258,15 @@ export function createRelay<Row, Outcome extends string>(opts: RelayOptions<Row,
     },
     start() {
       if (loop) return;
-      void listen();
+      listener = listen();
       loop = run();
     },
     async stop() {
       stopped = true;
       interrupt?.();
-      if (listenRetry) clearTimeout(listenRetry);
       await loop;
-      const client = listener;
+      await listener?.stop();
       listener = undefined;
-      if (client) {
-        await client.query(`UNLISTEN ${queue.channel}`).catch(() => undefined);
-        client.release();
-      }
     },
   };
 }

@@ -2,7 +2,7 @@ import { query, type Sql } from '../db/sql';
 
 /** What one relay queue holds back: rows still waiting, and the age of the oldest (how far the relay is behind). */
 export interface QueueBacklog {
-  queue: 'webhook_inbox' | 'workflow_starts' | 'message_outbox';
+  queue: 'webhook_inbox' | 'workflow_starts' | 'workflow_signals' | 'message_outbox';
   depth: number;
   lagSeconds: number;
 }
@@ -17,11 +17,14 @@ const BACKLOG = query(
    select 'workflow_starts', count(*)::int, coalesce(extract(epoch from now() - min(created_at)), 0)::float8
      from workflow_starts where started_at is null
    union all
+   select 'workflow_signals', count(*)::int, coalesce(extract(epoch from now() - min(created_at)), 0)::float8
+     from workflow_signals where delivered_at is null
+   union all
    select 'message_outbox', count(*)::int, coalesce(extract(epoch from now() - min(created_at)), 0)::float8
      from message_outbox where status = 'pending'`,
 );
 
-/** The backlog of the worker's three relays (src/relay/loop.ts), read in one statement at scrape time. */
+/** The backlog of the worker's four relays (src/relay/loop.ts), read in one statement at scrape time. */
 export function readRelayBacklog(sql: Sql): Promise<QueueBacklog[]> {
   return sql.rows<QueueBacklog & Record<string, unknown>>(BACKLOG);
 }

@@ -8,7 +8,7 @@ import { readRelayBacklog } from './backlog-reads';
 export function observeRelayBacklog(meter: Meter, sql: Sql): void {
   const depth = meter.createObservableGauge('relay_backlog_rows', {
     description:
-      'Rows waiting for their relay: webhook_inbox (events for the settlement runs), workflow_starts (pending starts), message_outbox (one-time codes)',
+      'Rows waiting for their relay: webhook_inbox (events for the settlement runs), workflow_starts (pending starts), workflow_signals (pending signals), message_outbox (one-time codes)',
   });
   const lag = meter.createObservableGauge('relay_lag_seconds', {
     description: 'Age of the oldest row still waiting in each relay queue (0 when empty)',

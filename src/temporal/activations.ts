@@ -3,15 +3,9 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { ActivationRuns, StartActivation } from '../activations/runs';
 import { activationWorkflow } from '../../workflows/activation';
-import {
-  activationWorkflowId,
-  orderPaidSignal,
-  verifyIdentityUpdate,
-  type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+import { activationWorkflowId, type ActivationWorkflowInput } from '../../workflows/activation-contract';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
-import { executeUpdate } from './update';
 
 export { SEARCH_ATTRIBUTES };
 
@@ -43,14 +37,6 @@ export function createActivationRuns(
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-    },
-
-    async verifyIdentity(activationId, input) {
-      return executeUpdate(client.workflow.getHandle(activationWorkflowId(activationId)), verifyIdentityUpdate, { args: [input] });
-    },
-
-    async orderPaid(activationId, paymentId) {
-      await client.workflow.getHandle(activationWorkflowId(activationId)).signal(orderPaidSignal, { paymentId });
     },
   };
 

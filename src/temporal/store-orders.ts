@@ -6,7 +6,6 @@ import { storeOrderWorkflow } from '../../workflows/store-order';
 import {
   providerCallbackSignal,
   requeueSignal,
-  storeOrderPaidSignal,
   storeOrderWorkflowId,
   type StoreOrderWorkflowInput,
 } from '../../workflows/store-order-contract';
@@ -66,20 +65,6 @@ export function createStoreOrderRuns(
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-    },
-
-    // Signal-with-start: the order's creation answers without waiting for its run's start, so a payment
-    // made at once may come first; the run it starts is the one the pending start then finds.
-    async orderPaid(orderId, paymentId) {
-      await client.workflow.signalWithStart(storeOrderWorkflow, {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        workflowId: storeOrderWorkflowId(orderId),
-        args: [input(orderId)],
-        signal: storeOrderPaidSignal,
-        signalArgs: [{ paymentId }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: attributes(orderId),
-      });
     },
 
     async providerCallback(orderId, status) {

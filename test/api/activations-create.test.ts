@@ -13,8 +13,9 @@ const temporal = fakeActivationRuns();
 let t: TestApp;
 let noEsim: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { activationRuns: temporal.runs } });
-  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps: { activationRuns: temporal.runs } });
+  const deps = { activationRuns: temporal.runs, identity: temporal.identity, signalSender: temporal.signalSender };
+  t = await createTestApp({ deps });
+  noEsim = await createTestApp({ env: { FEATURE_ESIM: 'false' }, deps });
   await Promise.all([seedCatalog(t.db), seedCatalog(noEsim.db)]);
 });
 afterAll(async () => {
@@ -282,14 +283,96 @@ describe('verify-identity', () => {
     return { ...user, activationId: res.body.activationId };
   }
 
-  it('POST starts verification through the workflow and answers transId, randomCode, status', async () => {
+  type Verified = { transId: string; randomCode: string; status: string };
+  const verify = async (token: string, activationId: string, body: object) =>
+    typed<Verified>(await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body));
+  const identityRow = async (activationId: string) =>
+    (
+      await t.db.query<Record<string, unknown>>(
+        `select identity_ref, identity_status, identity_type, identity_attempts, id_number_encrypted, identity_code_encrypted
+           from activations where id = $1`,
+        [activationId],
+      )
+    )[0];
+  const signalRows = (activationId: string) =>
+    t.db.query<{ signal: string; args: Record<string, unknown>; delivered_at: Date | null; outcome: string | null; attempts: number }>(
+      `select signal, args, delivered_at, outcome, attempts from workflow_signals where workflow_id = $1 order by id`,
+      [`activation:${activationId}`],
+    );
+
+  it('POST starts the verification at the provider, records it, tells the run, and answers transId, randomCode, status', async () => {
     const { token, activationId } = await pending();
-    const res = await request(t.app)
-      .post(`/activations/${activationId}/verify-identity`)
-      .set(bearer(token))
-      .send({ identityType: 'citizen', idNumber: '1234567890' });
+    const res = await verify(token, activationId, { identityType: 'citizen', idNumber: '1234567890' });
     expect([res.status, res.body]).toEqual([200, { transId: match.any(String), randomCode: '42', status: 'waiting' }]);
-    expect(temporal.verified.at(-1)).toEqual({ activationId, idNumber: '1234567890' });
+    expect(temporal.verified.at(-1)).toMatchObject({ activationId, idNumber: '1234567890' });
+    expect(await identityRow(activationId)).toMatchObject({
+      identity_ref: res.body.transId,
+      identity_status: 'waiting',
+      identity_type: 'citizen',
+      identity_attempts: 1,
+      id_number_encrypted: match.stringMatching(/^v1\./),
+      identity_code_encrypted: match.stringMatching(/^v1\./),
+    });
+    // The run hears of it by a signal that carries no id number (Temporal's history never holds one).
+    const [signal] = await signalRows(activationId);
+    expect(signal).toMatchObject({ signal: 'identityStarted', outcome: 'signalled', delivered_at: match.any(Date) });
+    expect(signal.args).toEqual({ transId: res.body.transId, attempt: 1 });
+    expect(temporal.signals).toContainEqual(
+      match.objectContaining({ workflowId: `activation:${activationId}`, signal: 'identityStarted' }),
+    );
+  });
+
+  it('answers while Temporal is away: the signal waits for the relay, due at once', async () => {
+    const { token, activationId } = await pending();
+    temporal.state.failSignals = true;
+    try {
+      const res = await verify(token, activationId, { identityType: 'citizen', idNumber: '1234567890' });
+      expect([res.status, res.body]).toEqual([200, { transId: match.any(String), randomCode: '42', status: 'waiting' }]);
+    } finally {
+      temporal.state.failSignals = false;
+    }
+    const [signal] = await signalRows(activationId);
+    expect(signal).toMatchObject({ signal: 'identityStarted', delivered_at: null, attempts: 1 });
+    const [due] = await t.db.query<{ due: boolean }>(
+      `select next_attempt_at <= now() as due from workflow_signals where workflow_id = $1`,
+      [`activation:${activationId}`],
+    );
+    expect(due.due).toBe(true);
+  });
+
+  it('answers a repeated request with the verification it started (one provider call); another id number starts the next attempt', async () => {
+    const { token, activationId } = await pending();
+    const body = { identityType: 'citizen', idNumber: '1234567890' };
+    const first = await verify(token, activationId, body);
+    const calls = temporal.verified.length;
+    const again = await verify(token, activationId, body);
+    expect([again.status, again.body]).toEqual([200, first.body]);
+    expect(temporal.verified.length).toBe(calls);
+    expect(await signalRows(activationId)).toHaveLength(1);
+
+    const corrected = await verify(token, activationId, { identityType: 'citizen', idNumber: '1234567899' });
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.transId).not.toBe(first.body.transId);
+    expect(await identityRow(activationId)).toMatchObject({ identity_ref: corrected.body.transId, identity_attempts: 2 });
+    expect((await signalRows(activationId)).map((r) => r.args.attempt)).toEqual([1, 2]);
+  });
+
+  it('records nothing when the provider is unavailable (IDENTITY_ERROR, reason given); the retry reuses the attempt key', async () => {
+    const { token, activationId } = await pending();
+    const body = { identityType: 'resident', idNumber: '2234567890' };
+    temporal.state.refuseVerify = 'unavailable';
+    try {
+      const refused = await verify(token, activationId, body);
+      expect([refused.status, errorCode(refused)]).toEqual([422, 'IDENTITY_ERROR']);
+      expect(errorOf(refused).details).toEqual({ reason: 'IDENTITY_PROVIDER_UNAVAILABLE' });
+    } finally {
+      temporal.state.refuseVerify = undefined;
+    }
+    expect(await identityRow(activationId)).toMatchObject({ identity_ref: null, identity_attempts: 0 });
+    expect(await signalRows(activationId)).toEqual([]);
+    const retried = await verify(token, activationId, body);
+    expect(retried.status).toBe(200);
+    expect(temporal.verified.at(-1)?.idempotencyKey).toMatch(new RegExp(`^activation:${activationId}:identity:1:resident:[0-9a-f]{16}$`));
   });
 
   it('GET reads the identity status from Postgres; verifiedAt only when completed', async () => {
@@ -315,19 +398,23 @@ describe('verify-identity', () => {
     }
   });
 
-  it('answers IDENTITY_ERROR when the activation is not pending, or the workflow refuses', async () => {
+  it('answers IDENTITY_ERROR when the provider refuses, when the identity is already proven, or the activation is not pending', async () => {
     const { token, activationId } = await pending();
     const body = { identityType: 'resident', idNumber: '2234567890' };
-    temporal.state.refuseVerify = 'IDENTITY_ERROR';
+    temporal.state.refuseVerify = 'refused';
     try {
-      const refused = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+      const refused = await verify(token, activationId, body);
       expect([refused.status, errorCode(refused)]).toEqual([422, 'IDENTITY_ERROR']);
     } finally {
       temporal.state.refuseVerify = undefined;
     }
-    await t.db.query(`update activations set status = 'in_progress' where id = $1`, [activationId]);
-    const res = await request(t.app).post(`/activations/${activationId}/verify-identity`).set(bearer(token)).send(body);
+    await t.db.query(`update activations set identity_status = 'completed' where id = $1`, [activationId]);
+    const proven = await verify(token, activationId, body);
+    expect([proven.status, errorCode(proven)]).toEqual([422, 'IDENTITY_ERROR']);
+    await t.db.query(`update activations set status = 'in_progress', identity_status = 'waiting' where id = $1`, [activationId]);
+    const res = await verify(token, activationId, body);
     expect([res.status, errorCode(res)]).toEqual([422, 'IDENTITY_ERROR']);
+    expect(await signalRows(activationId)).toEqual([]);
   });
 
   it('validates the body and requires a session', async () => {

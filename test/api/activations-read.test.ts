@@ -733,11 +733,11 @@ describe('OpenAPI', () => {
       expect(paths[path]?.get).toBeDefined();
     }
     const responses = (path: string) => Object.keys(paths[path].get.responses).sort();
-    expect(responses('/activations/history')).toEqual(['200', '400', '401', '403', '429', '500']);
-    expect(responses('/activations/records')).toEqual(['200', '400', '401', '403', '422', '429', '500']);
-    expect(responses('/activations/{id}/status')).toEqual(['200', '401', '403', '404', '422', '429', '500']);
-    expect(responses('/activations/{id}/esim-qr')).toEqual(['200', '401', '403', '404', '422', '429', '500']);
-    expect(responses('/operators')).toEqual(['200', '429', '500']);
+    expect(responses('/activations/history')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(responses('/activations/records')).toEqual(['200', '400', '401', '403', '422', '429', '500', '503']);
+    expect(responses('/activations/{id}/status')).toEqual(['200', '401', '403', '404', '422', '429', '500', '503']);
+    expect(responses('/activations/{id}/esim-qr')).toEqual(['200', '401', '403', '404', '422', '429', '500', '503']);
+    expect(responses('/operators')).toEqual(['200', '429', '500', '503']);
     expect(
       paths['/activations/records'].get
         .parameters!.filter((p) => p.in === 'query')

@@ -10,7 +10,8 @@ import type * as s from '../../src/compliance/schemas';
 import { createPersonalDataCipher, type PersonalDataCipher } from '../../src/lib/crypto';
 import type { ActivationRuns } from '../../src/activations/runs';
 import type { StoreOrderRuns } from '../../src/store/runs';
-import { bearer, CONSENTS, errorCode, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { bearer, CONSENTS, errorCode, eventually, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
+import { forgetOnErasure } from '../../src/compliance/forget';
 import { DEMO, iccid, seedCatalog } from '../helpers/activations';
 import { activateSeat, seatCompany, seatHolder, type SeatCompany } from '../helpers/company-seat';
 import { signInAs, type Caller } from '../helpers/company-routes';
@@ -23,12 +24,9 @@ const DAY = 24 * 3600_000;
 const runs = { cancelled: [] as string[][] };
 const activationRuns: ActivationRuns = {
   start: () => Promise.resolve(),
-  verifyIdentity: () => Promise.reject(new Error('not in these tests')),
-  orderPaid: () => Promise.resolve(),
 };
 const storeOrderRuns: StoreOrderRuns = {
   start: () => Promise.resolve(),
-  orderPaid: () => Promise.resolve(),
   providerCallback: () => Promise.resolve(),
   requeue: () => Promise.resolve(),
 };
@@ -724,6 +722,42 @@ describe('POST /admin/compliance/users/:id/erase', () => {
       [p.userId],
     );
     expect(audits.n).toBe(1);
+  });
+});
+
+describe('an erasure reaches every process (issue 32)', () => {
+  it('deletes the person’s messages still waiting for the relay, and makes another process forget the values it decrypted', async () => {
+    const person = await signUp(t, { phone: newPhone(), email: `waiting-${randomBytes(3).toString('hex')}@example.com` });
+    const other = await signUp(t);
+    const pending = (to: string) =>
+      t.db.query(
+        `insert into message_outbox (channel, purpose, payload_encrypted, recipient_hash, next_attempt_at, expires_at)
+         values ('sms', 'otp.login', $1, $2, now(), now() + interval '5 minutes')`,
+        [cipher.encrypt(JSON.stringify({ to })), cipher.lookupHash(to)],
+      );
+    await pending(person.phone!);
+    await pending(person.email!);
+    await pending(other.phone!);
+    // Another process (a replica, the worker): its own cipher, its own listener.
+    const elsewhere = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
+    const forgot = jest.spyOn(elsewhere, 'forgetAll');
+    const listener = forgetOnErasure({ pool: t.db.pool, cipher: elsewhere, logger: { warn: () => undefined } });
+    try {
+      await eventually(() => expect(listener.listening).toBe(true), 5_000);
+      const before = forgot.mock.calls.length;
+      expect((await erase(person.userId)).status).toBe(200);
+      await eventually(() => expect(forgot.mock.calls.length).toBeGreaterThan(before), 5_000);
+    } finally {
+      await listener.stop();
+    }
+    const left = await t.db.query<{ recipient_hash: string }>(`select recipient_hash from message_outbox where status = 'pending'`);
+    expect(left.map((r) => r.recipient_hash)).toEqual([cipher.lookupHash(other.phone!)]);
+    const [audit] = await t.db.query<{ details: Record<string, unknown> }>(
+      `select details from audit_events where action = 'compliance.user_erased' and entity_id = $1`,
+      [person.userId],
+    );
+    expect(audit.details).toMatchObject({ pendingMessages: 2 });
+    await t.db.query(`delete from message_outbox`);
   });
 });
 

@@ -232,7 +232,7 @@ describe('POST /payments/create-intent', () => {
     expect([bad.status, errorCode(bad)]).toEqual([401, 'AUTH_REQUIRED']);
   });
 
-  it('still answers 201 when the order-paid signal fails after commit (logged; payment and order stay settled)', async () => {
+  it('still answers 201 when Temporal does not take the order-paid signal: it stays pending for the relay, due at once', async () => {
     const user = await payer(p);
     const order = await pendingOrder(p, user.userId);
     p.temporal.state.failOrderPaid = true;
@@ -240,7 +240,13 @@ describe('POST /payments/create-intent', () => {
       const res = await intent(user.auth, { orderId: order.orderId, method: 'card_scheme_1', idempotencyKey: newKey() });
       expect([res.status, res.body.status]).toEqual([201, 'completed']);
       expect(await orderStatus(order.orderId)).toBe('paid');
-      expect(p.logLines.some((l) => l.includes('order-paid signal failed') && l.includes(res.body.paymentId))).toBe(true);
+      // Written with the payment, in its transaction: the run hears of it once Temporal answers.
+      const rows = await p.t.db.query<{ args: object; delivered_at: Date | null; due: boolean }>(
+        `select args, delivered_at, next_attempt_at <= now() as due from workflow_signals where workflow_id = $1 and signal = 'orderPaid'`,
+        [`activation:${order.activationId}`],
+      );
+      expect(rows).toEqual([{ args: { paymentId: res.body.paymentId }, delivered_at: null, due: true }]);
+      expect(p.logLines.some((l) => l.includes('signal relay will deliver it') && l.includes(order.activationId))).toBe(true);
     } finally {
       p.temporal.state.failOrderPaid = false;
     }
@@ -736,10 +742,10 @@ describe('OpenAPI', () => {
     const doc = buildDocument(p.registry, 'http://localhost');
     const statuses = (path: string, method: 'get' | 'post') =>
       Object.keys((doc.paths as Record<string, Record<string, { responses: object }>>)[path][method].responses).sort();
-    expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
-    expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
-    expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500']);
-    expect(statuses('/payments/{id}/receipt', 'get')).toEqual(['200', '401', '402', '403', '404', '429', '500']);
+    expect(statuses('/payments/create-intent', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500', '503']);
+    expect(statuses('/payments/wallet-token', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500', '503']);
+    expect(statuses('/payments/mobile-wallet', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '422', '429', '500', '503']);
+    expect(statuses('/payments/{id}/receipt', 'get')).toEqual(['200', '401', '402', '403', '404', '429', '500', '503']);
   });
 });
 

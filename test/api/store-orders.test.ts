@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import type { SignalSender } from '../../src/workflow-signals/kinds';
 import type { z } from 'zod';
 import * as s from '../../src/store/schemas';
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
@@ -27,9 +28,14 @@ const runs = {
 };
 const fakeRuns: StoreOrderRuns = {
   start: ({ orderId }) => (runs.fail ? Promise.reject(new Error('away')) : (runs.started.push(orderId), Promise.resolve())),
-  orderPaid: (orderId, paymentId) => (runs.paid.push([orderId, paymentId]), Promise.resolve()),
   providerCallback: (orderId) => (runs.fail ? Promise.reject(new Error('away')) : (runs.callbacks.push(orderId), Promise.resolve())),
   requeue: (orderId) => (runs.fail ? Promise.reject(new Error('away')) : (runs.requeued.push(orderId), Promise.resolve())),
+};
+
+/** "Order paid" reaches the run as a pending signal (src/workflow-signals), sent at once. */
+const paidSignals: SignalSender = ({ workflowId, signal, args }) => {
+  if (signal === 'storeOrderPaid') runs.paid.push([workflowId.replace(/^store-order:/, ''), String(args.paymentId)]);
+  return Promise.resolve('signalled');
 };
 
 let t: TestApp;
@@ -43,7 +49,7 @@ beforeAll(async () => {
   [t, off] = await Promise.all([
     createStoreApp({
       // mock-store-lite's live health check fails (its recorded verdict is healthy: the live check decides).
-      deps: { storeOrderRuns: fakeRuns, storeProviders: mockStoreProviders({ unhealthy: ['mock-store-lite'] }) },
+      deps: { storeOrderRuns: fakeRuns, signalSender: paidSignals, storeProviders: mockStoreProviders({ unhealthy: ['mock-store-lite'] }) },
       env: { MESSAGES_FILE: '/dev/null' },
     }),
     createTestApp({ deps: { storeOrderRuns: fakeRuns } }),

@@ -8,6 +8,7 @@
 // Environment: FUZZ_DIR (default .data/fuzz) for logs, messages and the auth file; FUZZ_PORT
 // (default: a free port); FUZZ_DATABASE_ADMIN_URL, TEST_DATABASE_ADMIN_URL or DATABASE_URL: a
 // server to create the throw-away database on (default: an embedded PostgreSQL of its own).
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
@@ -211,6 +212,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       quoteRuns: createQuoteRuns(client, config, { db }),
       storeProviders: mockStoreProviders(),
       storeSyncs: createStoreSyncRuns(client, config),
+      signalSender: temporalSignalSender(client),
     });
     stops.add('app', () => (app.locals.stop as () => Promise<void>)());
     const server: Server = await new Promise((resolve, reject) => {

@@ -6,6 +6,10 @@
  * The dev server is stopped; activations, a company registration and a quote are created over HTTP and
  * all answer 201 with their runs' starts pending; the server is started again on the same port and file;
  * the worker's start relay starts every run, and each entity has exactly one.
+ *
+ * Issue 32: verify-identity and payments answer truly while the server is away (the API starts the
+ * verification at the provider and records it; the run hears of it and of the payment through the
+ * signal relay once the server is back), and every run then activates.
  */
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { companyWorkflowId } from '../../workflows/company-contract';
@@ -120,4 +124,84 @@ it('refuses no create while the Temporal server is stopped, and starts exactly o
   expect(described.status.name).toBe('RUNNING');
   // Each request tried once and failed; the relay made each start (more tries while the server was away).
   expect(await stack.db.query(`select workflow_id from workflow_starts where attempts < 2`)).toEqual([]);
+});
+
+it('answers every verify-identity and payment truly while the Temporal server is stopped; once it is back, each run hears of them and activates', async () => {
+  const people = [await person('+966512350011'), await person('+966512350012'), await person('+966512350013')];
+  const created = await Promise.all(
+    people.map((p) =>
+      api<{ activationId: string; orderId: string }>(
+        'POST',
+        '/activations',
+        { iccid: demoIccid(), packageId: DEMO.packages.starter },
+        p.token,
+      ),
+    ),
+  );
+  expect(created.map((res) => res.status)).toEqual(people.map(() => 201));
+  const startsMade = async () =>
+    (await stack.db.query(`select 1 from workflow_starts where started_at is null`)).length === 0 &&
+    (await stack.db.query(`select 1 from workflow_signals where delivered_at is null`)).length === 0;
+  await eventually(async () => expect(await startsMade()).toBe(true), 60_000);
+
+  await stack.stopTemporal();
+  const stoppedAt = Date.now();
+  // The person verifies (ids ending in 0: the mock provider completes them) and pays, with nothing but the provider and Postgres.
+  const verified = await Promise.all(
+    created.map((res, i) =>
+      api(
+        'POST',
+        `/activations/${res.body.activationId}/verify-identity`,
+        { identityType: 'citizen', idNumber: `10${i}4567890` },
+        people[i].token,
+      ),
+    ),
+  );
+  expect(verified.map((res) => [res.status, res.body])).toEqual(
+    verified.map(() => [200, { transId: expect.any(String) as string, randomCode: expect.any(String) as string, status: 'waiting' }]),
+  );
+  const paid = await Promise.all(
+    created.map((res, i) =>
+      api(
+        'POST',
+        '/payments/create-intent',
+        { orderId: res.body.orderId, method: 'card_scheme_1', idempotencyKey: `outage-pay-${i}-${process.pid}` },
+        people[i].token,
+      ),
+    ),
+  );
+  expect(paid.map((res) => [res.status, res.body.status])).toEqual(paid.map(() => [201, 'completed']));
+  // A repeated request while the server is away gets the one verification it started.
+  const again = await api(
+    'POST',
+    `/activations/${created[0].body.activationId}/verify-identity`,
+    { identityType: 'citizen', idNumber: '1004567890' },
+    people[0].token,
+  );
+  expect([again.status, again.body]).toEqual([200, verified[0].body]);
+  const waiting = await stack.db.query<{ signal: string }>(`select signal from workflow_signals where delivered_at is null order by id`);
+  expect(waiting.map((r) => r.signal).sort()).toEqual([...created.map(() => 'identityStarted'), ...created.map(() => 'orderPaid')].sort());
+
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
+  await stack.startTemporal();
+  const backAt = Date.now();
+
+  await eventually(async () => {
+    const rows = await stack.db.query<{ status: string }>(`select status from activations where id = any($1::uuid[])`, [
+      created.map((res) => res.body.activationId),
+    ]);
+    expect(rows.map((r) => r.status)).toEqual(created.map(() => 'activated'));
+  }, 90_000);
+  // Each signal went once the server answered, and the runs polled the verification the API started: no update, no initiation in their histories.
+  expect(await stack.db.query(`select 1 from workflow_signals where delivered_at is null`)).toEqual([]);
+  for (const res of created) {
+    const history = await stack.env.client.workflow.getHandle(activationWorkflowId(res.body.activationId)).fetchHistory();
+    const events = history.events ?? [];
+    expect(events.some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'identityStarted')).toBe(true);
+    expect(events.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
+    expect(events.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'initiateIdentity')).toBe(false);
+  }
+  console.info(
+    `verify-identity through a Temporal outage: ${created.length} runs activated ${Date.now() - backAt} ms after the server came back`,
+  );
 });

@@ -1,10 +1,21 @@
 import { seedDemoCatalog } from '../../src/catalog/demo-seed';
 import { withLuhnDigit } from '../../src/operators/mock';
-import type { ErrorCode } from '../../src/http/error-codes';
-import { AppError } from '../../src/http/errors';
 import type { ActivationRuns, StartActivation } from '../../src/activations/runs';
-import type { WorkflowHandle } from '@temporalio/client';
-import { orderPaidSignal } from '../../workflows/activation-contract';
+import { createActivationIdentity } from '../../src/activations/identity';
+import { loadConfig } from '../../src/config';
+import {
+  createMockIdentityProvider,
+  IdentityInitiationError,
+  IdentityProviderUnavailable,
+  type IdentityProvider,
+} from '../../src/identity/provider';
+import { createPersonalDataCipher } from '../../src/lib/crypto';
+import type { PendingSignal, SignalSender } from '../../src/workflow-signals/kinds';
+import { createSignalLauncher } from '../../src/workflow-signals/launch';
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { executeUpdate } from '../../src/temporal/update';
+import { activationWorkflowId, orderPaidSignal, verifyIdentityUpdate, type VerifyIdentityInput } from '../../workflows/activation-contract';
 import type { TestDatabase } from './db';
 
 export { DEMO } from '../../src/catalog/demo-seed';
@@ -26,26 +37,69 @@ export async function seedCatalog(db: TestDatabase): Promise<void> {
   await db.sql.transaction((tx) => seedDemoCatalog(tx));
 }
 
-/** Records what the API asked of Temporal; `fail` makes starts fail. */
+/**
+ * Records what the API asked of Temporal and of the identity provider: starts (`failStart` makes them
+ * fail), verifications started (`refuseVerify`: the provider refuses, or is `unavailable`), and the
+ * signals sent to runs (`failSignals` makes them fail, as when Temporal is away).
+ */
 export function fakeActivationRuns() {
   const started: StartActivation[] = [];
-  const verified: Array<{ activationId: string; idNumber: string }> = [];
-  const state = { failStart: false, refuseVerify: undefined as ErrorCode | undefined };
+  const verified: Array<{ activationId: string; idNumber: string; idempotencyKey?: string }> = [];
+  const signals: PendingSignal[] = [];
+  const state = { failStart: false, refuseVerify: undefined as 'refused' | 'unavailable' | undefined, failSignals: false };
   const runs: ActivationRuns = {
     start(a) {
       if (state.failStart) return Promise.reject(new Error('Temporal unavailable'));
       started.push(a);
       return Promise.resolve();
     },
-    verifyIdentity(activationId, input) {
-      // What the real client answers when the workflow refuses with a spec code (src/temporal/update.ts).
-      if (state.refuseVerify) return Promise.reject(new AppError(state.refuseVerify, { message: 'refused' }));
-      verified.push({ activationId, idNumber: input.idNumber });
-      return Promise.resolve({ transId: `trans-${verified.length}`, randomCode: '42', status: 'waiting' });
-    },
-    async orderPaid() {},
   };
-  return { runs, started, verified, state };
+  const transIds = new Map<string, string>();
+  const identity: IdentityProvider = {
+    initiate({ reference, idNumber, idempotencyKey }) {
+      if (state.refuseVerify === 'refused') return Promise.reject(new IdentityInitiationError('refused'));
+      if (state.refuseVerify === 'unavailable') return Promise.reject(new IdentityProviderUnavailable());
+      verified.push({ activationId: reference, idNumber, idempotencyKey });
+      // Idempotent by key, as the provider's contract says.
+      const transId = transIds.get(idempotencyKey ?? '') ?? `trans-${verified.length}`;
+      if (idempotencyKey) transIds.set(idempotencyKey, transId);
+      return Promise.resolve({ transId, randomCode: '42' });
+    },
+    status: () => Promise.resolve('waiting'),
+  };
+  const signalSender: SignalSender = (signal) => {
+    if (state.failSignals) return Promise.reject(new Error('Temporal unavailable'));
+    signals.push(signal);
+    return Promise.resolve('signalled');
+  };
+  return { runs, identity, signalSender, started, verified, signals, state };
+}
+
+/**
+ * What POST verify-identity does, for a run a workflow test drives: the verification started at the
+ * mock provider (outcome by the id number's last digit), recorded, and the run told by its signal.
+ */
+export async function verifyForRun(
+  db: TestDatabase,
+  client: Client,
+  activationId: string,
+  input: VerifyIdentityInput,
+  opts: { identity?: IdentityProvider; ttlSeconds?: number } = {},
+) {
+  const config = loadConfig({ NODE_ENV: 'test' });
+  const service = createActivationIdentity({
+    db: db.sql,
+    identity: opts.identity ?? createMockIdentityProvider({ delayMs: 0 }),
+    cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
+    signals: createSignalLauncher({ db: db.sql, send: temporalSignalSender(client, 10_000), logger: { warn: () => undefined } }),
+    config: { IDENTITY_REQUEST_TTL_SECONDS: opts.ttlSeconds ?? config.IDENTITY_REQUEST_TTL_SECONDS },
+  });
+  return service.startForRun(activationId, input);
+}
+
+/** A verification the way an API of the previous release starts it: the workflow's update (kept for a deploy's overlap). */
+export function verifyByUpdate(client: Client, activationId: string, input: VerifyIdentityInput) {
+  return executeUpdate(client.workflow.getHandle(activationWorkflowId(activationId)), verifyIdentityUpdate, { args: [input] });
 }
 
 /** An activation's status, identity status and failure reason, as the workflow tests read them. */

@@ -38,6 +38,8 @@ export interface TestAppOptions {
       | 'storeSyncs'
       | 'storeOrderRuns'
       | 'complianceRuns'
+      | 'signalSender'
+      | 'identity'
     >
   >;
 }

@@ -16,6 +16,8 @@ import { paymentRoutes } from '../../src/payments/routes';
 import { createPaymentService } from '../../src/payments/service';
 import type { ActivationRuns } from '../../src/activations/runs';
 import type { PaymentRuns } from '../../src/payments/runs';
+import type { SignalSender } from '../../src/workflow-signals/kinds';
+import { createSignalLauncher } from '../../src/workflow-signals/launch';
 import { createRouteTestApp } from './api';
 import { bearer, createTestApp, signUp, type TestApp } from './app';
 import { insertActivation, seedCatalog, type ActivationFixture } from './read-app';
@@ -25,16 +27,12 @@ export function fakePaymentTemporal() {
   const orderPaid: Array<{ activationId: string; paymentId: string }> = [];
   const settlements: string[] = [];
   const state = { failOrderPaid: false, failSettlement: false };
-  const activationRuns: ActivationRuns = {
-    async start() {},
-    verifyIdentity() {
-      return Promise.resolve({ transId: 'trans-1', randomCode: '42', status: 'waiting' });
-    },
-    orderPaid(activationId, paymentId) {
-      if (state.failOrderPaid) return Promise.reject(new Error('Temporal unavailable'));
-      orderPaid.push({ activationId, paymentId });
-      return Promise.resolve();
-    },
+  const activationRuns: ActivationRuns = { async start() {} };
+  // "Order paid" reaches the run as a pending signal (src/workflow-signals), sent at once after the commit.
+  const signalSender: SignalSender = ({ workflowId, signal, args }) => {
+    if (state.failOrderPaid) return Promise.reject(new Error('Temporal unavailable'));
+    if (signal === 'orderPaid') orderPaid.push({ activationId: workflowId.replace(/^activation:/, ''), paymentId: String(args.paymentId) });
+    return Promise.resolve('signalled');
   };
   const paymentRuns: PaymentRuns = {
     startSettlement(paymentId) {
@@ -44,7 +42,7 @@ export function fakePaymentTemporal() {
     },
     async deliverEvent() {},
   };
-  return { activationRuns, paymentRuns, orderPaid, settlements, state };
+  return { activationRuns, signalSender, paymentRuns, orderPaid, settlements, state };
 }
 
 export interface PaymentsTestApp {
@@ -61,7 +59,7 @@ export async function createPaymentsTestApp(
   opts: { env?: Record<string, string>; provider?: PaymentProvider; pendingWaitMs?: number } = {},
 ): Promise<PaymentsTestApp> {
   const temporal = fakePaymentTemporal();
-  const t = await createTestApp({ env: opts.env, deps: { activationRuns: temporal.activationRuns } });
+  const t = await createTestApp({ env: opts.env, deps: { activationRuns: temporal.activationRuns, signalSender: temporal.signalSender } });
   await seedCatalog(t);
   const logLines: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
@@ -71,8 +69,7 @@ export async function createPaymentsTestApp(
     db: t.db.sql,
     provider: opts.provider ?? createPaymentProvider(t.config),
     paymentRuns: temporal.paymentRuns,
-    activationRuns: temporal.activationRuns,
-    storeOrderRuns: { orderPaid: () => Promise.resolve() },
+    signals: createSignalLauncher({ db: t.db.sql, send: temporal.signalSender, logger }),
     clock: t.clock,
     logger,
     pendingWaitMs: opts.pendingWaitMs,

@@ -34,3 +34,12 @@ it('refuses an unknown fault', () => {
 it('has start relay defaults of a few seconds', () => {
   expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ START_RELAY_POLL_SECONDS: 5, START_RELAY_MAX_BACKOFF_SECONDS: 10 });
 });
+
+it('has a signal relay that retries every second at most while Temporal refuses (issue 32: runs hear within a second of its return)', () => {
+  expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject({ SIGNAL_RELAY_POLL_SECONDS: 5, SIGNAL_RELAY_MAX_BACKOFF_SECONDS: 1 });
+});
+
+it('bounds the session cache (issue 32): at most 60 s of a session served from memory', () => {
+  expect(loadConfig({ NODE_ENV: 'test', SESSION_CACHE_SECONDS: '60' }).SESSION_CACHE_SECONDS).toBe(60);
+  expect(refusal({ NODE_ENV: 'test', SESSION_CACHE_SECONDS: '3600' })).toMatch(/^ {2}SESSION_CACHE_SECONDS: /m);
+});

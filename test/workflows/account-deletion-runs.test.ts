@@ -4,6 +4,7 @@
  * cancelled), through the real Temporal client port on the time-skipping server, with the real
  * activities on the same database as the API.
  */
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
@@ -35,6 +36,7 @@ beforeAll(async () => {
       activationRuns: createActivationRuns(env.client, config),
       storeOrderRuns: createStoreOrderRuns(env.client, config),
       complianceRuns: createComplianceRuns(env.client),
+      signalSender: temporalSignalSender(env.client),
     },
   });
   await seedCatalog(t.db);

@@ -7,6 +7,7 @@ import type { ActivationStatus, IdentityStatus } from '../../src/entities/activa
 import { activationWorkflow } from '../../workflows/activation';
 import {
   activationWorkflowId,
+  identityStartedSignal,
   orderPaidSignal,
   stateQuery,
   verifyIdentityUpdate,
@@ -129,6 +130,29 @@ describe('activation workflow', () => {
     });
     expect(status).toBe('activated');
     expect(log).toEqual(['initiate:1234567890', 'identity:completed', 'status:in_progress', 'operator:activateSim']);
+  });
+
+  it('a verification the API started (identityStarted): polled, then payment activates; a repeat or an older attempt changes nothing', async () => {
+    const polled: string[] = [];
+    const { activities, log } = fakes({
+      identity: (transId, poll) => {
+        polled.push(transId);
+        return transId === 'tx-2' && poll >= 2 ? 'completed' : 'waiting';
+      },
+    });
+    const status = await run(activities, async (handle) => {
+      await handle.signal(identityStartedSignal, { transId: 'tx-1', attempt: 1 });
+      await handle.signal(identityStartedSignal, { transId: 'tx-2', attempt: 2 });
+      // Delivered again (at least once), and the first attempt late: both ignored.
+      await handle.signal(identityStartedSignal, { transId: 'tx-2', attempt: 2 });
+      await handle.signal(identityStartedSignal, { transId: 'tx-1', attempt: 1 });
+      await env.sleep(60_000);
+      expect(await handle.query(stateQuery)).toEqual({ status: 'pending', identityStatus: 'completed', paid: false });
+      await handle.signal(orderPaidSignal, { paymentId: 'p1' });
+    });
+    expect(status).toBe('activated');
+    expect(new Set(polled)).toEqual(new Set(['tx-2']));
+    expect(log).toEqual(['identity:completed', 'status:in_progress', 'operator:activateSim']);
   });
 
   it('payment, then identity: handoff waits for identity', async () => {

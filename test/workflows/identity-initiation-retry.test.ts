@@ -13,13 +13,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { AppError } from '../../src/http/errors';
 import { IdentityInitiationError, IdentityProviderUnavailable, type IdentityProvider } from '../../src/identity/provider';
-import { createActivationRuns } from '../../src/temporal/activations';
-import type { ActivationRuns } from '../../src/activations/runs';
 import { UPDATE_DEADLINE_MS } from '../../src/temporal/update';
 import { activationWorkflow } from '../../workflows/activation';
 import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWorkflowInput } from '../../workflows/activation-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
+import { verifyByUpdate } from '../helpers/activations';
 import { realActivities } from '../helpers/real-activities';
 import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
 
@@ -47,7 +46,6 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 let worker: RunningTestWorker;
-let workflows: ActivationRuns;
 
 beforeAll(async () => {
   [env, bundle, t] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows')), createTestApp()]);
@@ -68,11 +66,6 @@ beforeAll(async () => {
         return real.initiateIdentity(input);
       },
     },
-  });
-  workflows = createActivationRuns(env.client, {
-    ...t.config,
-    TEMPORAL_TASK_QUEUE: worker.taskQueue,
-    TEMPORAL_SEARCH_ATTRIBUTES: false,
   });
 });
 afterAll(async () => {
@@ -105,7 +98,7 @@ async function pendingActivation(): Promise<string> {
 }
 
 const callsFor = (activationId: string) => calls.filter((c) => c.reference === activationId);
-const verify = (activationId: string) => workflows.verifyIdentity(activationId, { identityType: 'citizen', idNumber: '1098765430' });
+const verify = (activationId: string) => verifyByUpdate(env.client, activationId, { identityType: 'citizen', idNumber: '1098765430' });
 
 it('retries an initiation whose worker died (no heartbeat) on another attempt, and answers within the API’s deadline', async () => {
   const activationId = await pendingActivation();

@@ -6,6 +6,8 @@
  * retryable error, never a 500) and a quote submit SERVICE_UNAVAILABLE; once the relay started the runs,
  * the same requests work.
  */
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
+import { createSignalRelay } from '../../src/workflow-signals/relay';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
@@ -61,6 +63,7 @@ beforeAll(async () => {
       activationRuns: { ...api.activations, start: (a) => (refuseStarts ? refused() : api.activations.start(a)) },
       companyRuns: { ...api.companies, start: (id) => (refuseStarts ? refused() : api.companies.start(id)) },
       quoteRuns: { ...api.quotes, start: (input) => (refuseStarts ? refused() : api.quotes.start(input)) },
+      signalSender: temporalSignalSender(env.client),
     },
   });
   await seedCatalog(t.db);
@@ -103,12 +106,16 @@ it('answers the routes’ own codes while the runs are pending, and works once t
   const approve = () => request(t.app).post(`/admin/companies/${companyId}/status`).set(bearer(manager.token)).send({ action: 'approve' });
   const submit = () => call<DetailBody>(t, 'post', `/b2b/quotes/${quoteId}/submit`, { token: admin.token });
 
+  // Verification needs no run (issue 32: its signal waits for the start); the status and quote actions do.
   const before = [await verify(), await approve(), await submit()];
   expect(before.map((res) => [res.status, errorCode(res)])).toEqual([
-    [422, 'IDENTITY_ERROR'],
+    [200, undefined],
     [503, 'SERVICE_UNAVAILABLE'],
     [503, 'SERVICE_UNAVAILABLE'],
   ]);
+  expect(
+    await t.db.query(`select signal, delivered_at from workflow_signals where workflow_id = $1`, [`activation:${activationId}`]),
+  ).toEqual([{ signal: 'identityStarted', delivered_at: null }]);
   expect(await t.db.query(`select status from companies where id = $1`, [companyId])).toEqual([{ status: 'pending' }]);
 
   refuseStarts = false;
@@ -116,6 +123,17 @@ it('answers the routes’ own codes while the runs are pending, and works once t
 
   const after = [await verify(), await approve(), await submit()];
   expect(after.map((res) => res.status)).toEqual([200, 200, 200]);
+  // The repeated verification is the one it started; its signal goes once the run exists (the worker's signal relay).
+  expect(after[0].body).toEqual(before[0].body);
+  const signals = createSignalRelay({
+    db: t.db.sql,
+    send: temporalSignalSender(env.client),
+    logger: createLogger('silent'),
+    batchSize: 50,
+    pollIntervalMs: 60_000,
+    maxBackoffMs: 1_000,
+  });
+  expect(await signals.drain()).toMatchObject({ claimed: 1, signalled: 1 });
   expect(await t.db.query(`select status from companies where id = $1`, [companyId])).toEqual([{ status: 'approved' }]);
   expect(await t.db.query(`select status from quote_versions where id = $1`, [quoteId])).toEqual([{ status: 'submitted' }]);
 });

@@ -25,6 +25,7 @@ import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
 import { errorCode, eventually } from '../helpers/app';
+import { verifyForRun } from '../helpers/activations';
 import { match } from '../helpers/match';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 import {
@@ -161,7 +162,7 @@ const newIdNumber = () => `1${String(process.pid % 10000).padStart(4, '0')}${Str
 
 /** Identity verified and recorded (the mock provider completes ids ending in 0 at the first poll). */
 async function completeIdentity(p: PaymentFixture): Promise<void> {
-  await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
+  await verifyForRun(w.t.db, env.client, p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
   await env.sleep(10_000);
   expect((await activationRow(p)).identity_status).toBe('completed');
 }
@@ -245,7 +246,7 @@ describe('settlement from processor callbacks', () => {
     expect(await activation(p).query(stateQuery)).toEqual({ status: 'pending', identityStatus: 'waiting', paid: true });
     expect((await activationRow(p)).status).toBe('pending');
 
-    await activations.verifyIdentity(p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
+    await verifyForRun(w.t.db, env.client, p.activationId, { identityType: 'resident', idNumber: newIdNumber() });
     expect(await activation(p).result()).toBe('activated');
     expect(await orderPaidSignals(p)).toBe(1);
   });

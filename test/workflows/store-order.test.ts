@@ -5,6 +5,7 @@
  * waited for; callbacks before, during and after placement, twice, and for an unknown order; 50 parallel
  * payments and callbacks give one placement, one issuance and one e-mail.
  */
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
@@ -64,7 +65,7 @@ beforeAll(async () => {
     STORE_DELIVERY_DEADLINE: 70 * MINUTE,
     STORE_ORDER_POLL_EVERY: 2 * MINUTE,
   });
-  t = await createStoreApp({ deps: { storeOrderRuns: runs, storeProviders: registry } });
+  t = await createStoreApp({ deps: { storeOrderRuns: runs, storeProviders: registry, signalSender: temporalSignalSender(env.client) } });
   worker = await runTestWorker(env, {
     taskQueue,
     workflowBundle: bundle,

@@ -10,6 +10,7 @@ import type { Activities } from '../../activities';
 import { AppError } from '../../src/http/errors';
 import { createActivationRuns } from '../../src/temporal/activations';
 import { executeUpdate } from '../../src/temporal/update';
+import { verifyByUpdate } from '../helpers/activations';
 import { IDENTITY_ERROR } from '../../workflows/activation-contract';
 import { closeSignal, statusWorkflow, transitionUpdate } from './fixtures/update-workflows';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
@@ -87,7 +88,7 @@ describe('executeUpdate', () => {
   });
 });
 
-describe("the activation client's verifyIdentity", () => {
+describe("the activation workflow's verifyIdentity update (an API of the previous release)", () => {
   it('answers AppError IDENTITY_ERROR when the workflow refuses (the provider would not start a verification)', async () => {
     const taskQueue = uniqueTaskQueue('activation-update');
     const activities: Partial<Activities> = {
@@ -111,7 +112,7 @@ describe("the activation client's verifyIdentity", () => {
     const activationId = randomUUID();
     await worker.runUntil(async () => {
       await workflows.start({ activationId, userId: randomUUID(), orderId: randomUUID(), simType: 'physical' });
-      const err = await caught(workflows.verifyIdentity(activationId, { identityType: 'citizen', idNumber: '1234567894' }));
+      const err = await caught(verifyByUpdate(env.client, activationId, { identityType: 'citizen', idNumber: '1234567894' }));
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({ code: 'IDENTITY_ERROR', message: 'identity provider refused', details: undefined });
     });

@@ -39,6 +39,8 @@ import { Migration20261127073105_account_deletion } from './Migration20261127073
 import { Migration20261127080832_quote_queue_order } from './Migration20261127080832_quote_queue_order';
 import { Migration20261127084500_erased_seats_stay_drawn } from './Migration20261127084500_erased_seats_stay_drawn';
 import { Migration20261127085303_dashboard_mints_index } from './Migration20261127085303_dashboard_mints_index';
+import { Migration20261129005614_workflow_signals } from './Migration20261129005614_workflow_signals';
+import { Migration20261129012322_erasure_everywhere } from './Migration20261129012322_erasure_everywhere';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -80,4 +82,6 @@ export const migrationsList = [
   { name: 'Migration20261127080832_quote_queue_order', class: Migration20261127080832_quote_queue_order },
   { name: 'Migration20261127084500_erased_seats_stay_drawn', class: Migration20261127084500_erased_seats_stay_drawn },
   { name: 'Migration20261127085303_dashboard_mints_index', class: Migration20261127085303_dashboard_mints_index },
+  { name: 'Migration20261129005614_workflow_signals', class: Migration20261129005614_workflow_signals },
+  { name: 'Migration20261129012322_erasure_everywhere', class: Migration20261129012322_erasure_everywhere },
 ];

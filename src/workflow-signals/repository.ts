@@ -1,0 +1,96 @@
+// Pending signals (table workflow_signals): written in the transaction that decided them, marked by
+// the API's own attempt (./launch.ts) or claimed and marked by the relay (./relay.ts). Time is the
+// database's (now()).
+import { query, type Sql } from '../db/sql';
+import type { QueueStatements } from '../relay/statements';
+import type { EnqueuedSignal, PendingSignal, SignalOutcome } from './kinds';
+
+/** NOTIFY channel of new pending signals (a trigger on workflow_signals): the relay LISTENs. */
+export const SIGNALS_CHANNEL = 'workflow_signals';
+
+/** How long the relay leaves a new signal to the request that wrote it: longer than that request's attempt. */
+export const API_ATTEMPT_GRACE_SECONDS = 3;
+
+/**
+ * A signal may go now when every earlier signal of its run went (they are delivered in order) and its
+ * run was started (a run whose start is pending would answer "not found").
+ */
+const READY = `not exists (select 1 from workflow_signals e where e.workflow_id = s.workflow_id and e.delivered_at is null and e.id < s.id)
+  and not exists (select 1 from workflow_starts w where w.workflow_id = s.workflow_id and w.started_at is null)`;
+
+const ENQUEUE = query(
+  'workflow-signals.enqueue',
+  `insert into workflow_signals (workflow_id, signal, args, next_attempt_at)
+   values ($1, $2, $3::jsonb, now() + make_interval(secs => $4)) returning id`,
+);
+
+/** Writes the signal in the caller's transaction. */
+export async function enqueueSignal(sql: Sql, signal: PendingSignal): Promise<EnqueuedSignal> {
+  const row = await sql.one<{ id: string }>(ENQUEUE, [
+    signal.workflowId,
+    signal.signal,
+    JSON.stringify(signal.args),
+    API_ATTEMPT_GRACE_SECONDS,
+  ]);
+  return { ...signal, id: row!.id };
+}
+
+const READY_NOW = query(
+  'workflow-signals.ready',
+  `select 1 as ready from workflow_signals s where id = $1 and delivered_at is null and ${READY}`,
+);
+
+/** Whether the API may send this signal itself now (nothing of its run waits before it). */
+export async function isReady(sql: Sql, id: string): Promise<boolean> {
+  return (await sql.one(READY_NOW, [id])) !== undefined;
+}
+
+// The API's attempt skips a row the relay holds (it is sending it right now): never waits on its lock.
+const UNLOCKED = `id = (select id from workflow_signals where id = $1 and delivered_at is null for update skip locked)`;
+
+const MARK_DELIVERED = query(
+  'workflow-signals.mark-delivered',
+  `update workflow_signals set delivered_at = now(), outcome = $2, attempts = attempts + 1, last_error = null where ${UNLOCKED}`,
+);
+
+export async function markDelivered(sql: Sql, id: string, outcome: SignalOutcome): Promise<void> {
+  await sql.exec(MARK_DELIVERED, [id, outcome]);
+}
+
+const FAILED_ATTEMPT = query(
+  'workflow-signals.failed-attempt',
+  `update workflow_signals set attempts = attempts + 1, last_error = $2, next_attempt_at = now() where ${UNLOCKED}`,
+);
+
+/** The request's own attempt failed (or could not be made): the relay takes it from now on, at once. */
+export async function recordFailedAttempt(sql: Sql, id: string, error: string): Promise<void> {
+  await sql.exec(FAILED_ATTEMPT, [id, error]);
+}
+
+// --- The relay's side (its claiming transaction) ------------------------------------------------
+
+export type ClaimedSignal = EnqueuedSignal;
+
+/** The relay loop's statements on workflow_signals (src/relay/statements.ts). */
+export const SIGNALS_STATEMENTS: QueueStatements = {
+  name: 'workflow-signals',
+  claim: `select id, workflow_id as "workflowId", signal, args from workflow_signals s
+    where delivered_at is null and next_attempt_at <= now() and ${READY}
+    order by next_attempt_at, id limit $1
+    for update skip locked`,
+  nextDue: `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
+    from workflow_signals s where delivered_at is null and ${READY}`,
+  failed: `update workflow_signals w set attempts = w.attempts + 1, last_error = f.error,
+      next_attempt_at = now() + make_interval(secs => least($3::float8, $4::float8 * power(2, w.attempts)))
+    from unnest($1::bigint[], $2::text[]) as f(id, error) where w.id = f.id`,
+  recovered: `update workflow_signals set next_attempt_at = now() where delivered_at is null and attempts > 0 and next_attempt_at > now()`,
+};
+
+const DELIVERED = query(
+  'workflow-signals.delivered',
+  `update workflow_signals set delivered_at = now(), outcome = $2, attempts = attempts + 1, last_error = null where id = any($1::bigint[])`,
+);
+
+export async function markClaimedDelivered(sql: Sql, outcome: SignalOutcome, rows: ClaimedSignal[]): Promise<void> {
+  await sql.exec(DELIVERED, [rows.map((r) => r.id), outcome]);
+}
