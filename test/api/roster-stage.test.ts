@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { errorCodes, itemCodes, type ItemCode } from '../../src/http/error-codes';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
 import { signInAs } from '../helpers/company-routes';
 import { errorOf } from '../helpers/responses';
 import { person, recordingRuns, rosterCaller, stage } from '../helpers/roster';
@@ -10,9 +10,9 @@ import { untilWaitingOnLock } from '../helpers/db';
 
 // POST /b2b/roster/stage (spec "Portal: roster"): 1-500 rows, each checked on its own, partial accept.
 let t: TestApp;
-const { runs, readiness } = recordingRuns(() => t.db);
+const { runs, readiness, signalSender, state } = recordingRuns(() => t.db);
 beforeAll(async () => {
-  t = await createTestApp({ deps: { companyRuns: runs } });
+  t = await createTestApp({ deps: { companyRuns: runs, signalSender } });
 });
 afterAll(() => t.close());
 
@@ -30,20 +30,23 @@ const rosterCount = async (companyId: string) =>
 describe('POST /b2b/roster/stage: staging', () => {
   it('answers without waiting on the company run: a readiness signal Temporal never takes holds nothing up', async () => {
     const admin = await rosterCaller(t);
-    const signal = runs.readinessChanged.bind(runs);
-    let asked = 0;
-    runs.readinessChanged = () => {
-      asked += 1;
-      return new Promise<void>(() => undefined);
-    };
+    state.hold = true;
+    const asked = state.asked;
     try {
       const late = new Promise<never>((_, reject) =>
         setTimeout(() => reject(new Error('the stage request waited on the run')), 3_000).unref(),
       );
       const res = await Promise.race([stage(t, admin.token, [person()]), late]);
-      expect([res.status, res.body.data.staged, asked]).toEqual([200, 1, 1]);
+      expect([res.status, res.body.data.staged]).toEqual([200, 1]);
+      await eventually(() => expect(state.asked - asked).toBe(1), 2_000);
+      // Written with the staged rows: the worker's relay delivers it if this attempt never does.
+      const [pending] = await t.db.query<{ signal: string; args: object }>(
+        `select signal, args from workflow_signals where workflow_id = $1 order by id desc limit 1`,
+        [`company:${admin.companyId}`],
+      );
+      expect(pending).toEqual({ signal: 'readinessChanged', args: { gate: 'rosterStaged' } });
     } finally {
-      runs.readinessChanged = signal;
+      state.hold = false;
     }
   });
 
