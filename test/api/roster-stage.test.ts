@@ -16,6 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The stage's readiness signal is sent after the answer: wait until every one of the company's went. */
+const signalsSent = (companyId: string) =>
+  eventually(async () => {
+    const waiting = await t.db.query(`select 1 from workflow_signals where workflow_id = $1 and delivered_at is null`, [
+      `company:${companyId}`,
+    ]);
+    expect(waiting).toEqual([]);
+  }, 5_000);
+
 const cipher = () => createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
 const rejection = (rowNumber: number, field: string, code: ItemCode) => ({
   rowNumber,
@@ -60,6 +69,7 @@ describe('POST /b2b/roster/stage: staging', () => {
 
     const res = await stage(t, admin.token, [a, b, c]);
     expect([res.status, res.body]).toEqual([200, { data: { staged: 3, rejected: [] } }]);
+    await signalsSent(admin.companyId);
     expect(readiness).toEqual([{ companyId: admin.companyId, gate: 'rosterStaged' }]);
 
     const rows = await t.db.query<Record<string, unknown>>(
@@ -212,6 +222,7 @@ describe('POST /b2b/roster/stage: row rules', () => {
     const admin = await rosterCaller(t);
     const file = [person(), person({ email: null }), person({ phone: null })];
     expect((await stage(t, admin.token, file)).body.data.staged).toBe(3);
+    await signalsSent(admin.companyId);
     readiness.length = 0;
     const again = await stage(t, admin.token, [...file, person()]);
     expect(again.body.data).toEqual({
@@ -222,6 +233,7 @@ describe('POST /b2b/roster/stage: row rules', () => {
         rejection(3, 'email', 'ROSTER_ROW_ALREADY_ON_ROSTER'),
       ],
     });
+    await signalsSent(admin.companyId);
     expect(readiness).toHaveLength(1);
     readiness.length = 0;
     // Same person, contact written differently (e-mail case, spaces), and a row adding a new e-mail to a known phone.
@@ -233,6 +245,7 @@ describe('POST /b2b/roster/stage: row rules', () => {
       staged: 0,
       rejected: [rejection(1, 'email', 'ROSTER_ROW_ALREADY_ON_ROSTER'), rejection(2, 'phone', 'ROSTER_ROW_ALREADY_ON_ROSTER')],
     });
+    await signalsSent(admin.companyId);
     expect(readiness).toEqual([]);
     expect(await rosterCount(admin.companyId)).toBe(4);
   });
