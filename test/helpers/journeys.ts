@@ -114,7 +114,7 @@ export async function consumerJourney(opts: JourneyOptions): Promise<Journey> {
 }
 
 /** Journeys started `gapMs` apart; `during` runs beside them (the fault). */
-export async function burst(n: number, gapMs: number, opts: JourneyOptions, during: () => Promise<void> = async () => undefined) {
+export async function burst(n: number, gapMs: number, opts: JourneyOptions, during: () => Promise<void> = () => Promise.resolve()) {
   const fault = during();
   const journeys = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
