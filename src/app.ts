@@ -349,7 +349,7 @@ export function createApp(deps: AppDeps): Express {
   });
   rosterRoutes(api, {
     cache: readCache,
-    roster: createRosterService({ db, cipher, clock, logger: deps.logger, companyRuns }),
+    roster: createRosterService({ db, cipher, clock, logger: deps.logger, signals }),
     assignment: createRosterAssignment({ db, cipher, clock }),
   });
   linkRoutes(api, {
@@ -358,7 +358,7 @@ export function createApp(deps: AppDeps): Express {
   const contracts = {
     cache: readCache,
     reads: createContractReads({ db, clock }),
-    payments: createContractPayments({ db, companyRuns, clock, logger: deps.logger }),
+    payments: createContractPayments({ db, signals, clock }),
   };
   contractPortalRoutes(api, contracts);
   contractAdminRoutes(api, contracts);

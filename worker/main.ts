@@ -216,6 +216,24 @@ function workerLogger(level: string): pino.Logger {
  * once the worker polls, and the retired ones deleted. A failure stops the worker (exit 1): running
  * without them would silently leave housekeeping undone.
  */
+/**
+ * Owns the schedules in the background until it succeeds: Temporal away at start-up, or going away in the
+ * middle of it, delays them (a warning per try, backing off to 30 s) and never ends the worker, whose
+ * polls and relays wait for Temporal on their own.
+ */
+async function ownSchedulesUntilDone(config: Config, logger: pino.Logger, signal: AbortSignal): Promise<void> {
+  for (let attempt = 0; !signal.aborted; attempt += 1) {
+    try {
+      await ownSchedules(config, logger);
+      return;
+    } catch (err) {
+      if (signal.aborted) return;
+      logger.warn({ err, attempt }, 'schedules not created or updated yet (Temporal away?); trying again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1_000 * 2 ** attempt)).unref());
+    }
+  }
+}
+
 async function ownSchedules(config: Config, logger: pino.Logger): Promise<void> {
   const temporal = connectTemporal(config);
   try {
@@ -361,7 +379,7 @@ async function runWorker(
     forgetOnErasure({ pool: activityDeps.db.pool, cipher: activityDeps.cipher, logger }),
   ];
   try {
-    await ownSchedules(config, logger);
+    void ownSchedulesUntilDone(config, logger, signal);
     await running.done;
   } finally {
     await running.shutdown().catch(() => undefined);

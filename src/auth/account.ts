@@ -92,7 +92,9 @@ export function createAccountService(deps: AccountDeps) {
   async function verifyOtp(input: Identifiers & { otp: string }, clientType: ClientType, deviceId?: string) {
     await assertDeviceAllowed(deviceId);
     const proof = await otp.verify(db, { purposes: ['register', 'login'], phone: input.phone, email: input.email }, input.otp);
-    const { user, notices } = await db.transaction(async (tx) => {
+    // The code is consumed, the person signed in and the session written in one transaction: a request
+    // that fails in it (Postgres away) changed nothing, and its retry with the same code signs in.
+    const { user, notices, session } = await db.transaction(async (tx) => {
       const row = await repo.findUser(tx, proof.userId);
       if (!row) throw new AppError('AUTH_INVALID_OTP');
       if (row.blocklistedAt) throw new AppError('AUTH_BLOCKLISTED');
@@ -102,11 +104,13 @@ export function createAccountService(deps: AccountDeps) {
         // Someone else proved it first: this code no longer reaches an account.
         throw err instanceof IdentifierTaken ? new AppError('AUTH_INVALID_OTP') : err;
       });
+      // After the accounts' locks (taken in id order by the proof): a parallel proof may remove this challenge's account.
+      await otp.consume(tx, proof);
       if (!signedInBefore) await repo.markVerified(tx, proof.userId, clock());
       const told: OutgoingMessage[] = signedInBefore && proven.newlyProven ? identifierProvenNotices(proven.user, proof.kind, cipher) : [];
-      return { user: proven.user, notices: told };
+      const issued = await sessions.issue(proven.user.id, clientType, deviceId, tx);
+      return { user: proven.user, notices: told, session: issued };
     });
-    const session = await sessions.issue(user.id, clientType, deviceId);
     await sendNotices(messages, logger, notices);
     return { user: signInView(user, cipher), session };
   }

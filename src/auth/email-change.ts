@@ -41,6 +41,7 @@ export function createEmailChangeService(deps: EmailChangeDeps) {
     try {
       const user = await db.transaction(async (tx) => {
         const { user: row } = await proveIdentifier(tx, cipher, proof, 'change');
+        await otp.consume(tx, proof); // after the accounts' locks, which the proof takes in id order
         await touchUser(tx, userId, clock());
         return row;
       });

@@ -87,10 +87,14 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
 
     // The conditional update is the single point of truth under parallel redemptions (and a
     // concurrent revoke or re-mint): the row is claimed only while it is still redeemable.
+    // Claim, sign-in and session in one transaction: a redemption that fails in it (Postgres away) leaves
+    // the link redeemable for its retry.
     const now = clock();
-    if (!(await claimLink(db, link.id, now))) throw new AppError(await lostClaim(link.id, now));
-    if (!user.verifiedAt) await markVerified(db, user.id, now);
-    const session = await sessions.issue(user.id, clientType, deviceId);
+    const session = await db.transaction(async (tx) => {
+      if (!(await claimLink(tx, link.id, now))) throw new AppError(await lostClaim(link.id, now));
+      if (!user.verifiedAt) await markVerified(tx, user.id, now);
+      return sessions.issue(user.id, clientType, deviceId, tx);
+    });
     const live = isLive(activation) ? activation : null;
     return {
       user: signInView(user, cipher),

@@ -49,6 +49,8 @@ export interface VerifiedCode {
   kind: 'phone' | 'email';
   /** The identifier as the request gave it. */
   value: string;
+  /** The challenge the code matched: the caller consumes it in the transaction that acts on the proof. */
+  challengeId: string;
 }
 
 /**
@@ -123,10 +125,12 @@ export function createOtpService(deps: OtpDeps) {
 
   /**
    * Checks a code against the newest open challenge of each identifier the query gives (each
-   * identifier has its own code) and consumes the one it matches. Each call spends one attempt on
-   * each of those challenges atomically; past the maximum, or past the lifetime, a challenge reads
-   * AUTH_EXPIRED_OTP. Returns whose challenge it was and which identifier the code proved.
-   * Call it outside a transaction: a wrong code must still spend its attempt.
+   * identifier has its own code). Each call spends one attempt on each of those challenges
+   * atomically; past the maximum, or past the lifetime, a challenge reads AUTH_EXPIRED_OTP. Returns
+   * whose challenge it was and which identifier the code proved; the caller consumes it (consume())
+   * in the transaction that acts on the proof, so a request that fails after the check (Postgres
+   * away: 503) leaves the code valid for its retry. Call it outside a transaction: a wrong code must
+   * still spend its attempt.
    */
   async function verify(sql: Sql, query: ChallengeQuery, code: string): Promise<VerifiedCode> {
     const candidates: Array<{ kind: VerifiedCode['kind']; value: string; challenge: repo.OpenChallenge }> = [];
@@ -141,13 +145,13 @@ export function createOtpService(deps: OtpDeps) {
     let allSpent = true;
     for (const { kind, value, challenge } of candidates) {
       const outcome = await attempt(sql, challenge, code);
-      if (outcome === 'match') return { userId: challenge.userId, kind, value };
+      if (outcome === 'match') return { userId: challenge.userId, kind, value, challengeId: challenge.id };
       if (outcome === 'wrong') allSpent = false;
     }
     throw new AppError(allSpent ? 'AUTH_EXPIRED_OTP' : 'AUTH_INVALID_OTP');
   }
 
-  /** Spends one attempt on a challenge: the code matches (and is consumed), is wrong, or the challenge is spent. */
+  /** Spends one attempt on a challenge: the code matches, is wrong, or the challenge is spent. */
   async function attempt(sql: Sql, challenge: repo.OpenChallenge, code: string): Promise<'match' | 'wrong' | 'spent'> {
     const now = clock();
     if (new Date(challenge.expiresAt).getTime() <= now.getTime()) return 'spent';
@@ -156,10 +160,15 @@ export function createOtpService(deps: OtpDeps) {
     if (!spent) return (await repo.challengeExists(sql, challenge.id)) ? 'spent' : 'wrong';
     // Consumed by a parallel request since we read it: the code is spent.
     if (spent.consumed || !safeEqual(spent.codeHash, codeHash(challenge.id, code))) return 'wrong';
-    return (await repo.consumeChallenge(sql, challenge.id, now)) ? 'match' : 'wrong';
+    return 'match';
   }
 
-  return { countRequest, createChallenge, send, verify };
+  /** Consumes the matched challenge in the caller's transaction; a parallel request that consumed it first wins. */
+  async function consume(tx: Sql, proof: VerifiedCode): Promise<void> {
+    if (!(await repo.consumeChallenge(tx, proof.challengeId, clock()))) throw new AppError('AUTH_INVALID_OTP');
+  }
+
+  return { countRequest, createChallenge, send, verify, consume };
 }
 
 export type OtpService = ReturnType<typeof createOtpService>;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/sql';
+import { isDatabaseUnavailable, type Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { findHolder, IdentifierTaken, proveIdentifier } from './identifiers';
@@ -40,12 +40,13 @@ export function createPhoneChangeService(deps: PhoneChangeDeps) {
     try {
       const user = await db.transaction(async (tx) => {
         const { user: row } = await proveIdentifier(tx, cipher, proof, 'change');
+        await otp.consume(tx, proof); // after the accounts' locks, which the proof takes in id order
         await touchUser(tx, userId, clock());
         return row;
       });
       return profileView(user, cipher);
     } catch (err) {
-      if (err instanceof AppError) throw err;
+      if (err instanceof AppError || isDatabaseUnavailable(err)) throw err;
       if (err instanceof IdentifierTaken) throw new AppError('AUTH_PHONE_EXISTS');
       throw new AppError('AUTH_PHONE_UPDATE_FAILED');
     }

@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Db } from '../db/sql';
+import type { Db, Sql } from '../db/sql';
 import type { Config } from '../config';
 import type { ClientType } from '../entities';
 import { AppError } from '../http/errors';
@@ -46,12 +46,13 @@ export function createSessionService(deps: SessionDeps) {
   const deviceHash = deviceHasher(config.DATA_HASH_KEY);
 
   /** A new session; the device it signs in from (X-Device-Id), if any, is kept (hashed) so blocklisting the device ends it. */
-  async function issue(userId: string, clientType: ClientType, deviceId?: string): Promise<IssuedSession> {
+  /** `sql`: the transaction that signs the person in, so the session exists only if it commits. */
+  async function issue(userId: string, clientType: ClientType, deviceId?: string, sql: Sql = deps.db): Promise<IssuedSession> {
     const id = randomUUID();
     const now = clock();
     const lifetime = clientType === 'web' ? config.WEB_SESSION_SECONDS : config.MOBILE_SESSION_SECONDS;
     const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + lifetime * 1000);
-    await repo.insertSession(deps.db, { id, userId, clientType, expiresAt, deviceHash: deviceId ? deviceHash(deviceId) : null, now });
+    await repo.insertSession(sql, { id, userId, clientType, expiresAt, deviceHash: deviceId ? deviceHash(deviceId) : null, now });
     const token = await new SignJWT({ ctype: clientType })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)

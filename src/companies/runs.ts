@@ -17,6 +17,9 @@ export interface CompanyRuns {
    * or no run yet) arrive as AppErrors.
    */
   changeStatus(companyId: string, request: StatusChangeRequest): Promise<StatusChangeResult>;
-  /** After a readiness change committed; best effort (logged, never thrown): readiness is recomputed from the database. */
+  /**
+   * Best effort (logged, never thrown): readiness is recomputed from the database. For tools and tests;
+   * the API's services write it as a pending signal with their rows (src/workflow-signals).
+   */
   readinessChanged(companyId: string, gate: ReadinessGate): Promise<void>;
 }

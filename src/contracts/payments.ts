@@ -1,6 +1,4 @@
-import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
-import type { CompanyRuns } from '../companies/runs';
 import type { Actor } from '../companies/service';
 import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
@@ -9,29 +7,32 @@ import { proofDocument } from './document';
 import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from './payments-repository';
 import { findContract, type ContractDbRow } from './repository';
 import type { ContractPaymentBody, RecordPaymentInput } from './schemas';
+import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
+import type { SignalLauncher } from '../workflow-signals/launch';
+import { enqueueSignal } from '../workflow-signals/repository';
 
 export interface ContractPaymentDeps {
   db: Db;
-  companyRuns: Pick<CompanyRuns, 'readinessChanged'>;
+  /** Tells the company's run that paymentSatisfied may have changed (a pending signal, written with the payment). */
+  signals: SignalLauncher;
   clock: () => Date;
-  logger: Pick<Logger, 'warn'>;
 }
 
 /**
  * POST /admin/contracts/:id/payments: a manual payment with its proof file, in one transaction with its
- * audit row; then the company run hears that paymentSatisfied may have changed (best effort: the run
- * recomputes readiness from the database).
+ * audit row and a pending signal that tells the company's run paymentSatisfied may have changed (the run
+ * recomputes readiness from the database), sent after the commit or by the worker's signal relay.
  */
 export function createContractPayments(deps: ContractPaymentDeps) {
-  const { db, companyRuns, clock } = deps;
+  const { db, clock } = deps;
 
   async function record(actor: Actor, contractId: string, input: RecordPaymentInput): Promise<ContractPaymentBody> {
     const document = proofDocument(input.document);
-    const outcome = await db.transaction(async (tx) => {
+    const outcome = await db.transaction(async (tx): Promise<{ row: PaymentDbRow; signal?: EnqueuedSignal }> => {
       const contract = await findContract(tx, { contractId });
       if (!contract) throw new AppError('CONTRACT_NOT_FOUND');
       const replay = await findPaymentByKey(tx, contract.id, input.idempotencyKey);
-      if (replay) return { row: sameRequest(replay, input), fresh: false, companyId: contract.company_id };
+      if (replay) return { row: sameRequest(replay, input) };
       checkAmount(contract, input.amountSar);
       const now = clock();
       const row = await insertPayment(tx, {
@@ -46,16 +47,12 @@ export function createContractPayments(deps: ContractPaymentDeps) {
         now,
       });
       // Two requests with one key: the key's unique constraint decides, and the loser answers with the winner's row.
-      if (!row)
-        return {
-          row: sameRequest(await keyHolder(tx, contract.id, input.idempotencyKey), input),
-          fresh: false,
-          companyId: contract.company_id,
-        };
+      if (!row) return { row: sameRequest(await keyHolder(tx, contract.id, input.idempotencyKey), input) };
       await audit(tx, actor, contract, row, document.bytes.length, now);
-      return { row, fresh: true, companyId: contract.company_id };
+      const signal = await enqueueSignal(tx, pendingSignal.readinessChanged(contract.company_id, 'paymentSatisfied'));
+      return { row, signal };
     });
-    if (outcome.fresh) await signal(outcome.companyId);
+    if (outcome.signal) await deps.signals.launch([outcome.signal]);
     return paymentView(outcome.row);
   }
 
@@ -96,15 +93,6 @@ export function createContractPayments(deps: ContractPaymentDeps) {
       userAgent: actor.userAgent,
       at,
     });
-  }
-
-  async function signal(companyId: string): Promise<void> {
-    try {
-      await companyRuns.readinessChanged(companyId, 'paymentSatisfied');
-    } catch (err) {
-      // The port promises not to throw; if one does, the payment is recorded all the same.
-      deps.logger.warn({ err, companyId }, 'readiness signal after a contract payment failed');
-    }
   }
 
   return { record };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { writeExportAudit, type CompanyActor } from '../audit/writer';
-import type { CompanyRuns } from '../companies/runs';
 import type { RosterStatus } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
@@ -10,14 +9,17 @@ import type { Db, Tx } from '../db/sql';
 import { exportRows, rosterPage, rosterTotal, type ExportRow, type LinkStatusFilter, type RosterRow } from './reads';
 import { findContacts, insertEntries, insertUsers, type NewUser } from './repository';
 import { checkRow, contactsOf, dropBatchDuplicates, rowRejection, type RowRejection, type StagedRow } from './rows';
+import { pendingSignal } from '../workflow-signals/kinds';
+import type { SignalLauncher } from '../workflow-signals/launch';
+import { enqueueSignal } from '../workflow-signals/repository';
 
 export interface RosterServiceDeps {
   db: Db;
   cipher: PersonalDataCipher;
   clock: () => Date;
   logger: Logger;
-  /** Told after a stage committed rows; best effort (the workflow recomputes readiness from the database). */
-  companyRuns: Pick<CompanyRuns, 'readinessChanged'>;
+  /** Delivers the readiness signal a stage writes with its rows (src/workflow-signals). */
+  signals: SignalLauncher;
 }
 
 /** Who acts, from the verified session and the membership, and where from (for the audit row). */
@@ -136,12 +138,8 @@ export function createRosterService(deps: RosterServiceDeps) {
       const result = await withDeadlockRetry(() => db.transaction((tx) => stageRows(tx, actor, unique)));
       staged = result.staged;
       rejected.push(...result.rejected);
-    }
-    if (staged > 0) {
-      // A hint to the company's run, not part of the answer: the request never waits on Temporal for it.
-      void deps.companyRuns.readinessChanged(actor.companyId, 'rosterStaged').catch((err: unknown) => {
-        deps.logger.warn({ err, companyId: actor.companyId }, 'readinessChanged after roster staging failed');
-      });
+      // Not part of the answer: the request never waits on Temporal for it (the relay has it otherwise).
+      if (result.signal) void deps.signals.launch([result.signal]);
     }
     rejected.sort((a, b) => a.rowNumber - b.rowNumber);
     return { staged, rejected };
@@ -206,7 +204,9 @@ export function createRosterService(deps: RosterServiceDeps) {
             at,
           )
         : 0;
-    return { staged, rejected };
+    // The company's run recomputes readiness from the database: told with the rows, in their transaction.
+    const signal = staged > 0 ? await enqueueSignal(tx, pendingSignal.readinessChanged(actor.companyId, 'rosterStaged')) : undefined;
+    return { staged, rejected, signal };
   }
 
   /**

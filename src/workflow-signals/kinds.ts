@@ -4,6 +4,7 @@
 // take any of them as they are.
 import type { SignalDefinition } from '@temporalio/common';
 import { activationWorkflowId, identityStartedSignal, orderPaidSignal, type IdentityStarted } from '../../workflows/activation-contract';
+import { companyWorkflowId, readinessChangedSignal, type ReadinessGate } from '../../workflows/company-contract';
 import { storeOrderPaidSignal, storeOrderWorkflowId } from '../../workflows/store-order-contract';
 
 /** One signal to deliver: written with the decision, sent at once or by the relay. Ids and options only. */
@@ -28,6 +29,8 @@ export const pendingSignal = {
     signalOf(identityStartedSignal, activationWorkflowId(activationId), started),
   /** The activation's order is paid (a payment completed at once, src/payments/service.ts). */
   activationPaid: (activationId: string, paymentId: string) => signalOf(orderPaidSignal, activationWorkflowId(activationId), { paymentId }),
+  /** A gate of the company's readiness may have changed (roster staged, a contract payment): its run recomputes it from the database. */
+  readinessChanged: (companyId: string, gate: ReadinessGate) => signalOf(readinessChangedSignal, companyWorkflowId(companyId), { gate }),
   /** A store order is paid. */
   storeOrderPaid: (orderId: string, paymentId: string) => signalOf(storeOrderPaidSignal, storeOrderWorkflowId(orderId), { paymentId }),
 };

@@ -15,9 +15,9 @@ import { person, recordingRuns, rosterCaller, stage } from '../helpers/roster';
 // GET /admin/links and GET /admin/links/export (spec "Admin: links", "Link and roster status": lazy expiry).
 let t: TestApp;
 let staff: Caller;
-const { runs } = recordingRuns(() => t.db);
+const { runs, signalSender } = recordingRuns(() => t.db);
 beforeAll(async () => {
-  t = await createTestApp({ deps: { companyRuns: runs } });
+  t = await createTestApp({ deps: { companyRuns: runs, signalSender } });
   staff = await signInAs(t, 'admin', { view: ['b2b'] });
 });
 afterAll(() => t.close());

@@ -15,11 +15,11 @@ import { untilWaitingOnLock } from '../helpers/db';
 // Spec "Contract payment" and "Admin: contracts": POST/GET /admin/contracts/:id/payments and the proof
 // download. Contracts are inserted by SQL (the quote workflow that confirms them is tested on its own).
 let t: TestApp;
-const { runs, readiness } = recordingRuns(() => t.db);
+const { runs, readiness, signalSender } = recordingRuns(() => t.db);
 let viewer: Caller;
 let manager: Caller;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { companyRuns: runs } });
+  t = await createTestApp({ deps: { companyRuns: runs, signalSender } });
   viewer = await signInAs(t, 'admin', { view: ['b2b'] });
   manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
   await t.db.query(`update users set name = 'Noura Al-Harbi' where id = $1`, [manager.userId]);

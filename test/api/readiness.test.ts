@@ -13,11 +13,11 @@ import { recordingRuns, rosterCaller } from '../helpers/roster';
 // Spec "Portal: contract, readiness" (GET /b2b/readiness) and the admin copy
 // (GET /admin/contracts/company/:companyId/readiness): the three gates and canSendLinks.
 let t: TestApp;
-const { runs, readiness: signals } = recordingRuns(() => t.db);
+const { runs, readiness: signals, signalSender } = recordingRuns(() => t.db);
 let viewer: Caller;
 let manager: Caller;
 beforeAll(async () => {
-  t = await createTestApp({ deps: { companyRuns: runs } });
+  t = await createTestApp({ deps: { companyRuns: runs, signalSender } });
   viewer = await signInAs(t, 'admin', { view: ['b2b'] });
   manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
 });

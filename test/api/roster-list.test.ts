@@ -11,9 +11,9 @@ import { person, recordingRuns, rosterCaller, stage } from '../helpers/roster';
 
 // GET /b2b/roster and GET /b2b/roster/export (spec "Portal: roster", "Link and roster status").
 let t: TestApp;
-const { runs } = recordingRuns(() => t.db);
+const { runs, signalSender } = recordingRuns(() => t.db);
 beforeAll(async () => {
-  t = await createTestApp({ deps: { companyRuns: runs } });
+  t = await createTestApp({ deps: { companyRuns: runs, signalSender } });
   await seedCatalog(t);
 });
 afterAll(() => t.close());

@@ -2,6 +2,7 @@
 import request from 'supertest';
 import type { z } from 'zod';
 import type { ReadinessGate } from '../../workflows/company-contract';
+import type { SignalSender } from '../../src/workflow-signals/kinds';
 import type { CompanyStatus } from '../../src/entities';
 import type { StageRosterResponse } from '../../src/roster/schemas';
 import { bearer, type TestApp } from './app';
@@ -11,15 +12,21 @@ import { typed } from './responses';
 
 export type StageAnswer = z.infer<typeof StageRosterResponse>;
 
-/** The fake runs of company-routes.ts, also recording readiness signals. */
+/**
+ * The fake runs of company-routes.ts, and a signal sender recording the readiness signals the API sends
+ * (pending signals, src/workflow-signals); `hold` makes it never answer (Temporal away).
+ */
 export function recordingRuns(db: () => TestApp['db']) {
   const readiness: { companyId: string; gate: ReadinessGate }[] = [];
+  const state = { hold: false, asked: 0 };
   const runs = fakeCompanyRuns(db);
-  runs.readinessChanged = (companyId, gate) => {
-    readiness.push({ companyId, gate });
-    return Promise.resolve();
+  const signalSender: SignalSender = ({ workflowId, signal, args }) => {
+    state.asked += 1;
+    if (state.hold) return new Promise<never>(() => undefined);
+    if (signal === 'readinessChanged') readiness.push({ companyId: workflowId.replace(/^company:/, ''), gate: args.gate as ReadinessGate });
+    return Promise.resolve('signalled');
   };
-  return { runs, readiness };
+  return { runs, readiness, signalSender, state };
 }
 
 /** A b2b_admin with `role` in a new company in `status` (written with SQL). */
