@@ -134,7 +134,7 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
-  /** The store orders' runs; without it, orders keep their runs' starts pending, callbacks answer 503 and requeue STORE_REQUEUE_UNAVAILABLE. */
+  /** The store orders' runs; without it, orders keep their runs' starts pending and requeue answers STORE_REQUEUE_UNAVAILABLE. */
   storeOrderRuns?: StoreOrderRuns;
   /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
   complianceRuns?: ComplianceRuns;
