@@ -134,7 +134,7 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
-  /** The store orders' runs; without it, orders keep their runs' starts pending, callbacks answer 503 and requeue STORE_REQUEUE_UNAVAILABLE. */
+  /** The store orders' runs; without it, orders keep their runs' starts pending and requeue answers STORE_REQUEUE_UNAVAILABLE. */
   storeOrderRuns?: StoreOrderRuns;
   /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
   complianceRuns?: ComplianceRuns;
@@ -182,7 +182,6 @@ const noStoreSyncs: StoreSyncRuns = {
 
 const noStoreOrderTemporal: StoreOrderRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
-  providerCallback: () => Promise.reject(new Error('Temporal is not configured')),
   requeue: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
@@ -295,7 +294,7 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
-  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ runs: storeOrderRuns }) });
+  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks(), signals });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });

@@ -1,22 +1,25 @@
 import { isUuid } from '../http/fields';
 import type { EsimReceiptOutcome, StoreOrderReconciliation } from '../webhooks/esim-provider';
+import { pendingSignal } from '../workflow-signals/kinds';
+import { enqueueSignal } from '../workflow-signals/repository';
 import { findStoreOrderStatus } from './order-repository';
-import type { StoreOrderRuns } from './runs';
 
 /**
  * The eSIM provider webhook's hand-off (spec "The eSIM provider webhook"): a verified callback for a
- * known store order signals its run, which reads the order from the provider (read-only
- * reconciliation); the callback's body is never trusted. An order that is already final (issued,
- * expired, failed: only staff requeue a failed one) changes nothing; an unknown order is acknowledged
- * as such. A signal Temporal does not take throws: the route answers 503 and the provider redelivers.
+ * known store order becomes a pending signal to its run, written in the receipt's transaction and sent
+ * after it commits (or by the worker's signal relay), so Temporal away refuses no callback. The run reads
+ * the order from the provider (read-only reconciliation); the callback's body is never trusted. An order
+ * that is already final (issued, expired, failed: only staff requeue a failed one) changes nothing; an
+ * unknown order is acknowledged as such.
  */
-export function createStoreOrderCallbacks(deps: { runs: Pick<StoreOrderRuns, 'providerCallback'> }): StoreOrderReconciliation {
+export function createStoreOrderCallbacks(): StoreOrderReconciliation {
   return {
-    async enqueue(callback, sql): Promise<EsimReceiptOutcome> {
-      const status = isUuid(callback.orderId) ? await findStoreOrderStatus(sql, callback.orderId.toLowerCase()) : undefined;
+    async enqueue(callback, sql, toSend): Promise<EsimReceiptOutcome> {
+      const orderId = callback.orderId.toLowerCase();
+      const status = isUuid(orderId) ? await findStoreOrderStatus(sql, orderId) : undefined;
       if (status === undefined) return 'unknown_order';
       if (status === 'issued' || status === 'expired' || status === 'failed') return 'enqueued';
-      await deps.runs.providerCallback(callback.orderId.toLowerCase(), callback.status);
+      toSend.push(await enqueueSignal(sql, pendingSignal.providerCallback(orderId, callback.status)));
       return 'enqueued';
     },
   };

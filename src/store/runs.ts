@@ -19,8 +19,8 @@ export interface StoreOrderStartArgs {
 }
 
 /**
- * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: start, a provider's
- * verified callback (signal), an admin requeue (signal-with-start); "order paid" goes through pending
+ * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: start, an admin
+ * requeue (signal-with-start); "order paid" and the provider's verified callbacks go through pending
  * signals (src/workflow-signals). The services and the
  * webhook's hand-off depend on this port; src/temporal/store-orders.ts implements it on a Temporal
  * client, tests may pass a fake.
@@ -28,8 +28,6 @@ export interface StoreOrderStartArgs {
 export interface StoreOrderRuns {
   /** Idempotent by workflow id; `late` when the start relay makes it (the payment TTL counts from the order's creation). */
   start(args: StoreOrderStartArgs, late?: { ageMs: number }): Promise<void>;
-  /** Throws when the run cannot be told (the webhook answers 503 and the provider redelivers). */
-  providerCallback(orderId: string, status: string): Promise<void>;
   /** Signals the running run, or starts a new one for a finished order; rejects when Temporal did not take it. */
   requeue(orderId: string): Promise<void>;
 }

@@ -3,12 +3,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { StoreOrderRuns } from '../store/runs';
 import { storeOrderWorkflow } from '../../workflows/store-order';
-import {
-  providerCallbackSignal,
-  requeueSignal,
-  storeOrderWorkflowId,
-  type StoreOrderWorkflowInput,
-} from '../../workflows/store-order-contract';
+import { requeueSignal, storeOrderWorkflowId, type StoreOrderWorkflowInput } from '../../workflows/store-order-contract';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
@@ -65,10 +60,6 @@ export function createStoreOrderRuns(
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
-    },
-
-    async providerCallback(orderId, status) {
-      await client.withDeadline(deadline(), () => handle(orderId).signal(providerCallbackSignal, { status }));
     },
 
     async requeue(orderId) {

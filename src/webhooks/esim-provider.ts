@@ -1,4 +1,6 @@
 import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { EnqueuedSignal } from '../workflow-signals/kinds';
+import type { SignalLauncher } from '../workflow-signals/launch';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
@@ -73,11 +75,14 @@ export interface EsimCallbackFacts {
  * Hands a verified callback's order to a read-only reconciliation (it reads the
  * order from the provider and trusts nothing in the callback but the order id).
  * Answers `unknown_order` when no such store order exists; throws when the
- * handoff fails (the route answers 503 and the provider redelivers).
+ * handoff fails (Postgres: the route answers 503 and the provider redelivers).
  */
 export interface StoreOrderReconciliation {
-  /** `sql` is the receipt's transaction: a read goes through it (identical callbacks waiting on the receipt hold the pool's other connections). */
-  enqueue(callback: EsimCallbackFacts, sql: Sql): Promise<EsimReceiptOutcome>;
+  /**
+   * `sql` is the receipt's transaction: reads and writes go through it (identical callbacks waiting on the
+   * receipt hold the pool's other connections). Signals it writes go into `toSend`, sent once the receipt commits.
+   */
+  enqueue(callback: EsimCallbackFacts, sql: Sql, toSend: EnqueuedSignal[]): Promise<EsimReceiptOutcome>;
 }
 
 // --- The handler -----------------------------------------------------------------------------
@@ -89,6 +94,8 @@ export interface EsimProviderWebhookDeps {
   publicKey: string;
   merchantId: string;
   reconciliation: StoreOrderReconciliation;
+  /** Sends what the hand-off wrote after the receipt commits; without it, the worker's signal relay does. */
+  signals?: SignalLauncher;
   clock?: () => Date;
   /** Default ESIM_HANDOFF_DEADLINE_MS. */
   handoffDeadlineMs?: number;
@@ -146,9 +153,9 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
   }
 
   /** Throws SERVICE_UNAVAILABLE when the hand-off fails or passes its deadline (the receipt rolls back). */
-  async function handOff(facts: EsimCallbackFacts, tx: Sql): Promise<EsimReceiptOutcome> {
+  async function handOff(facts: EsimCallbackFacts, tx: Sql, toSend: EnqueuedSignal[]): Promise<EsimReceiptOutcome> {
     try {
-      return await withDeadline(deps.reconciliation.enqueue(facts, tx), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
+      return await withDeadline(deps.reconciliation.enqueue(facts, tx, toSend), deps.handoffDeadlineMs ?? ESIM_HANDOFF_DEADLINE_MS);
     } catch (err) {
       deps.logger.error(
         { err, orderId: facts.orderId, providerName: facts.providerName },
@@ -168,6 +175,7 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
         ...(callback.reason ? { reason: callback.reason } : {}),
         ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
       };
+      const toSend: EnqueuedSignal[] = [];
       const outcome = await deps.db.transaction(async (tx) => {
         const claimed = await claimEsimReceipt(tx, {
           eventId: `${callback.orderId}:${callback.status}`,
@@ -176,10 +184,11 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
           now: clock(),
         });
         if (!claimed) return 'duplicate' as const;
-        const handedOff = await handOff(facts, tx);
+        const handedOff = await handOff(facts, tx, toSend);
         await setReceiptOutcome(tx, claimed, handedOff);
         return handedOff;
       });
+      if (toSend.length > 0) await deps.signals?.launch(toSend);
       if (outcome === 'duplicate') return { received: true, duplicate: true };
       deps.logger.info(
         { orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome },

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SignalLauncher } from '../workflow-signals/launch';
 import type { Config } from '../config';
 import type { Db } from '../db/sql';
 import { guard } from '../http/guards';
@@ -14,8 +15,10 @@ export interface WebhookRouteDeps {
     Config,
     'CARD_PROCESSOR_WEBHOOK_SECRET' | 'CARD_PROCESSOR_WEBHOOK_TOLERANCE_SECONDS' | 'ESIM_PROVIDER_PUBLIC_KEY' | 'ESIM_PROVIDER_MERCHANT_ID'
   >;
-  /** The store-order side of eSIM callbacks (src/store/callbacks.ts: signals the order's run). */
+  /** The store-order side of eSIM callbacks (src/store/callbacks.ts: a pending signal to the order's run). */
   storeOrders: StoreOrderReconciliation;
+  /** Sends the signals a callback wrote once its receipt commits (src/workflow-signals). */
+  signals?: SignalLauncher;
   clock?: () => Date;
 }
 
@@ -115,6 +118,7 @@ export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
     publicKey: deps.config.ESIM_PROVIDER_PUBLIC_KEY,
     merchantId: deps.config.ESIM_PROVIDER_MERCHANT_ID,
     reconciliation: deps.storeOrders,
+    signals: deps.signals,
     clock: deps.clock,
   });
 

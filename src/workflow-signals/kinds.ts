@@ -5,7 +5,7 @@
 import type { SignalDefinition } from '@temporalio/common';
 import { activationWorkflowId, identityStartedSignal, orderPaidSignal, type IdentityStarted } from '../../workflows/activation-contract';
 import { companyWorkflowId, readinessChangedSignal, type ReadinessGate } from '../../workflows/company-contract';
-import { storeOrderPaidSignal, storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { providerCallbackSignal, storeOrderPaidSignal, storeOrderWorkflowId } from '../../workflows/store-order-contract';
 
 /** One signal to deliver: written with the decision, sent at once or by the relay. Ids and options only. */
 export interface PendingSignal {
@@ -31,6 +31,8 @@ export const pendingSignal = {
   activationPaid: (activationId: string, paymentId: string) => signalOf(orderPaidSignal, activationWorkflowId(activationId), { paymentId }),
   /** A gate of the company's readiness may have changed (roster staged, a contract payment): its run recomputes it from the database. */
   readinessChanged: (companyId: string, gate: ReadinessGate) => signalOf(readinessChangedSignal, companyWorkflowId(companyId), { gate }),
+  /** The eSIM provider called back about a store order (src/store/callbacks.ts): the run reads the order from the provider. */
+  providerCallback: (orderId: string, status: string) => signalOf(providerCallbackSignal, storeOrderWorkflowId(orderId), { status }),
   /** A store order is paid. */
   storeOrderPaid: (orderId: string, paymentId: string) => signalOf(storeOrderPaidSignal, storeOrderWorkflowId(orderId), { paymentId }),
 };

@@ -28,13 +28,15 @@ const runs = {
 };
 const fakeRuns: StoreOrderRuns = {
   start: ({ orderId }) => (runs.fail ? Promise.reject(new Error('away')) : (runs.started.push(orderId), Promise.resolve())),
-  providerCallback: (orderId) => (runs.fail ? Promise.reject(new Error('away')) : (runs.callbacks.push(orderId), Promise.resolve())),
   requeue: (orderId) => (runs.fail ? Promise.reject(new Error('away')) : (runs.requeued.push(orderId), Promise.resolve())),
 };
 
 /** "Order paid" reaches the run as a pending signal (src/workflow-signals), sent at once. */
 const paidSignals: SignalSender = ({ workflowId, signal, args }) => {
-  if (signal === 'storeOrderPaid') runs.paid.push([workflowId.replace(/^store-order:/, ''), String(args.paymentId)]);
+  if (runs.fail) return Promise.reject(new Error('away'));
+  const orderId = workflowId.replace(/^store-order:/, '');
+  if (signal === 'storeOrderPaid') runs.paid.push([orderId, String(args.paymentId)]);
+  if (signal === 'providerCallback') runs.callbacks.push(orderId);
   return Promise.resolve('signalled');
 };
 
@@ -381,12 +383,21 @@ describe('the eSIM provider webhook hands a verified callback to the order’s r
     ]);
   });
 
-  it('answers 503 when the run cannot be told (the provider redelivers) and keeps nothing', async () => {
+  it('answers 200 while Temporal is away: the receipt is kept and the run’s signal waits for the relay', async () => {
     const id = (await order('MOCK-ASYNC-EG-3GB')).body.data.id;
+    await t.db.query(`update store_orders set status = 'awaiting_provider' where id = $1`, [id]);
     runs.fail = true;
     const res = await callback(id);
-    expect([res.status, errorCode(res)]).toEqual([503, 'SERVICE_UNAVAILABLE']);
-    expect(await t.db.query(`select count(*)::int as n from webhook_events where event_id = $1`, [`${id}:completed`])).toEqual([{ n: 0 }]);
+    expect(res.status).toBe(200);
+    expect(await t.db.query(`select outcome from webhook_events where event_id = $1`, [`${id}:completed`])).toEqual([
+      { outcome: 'enqueued' },
+    ]);
+    expect(
+      await t.db.query(`select signal, args, delivered_at from workflow_signals where workflow_id = $1 and signal = 'providerCallback'`, [
+        `store-order:${id}`,
+      ]),
+    ).toEqual([{ signal: 'providerCallback', args: { status: 'completed' }, delivered_at: null }]);
+    expect(runs.callbacks).not.toContain(id);
   });
 });
 

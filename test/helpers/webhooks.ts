@@ -94,8 +94,8 @@ export async function createWebhookTestApp(
         logger,
         clock: t.clock,
         config: t.config,
-        storeOrders:
-          opts.storeOrders ?? createStoreOrderCallbacks({ runs: { providerCallback: () => Promise.reject(new Error('no Temporal')) } }),
+        // No signal sender: what a callback writes waits for the worker's relay (there is none here).
+        storeOrders: opts.storeOrders ?? createStoreOrderCallbacks(),
       }),
   });
   return {
