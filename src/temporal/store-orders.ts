@@ -41,7 +41,6 @@ export function createStoreOrderRuns(
           ...(userId ? [{ key: SEARCH_ATTRIBUTES.UserId, value: userId }] : []),
         ])
       : undefined;
-  const handle = (orderId: string) => client.workflow.getHandle(storeOrderWorkflowId(orderId));
 
   return {
     async start({ orderId, userId }, late) {
