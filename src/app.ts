@@ -39,7 +39,7 @@ import type { ComplianceRuns } from './compliance/runs';
 import { forgetOnErasure } from './compliance/forget';
 import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
 import type { SignalSender } from './workflow-signals/kinds';
-import { createSignalLauncher } from './workflow-signals/launch';
+import { createWorkflowSignals } from './workflow-signals/outbox';
 import { createAccountService } from './auth/account';
 import { createDeviceCheck } from './auth/devices';
 import { createEmailChangeService } from './auth/email-change';
@@ -255,7 +255,7 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
   // Every signal the API owes a run: written with the decision, sent at once after the commit.
-  const signals = createSignalLauncher({ db, send: deps.signalSender ?? noSignals, logger: deps.logger });
+  const signals = createWorkflowSignals({ db, send: deps.signalSender ?? noSignals, logger: deps.logger });
   const creation = createActivationCreation({ db, operators, starts, config, clock });
   const identity = createActivationIdentity({
     db,
@@ -294,7 +294,7 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
-  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks(), signals });
+  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ signals }), signals });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });

@@ -5,8 +5,7 @@ import { isUuid } from '../http/fields';
 import { IdentityInitiationError, type IdentityInitiation, type IdentityProvider } from '../identity/provider';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { pendingSignal } from '../workflow-signals/kinds';
-import type { SignalLauncher } from '../workflow-signals/launch';
-import { enqueueSignal } from '../workflow-signals/repository';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { IDENTITY_PROVIDER_UNAVAILABLE, type VerifyIdentityInput, type VerifyIdentityResult } from '../../workflows/activation-contract';
 import { findOwnedIdentity, findVerification, lockVerification, recordIdentityStart, type OwnedIdentity } from './repository';
 
@@ -14,7 +13,7 @@ export interface IdentityDeps {
   db: Db;
   identity: IdentityProvider;
   cipher: PersonalDataCipher;
-  signals: SignalLauncher;
+  signals: WorkflowSignals;
   config: Pick<Config, 'IDENTITY_REQUEST_TTL_SECONDS'>;
   clock?: () => Date;
 }
@@ -123,7 +122,7 @@ export function createActivationIdentity(deps: IdentityDeps) {
         attempt,
         codeEncrypted: cipher.encrypt(started.randomCode),
       });
-      const signal = await enqueueSignal(tx, pendingSignal.identityStarted(activationId, { transId: started.transId, attempt }));
+      const signal = await deps.signals.enqueue(tx, pendingSignal.identityStarted(activationId, { transId: started.transId, attempt }));
       const answer: VerifyIdentityResult = { transId: started.transId, randomCode: started.randomCode, status: 'waiting' };
       return { answer, signal };
     });

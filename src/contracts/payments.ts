@@ -8,13 +8,12 @@ import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from 
 import { findContract, type ContractDbRow } from './repository';
 import type { ContractPaymentBody, RecordPaymentInput } from './schemas';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
-import type { SignalLauncher } from '../workflow-signals/launch';
-import { enqueueSignal } from '../workflow-signals/repository';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 
 export interface ContractPaymentDeps {
   db: Db;
   /** Tells the company's run that paymentSatisfied may have changed (a pending signal, written with the payment). */
-  signals: SignalLauncher;
+  signals: WorkflowSignals;
   clock: () => Date;
 }
 
@@ -49,7 +48,7 @@ export function createContractPayments(deps: ContractPaymentDeps) {
       // Two requests with one key: the key's unique constraint decides, and the loser answers with the winner's row.
       if (!row) return { row: sameRequest(await keyHolder(tx, contract.id, input.idempotencyKey), input) };
       await audit(tx, actor, contract, row, document.bytes.length, now);
-      const signal = await enqueueSignal(tx, pendingSignal.readinessChanged(contract.company_id, 'paymentSatisfied'));
+      const signal = await deps.signals.enqueue(tx, pendingSignal.readinessChanged(contract.company_id, 'paymentSatisfied'));
       return { row, signal };
     });
     if (outcome.signal) await deps.signals.launch([outcome.signal]);

@@ -19,16 +19,18 @@ export function createErrorHandler(logger?: Pick<Logger, 'error'>, contract?: Re
     let appError = toAppError(err);
     // The app logger redacts personal data and credentials wherever they appear in the error.
     if (appError.code === 'INTERNAL_ERROR') (logger ?? req.log)?.error({ err, reqId: req.id }, 'unhandled error');
-    // Postgres away: a client can tell it from a bug, and retry (nothing was committed).
-    if (appError.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+
     const route = res.locals.route as RouteMeta | undefined;
     let status = route ? route.statusOf(appError.code) : errorCodes[appError.code].status;
     let body = envelope(appError, req);
+    // Every 503 (Postgres away, a run not answering): nothing was done, and the client may repeat it later.
+    if (status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     // A code or status the route does not declare is a drifting answer: INTERNAL_ERROR instead.
     if (route && contract && !contract.check(route, res, status, body)) {
       appError = new AppError('INTERNAL_ERROR');
       status = 500;
       body = envelope(appError, req);
+      res.removeHeader('Retry-After');
     }
     send(res, status, body);
   };

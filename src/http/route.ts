@@ -185,6 +185,13 @@ const REQUEST_ID_HEADER: HeaderSpec = {
   description: 'The request id: the sane X-Request-Id the client sent, or a new one',
 };
 const RETRY_AFTER: HeaderSpec = { name: 'Retry-After', schema: IntString, required: true, description: 'Seconds until the window resets' };
+/** On a 503 error answer (src/http/error-middleware.ts): nothing was done. */
+const RETRY_LATER: HeaderSpec = {
+  name: 'Retry-After',
+  schema: IntString,
+  required: true,
+  description: 'Seconds to wait before repeating the request',
+};
 
 /** Headers on many answers are components, referenced by name. */
 const SHARED_HEADERS = [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, RETRY_AFTER];
@@ -439,11 +446,13 @@ function toOpenApi(
     };
   }
   for (const [status, codes] of [...statuses].sort(([a], [b]) => a - b)) {
-    // A failing rate-limit store answers 500 before it could set its headers.
-    const headers = status === 500 ? [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS.map((h) => ({ ...h, required: false }))] : common;
+    // A failing rate-limit store answers 500 (503 when Postgres is away) before it could set its headers.
+    const failed = status === 500 || status === 503;
+    const headers = failed ? [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS.map((h) => ({ ...h, required: false }))] : common;
+    const extra = status === 429 ? [RETRY_AFTER] : status === 503 ? [RETRY_LATER] : [];
     responses[status] = {
       description: [codes.join(', '), spec.errorNotes?.[status]].filter(Boolean).join('. '),
-      headers: headersObject(status === 429 ? [...headers, RETRY_AFTER] : limited ? headers : [REQUEST_ID_HEADER]),
+      headers: headersObject([...(limited ? headers : [REQUEST_ID_HEADER]), ...extra]),
       content: { 'application/json': { schema: errorEnvelope(codes) } },
     };
   }

@@ -6,8 +6,7 @@ import type { ErrorCode } from '../http/error-codes';
 import { AppError } from '../http/errors';
 import type { PaymentRuns } from './runs';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
-import type { SignalLauncher } from '../workflow-signals/launch';
-import { enqueueSignal } from '../workflow-signals/repository';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
@@ -62,7 +61,7 @@ export interface PaymentServiceDeps {
   provider: PaymentProvider;
   paymentRuns: PaymentRuns;
   /** Delivers "order paid" to the activation's or the store order's run (written with the payment). */
-  signals: SignalLauncher;
+  signals: WorkflowSignals;
   clock: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
@@ -228,8 +227,8 @@ export function createPaymentService(deps: PaymentServiceDeps) {
         if (!settled?.changed) return [];
         // The run learns it in order with the rest it is told, even when Temporal is away at this commit.
         const signals: EnqueuedSignal[] = [];
-        if (settled.activationId) signals.push(await enqueueSignal(tx, pendingSignal.activationPaid(settled.activationId, row.id)));
-        if (settled.storeOrderId) signals.push(await enqueueSignal(tx, pendingSignal.storeOrderPaid(settled.storeOrderId, row.id)));
+        if (settled.activationId) signals.push(await deps.signals.enqueue(tx, pendingSignal.activationPaid(settled.activationId, row.id)));
+        if (settled.storeOrderId) signals.push(await deps.signals.enqueue(tx, pendingSignal.storeOrderPaid(settled.storeOrderId, row.id)));
         return signals;
       });
       await deps.signals.launch(paid);

@@ -10,8 +10,7 @@ import { exportRows, rosterPage, rosterTotal, type ExportRow, type LinkStatusFil
 import { findContacts, insertEntries, insertUsers, type NewUser } from './repository';
 import { checkRow, contactsOf, dropBatchDuplicates, rowRejection, type RowRejection, type StagedRow } from './rows';
 import { pendingSignal } from '../workflow-signals/kinds';
-import type { SignalLauncher } from '../workflow-signals/launch';
-import { enqueueSignal } from '../workflow-signals/repository';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 
 export interface RosterServiceDeps {
   db: Db;
@@ -19,7 +18,7 @@ export interface RosterServiceDeps {
   clock: () => Date;
   logger: Logger;
   /** Delivers the readiness signal a stage writes with its rows (src/workflow-signals). */
-  signals: SignalLauncher;
+  signals: WorkflowSignals;
 }
 
 /** Who acts, from the verified session and the membership, and where from (for the audit row). */
@@ -205,7 +204,7 @@ export function createRosterService(deps: RosterServiceDeps) {
           )
         : 0;
     // The company's run recomputes readiness from the database: told with the rows, in their transaction.
-    const signal = staged > 0 ? await enqueueSignal(tx, pendingSignal.readinessChanged(actor.companyId, 'rosterStaged')) : undefined;
+    const signal = staged > 0 ? await deps.signals.enqueue(tx, pendingSignal.readinessChanged(actor.companyId, 'rosterStaged')) : undefined;
     return { staged, rejected, signal };
   }
 

@@ -1,7 +1,7 @@
 import { isUuid } from '../http/fields';
 import type { EsimReceiptOutcome, StoreOrderReconciliation } from '../webhooks/esim-provider';
 import { pendingSignal } from '../workflow-signals/kinds';
-import { enqueueSignal } from '../workflow-signals/repository';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { findStoreOrderStatus } from './order-repository';
 
 /**
@@ -12,14 +12,14 @@ import { findStoreOrderStatus } from './order-repository';
  * that is already final (issued, expired, failed: only staff requeue a failed one) changes nothing; an
  * unknown order is acknowledged as such.
  */
-export function createStoreOrderCallbacks(): StoreOrderReconciliation {
+export function createStoreOrderCallbacks(deps: { signals: Pick<WorkflowSignals, 'enqueue'> }): StoreOrderReconciliation {
   return {
     async enqueue(callback, sql, toSend): Promise<EsimReceiptOutcome> {
       const orderId = callback.orderId.toLowerCase();
       const status = isUuid(orderId) ? await findStoreOrderStatus(sql, orderId) : undefined;
       if (status === undefined) return 'unknown_order';
       if (status === 'issued' || status === 'expired' || status === 'failed') return 'enqueued';
-      toSend.push(await enqueueSignal(sql, pendingSignal.providerCallback(orderId, callback.status)));
+      toSend.push(await deps.signals.enqueue(sql, pendingSignal.providerCallback(orderId, callback.status)));
       return 'enqueued';
     },
   };

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { EnqueuedSignal } from '../workflow-signals/kinds';
-import type { SignalLauncher } from '../workflow-signals/launch';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
@@ -95,7 +95,7 @@ export interface EsimProviderWebhookDeps {
   merchantId: string;
   reconciliation: StoreOrderReconciliation;
   /** Sends what the hand-off wrote after the receipt commits; without it, the worker's signal relay does. */
-  signals?: SignalLauncher;
+  signals?: WorkflowSignals;
   clock?: () => Date;
   /** Default ESIM_HANDOFF_DEADLINE_MS. */
   handoffDeadlineMs?: number;

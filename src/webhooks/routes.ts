@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SignalLauncher } from '../workflow-signals/launch';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { Config } from '../config';
 import type { Db } from '../db/sql';
 import { guard } from '../http/guards';
@@ -18,7 +18,7 @@ export interface WebhookRouteDeps {
   /** The store-order side of eSIM callbacks (src/store/callbacks.ts: a pending signal to the order's run). */
   storeOrders: StoreOrderReconciliation;
   /** Sends the signals a callback wrote once its receipt commits (src/workflow-signals). */
-  signals?: SignalLauncher;
+  signals?: WorkflowSignals;
   clock?: () => Date;
 }
 

@@ -44,6 +44,12 @@ afterAll(async () => {
 
 it('answers SERVICE_UNAVAILABLE 503 with Retry-After while Postgres is away, writes nothing, and serves again once it is back', async () => {
   expect((await request(app).get('/operators')).status).toBe(200);
+  // The document says so: every route's 503 carries Retry-After.
+  const doc = (await request(app).get('/openapi.json')).body as {
+    paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+  };
+  expect(Object.keys(doc.paths['/operators'].get.responses['503'].headers ?? {})).toContain('Retry-After');
+  expect(Object.keys(doc.paths['/auth/register'].post.responses['503'].headers ?? {})).toContain('Retry-After');
 
   await proxy.cut();
   const read = await request(app).get('/operators');

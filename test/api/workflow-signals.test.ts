@@ -6,7 +6,7 @@
  */
 import { createLogger } from '../../src/http/logger';
 import { pendingSignal, type PendingSignal, type SignalOutcome } from '../../src/workflow-signals/kinds';
-import { createSignalLauncher } from '../../src/workflow-signals/launch';
+import { createWorkflowSignals } from '../../src/workflow-signals/outbox';
 import { createSignalRelay, type SignalRelay } from '../../src/workflow-signals/relay';
 import { enqueueSignal } from '../../src/workflow-signals/repository';
 import { enqueueStart } from '../../src/workflow-starts/repository';
@@ -58,7 +58,7 @@ afterEach(async () => {
 });
 
 it('the API sends its signal at once and marks it; while Temporal refuses, the row is left due now for the relay', async () => {
-  const launcher = createSignalLauncher({ db: db.sql, send, logger });
+  const launcher = createWorkflowSignals({ db: db.sql, send, logger });
   const activationId = randomUUID();
   await launcher.launch([await enqueue(pendingSignal.activationPaid(activationId, 'pay-1'))]);
   expect(temporal.sent).toEqual([
@@ -81,7 +81,7 @@ it('delivers in order per run once Temporal answers, one signal of a run per cla
   temporal.away = true;
   const a = randomUUID();
   const b = randomUUID();
-  const launcher = createSignalLauncher({ db: db.sql, send, logger });
+  const launcher = createWorkflowSignals({ db: db.sql, send, logger });
   for (const signal of [
     pendingSignal.identityStarted(a, { transId: 'tx-1', attempt: 1 }),
     pendingSignal.activationPaid(b, 'pay-b'),
@@ -108,7 +108,7 @@ it('delivers in order per run once Temporal answers, one signal of a run per cla
 it('holds a signal behind an earlier one of its run: the API does not overtake it', async () => {
   temporal.away = true;
   const a = randomUUID();
-  const launcher = createSignalLauncher({ db: db.sql, send, logger });
+  const launcher = createWorkflowSignals({ db: db.sql, send, logger });
   await launcher.launch([await enqueue(pendingSignal.identityStarted(a, { transId: 'tx-1', attempt: 1 }))]);
   temporal.away = false;
   await launcher.launch([await enqueue(pendingSignal.activationPaid(a, 'pay-a'))]);

@@ -11,7 +11,7 @@ import {
 } from '../../src/identity/provider';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import type { PendingSignal, SignalSender } from '../../src/workflow-signals/kinds';
-import { createSignalLauncher } from '../../src/workflow-signals/launch';
+import { createWorkflowSignals } from '../../src/workflow-signals/outbox';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { executeUpdate } from '../../src/temporal/update';
@@ -91,7 +91,7 @@ export async function verifyForRun(
     db: db.sql,
     identity: opts.identity ?? createMockIdentityProvider({ delayMs: 0 }),
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
-    signals: createSignalLauncher({ db: db.sql, send: temporalSignalSender(client, 10_000), logger: { warn: () => undefined } }),
+    signals: createWorkflowSignals({ db: db.sql, send: temporalSignalSender(client, 10_000), logger: { warn: () => undefined } }),
     config: { IDENTITY_REQUEST_TTL_SECONDS: opts.ttlSeconds ?? config.IDENTITY_REQUEST_TTL_SECONDS },
   });
   return service.startForRun(activationId, input);

@@ -17,7 +17,7 @@ import { createPaymentService } from '../../src/payments/service';
 import type { ActivationRuns } from '../../src/activations/runs';
 import type { PaymentRuns } from '../../src/payments/runs';
 import type { SignalSender } from '../../src/workflow-signals/kinds';
-import { createSignalLauncher } from '../../src/workflow-signals/launch';
+import { createWorkflowSignals } from '../../src/workflow-signals/outbox';
 import { createRouteTestApp } from './api';
 import { bearer, createTestApp, signUp, type TestApp } from './app';
 import { insertActivation, seedCatalog, type ActivationFixture } from './read-app';
@@ -69,7 +69,7 @@ export async function createPaymentsTestApp(
     db: t.db.sql,
     provider: opts.provider ?? createPaymentProvider(t.config),
     paymentRuns: temporal.paymentRuns,
-    signals: createSignalLauncher({ db: t.db.sql, send: temporal.signalSender, logger }),
+    signals: createWorkflowSignals({ db: t.db.sql, send: temporal.signalSender, logger }),
     clock: t.clock,
     logger,
     pendingWaitMs: opts.pendingWaitMs,

@@ -19,6 +19,7 @@ import { halalasOfSar } from './money';
 import { insertActivation, seedCatalog } from './read-app';
 import { DEV_ESIM_PROVIDER_PRIVATE_KEY } from '../../src/store/providers/mock-callback';
 import { createStoreOrderCallbacks } from '../../src/store/callbacks';
+import { enqueueSignal } from '../../src/workflow-signals/repository';
 
 /** Private half of the development eSIM provider key (src/store/providers/mock-callback.ts). */
 export { DEV_ESIM_PROVIDER_PRIVATE_KEY };
@@ -94,8 +95,8 @@ export async function createWebhookTestApp(
         logger,
         clock: t.clock,
         config: t.config,
-        // No signal sender: what a callback writes waits for the worker's relay (there is none here).
-        storeOrders: opts.storeOrders ?? createStoreOrderCallbacks(),
+        // No launch: what a callback writes waits for the worker's relay (there is none here).
+        storeOrders: opts.storeOrders ?? createStoreOrderCallbacks({ signals: { enqueue: enqueueSignal } }),
       }),
   });
   return {

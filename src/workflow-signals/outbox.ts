@@ -1,24 +1,28 @@
-// The API's own attempt at the signals it just committed: one try each, within a short deadline,
-// then the answer goes to the client whatever happened. A signal that fails, or that must wait for an
-// earlier one of its run (or for its run's start), stays pending for the worker's relay (./relay.ts).
+// What the API's services use to tell runs something (the area's one face): enqueue writes a pending
+// signal in the service's own transaction; launch, after the commit, is the API's one try at each
+// (within a short deadline), then the answer goes to the client whatever happened. A signal that fails,
+// or that must wait for an earlier one of its run (or for its run's start), stays pending for the
+// worker's relay (./relay.ts).
 import type { Logger } from 'pino';
-import type { Db } from '../db/sql';
+import type { Db, Sql } from '../db/sql';
 import { errorText } from '../relay/loop';
-import type { EnqueuedSignal, SignalSender } from './kinds';
-import { isReady, markDelivered, recordFailedAttempt } from './repository';
+import type { EnqueuedSignal, PendingSignal, SignalSender } from './kinds';
+import { enqueueSignal, isReady, markDelivered, recordFailedAttempt } from './repository';
 
-export interface SignalLauncherDeps {
+export interface WorkflowSignalsDeps {
   db: Db;
   send: SignalSender;
   logger: Pick<Logger, 'warn'>;
 }
 
-export interface SignalLauncher {
+export interface WorkflowSignals {
+  /** Writes the signal in the caller's transaction (the one that decided it). */
+  enqueue(tx: Sql, signal: PendingSignal): Promise<EnqueuedSignal>;
   /** After the commit: sends each signal and marks it; never throws (the relay has it otherwise). */
   launch(signals: EnqueuedSignal[]): Promise<void>;
 }
 
-export function createSignalLauncher(deps: SignalLauncherDeps): SignalLauncher {
+export function createWorkflowSignals(deps: WorkflowSignalsDeps): WorkflowSignals {
   async function launchOne(signal: EnqueuedSignal): Promise<void> {
     try {
       // Out of order it would overtake an earlier signal of its run: the relay sends them in turn.
@@ -31,6 +35,7 @@ export function createSignalLauncher(deps: SignalLauncherDeps): SignalLauncher {
     }
   }
   return {
+    enqueue: enqueueSignal,
     async launch(signals) {
       for (const signal of signals) await launchOne(signal);
     },
