@@ -28,7 +28,11 @@ import {
   type WorkerOptions,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import type { Db } from '../../src/db/sql';
+import { createLogger } from '../../src/http/logger';
 import { dataConverterFromConfig, FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
+import { createSignalRelay } from '../../src/workflow-signals/relay';
+import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'activation-sys');
@@ -184,11 +188,14 @@ export interface RunningTestWorker {
 
 /**
  * A worker on `env` with the test data converter, polling `taskQueue` (take one from uniqueTaskQueue)
- * and running until `stop()`: the beforeAll / afterAll pair of most workflow tests.
+ * and running until `stop()`: the beforeAll / afterAll pair of most workflow tests. Given the API's
+ * database (`signals`), it also runs the signal relay beside it, as the worker process does: a signal
+ * the API's own attempt left pending (it waited for an earlier one of its run, or Temporal was slow)
+ * reaches its run.
  */
 export async function runTestWorker(
   env: TestWorkflowEnvironment,
-  opts: { taskQueue: string; workflowBundle: WorkflowBundleWithSourceMap; activities: WorkerOptions['activities'] },
+  opts: { taskQueue: string; workflowBundle: WorkflowBundleWithSourceMap; activities: WorkerOptions['activities']; signals?: Db },
 ): Promise<RunningTestWorker> {
   const { taskQueue } = opts;
   const worker = await Worker.create({
@@ -199,10 +206,23 @@ export async function runTestWorker(
     activities: opts.activities,
   });
   const running = worker.run();
+  const relay = opts.signals
+    ? createSignalRelay({
+        db: opts.signals,
+        send: temporalSignalSender(env.client),
+        logger: createLogger('silent'),
+        batchSize: 50,
+        pollIntervalMs: 1_000,
+        maxBackoffMs: 1_000,
+        baseBackoffMs: 100,
+      })
+    : undefined;
+  relay?.start();
   return {
     worker,
     taskQueue,
     async stop() {
+      await relay?.stop();
       worker.shutdown();
       await running;
     },

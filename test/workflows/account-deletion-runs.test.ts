@@ -40,7 +40,7 @@ beforeAll(async () => {
     },
   });
   await seedCatalog(t.db);
-  worker = await runTestWorker(env, { taskQueue, workflowBundle: bundle, activities: realActivities(t.db, t.config) });
+  worker = await runTestWorker(env, { taskQueue, workflowBundle: bundle, activities: realActivities(t.db, t.config), signals: t.db.sql });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -70,6 +70,7 @@ beforeAll(async () => {
     taskQueue,
     workflowBundle: bundle,
     activities: realActivities(t.db, t.config, { clock: () => new Date(), storeProviders: registry }),
+    signals: t.db.sql,
   });
   buyer = await signUp(t, { email: `wf-buyer-${process.pid}@example.com` });
   const ack = await request(t.app)
