@@ -404,6 +404,21 @@ describe('verify-identity', () => {
     expect((await signalRows(activationId)).map((r) => r.args.attempt)).toEqual([1, 2]);
   });
 
+  it('answers a repeat that comes after the verification completed with it (the answer was lost); nothing else once proven or not pending', async () => {
+    const { token, activationId } = await pending();
+    const body = { identityType: 'citizen', idNumber: '1234567880' };
+    const first = await verify(token, activationId, body);
+    await t.db.query(`update activations set identity_status = 'completed', identity_verified_at = now() where id = $1`, [activationId]);
+    const again = await verify(token, activationId, body);
+    expect([again.status, again.body]).toEqual([200, { ...first.body, status: 'completed' }]);
+    const other = await verify(token, activationId, { ...body, idNumber: '1234567889' });
+    expect([other.status, errorCode(other)]).toEqual([422, 'IDENTITY_ERROR']);
+    await t.db.query(`update activations set status = 'in_progress' where id = $1`, [activationId]);
+    const late = await verify(token, activationId, body);
+    expect([late.status, errorCode(late)]).toEqual([422, 'IDENTITY_ERROR']);
+    expect(await signalRows(activationId)).toHaveLength(1);
+  });
+
   it('records nothing when the provider is unavailable (IDENTITY_ERROR, reason given); the retry reuses the attempt key', async () => {
     const { token, activationId } = await pending();
     const body = { identityType: 'resident', idNumber: '2234567890' };
