@@ -11,9 +11,11 @@
  * fault's end to the last activation caught up; only the hanging providers give the spec's "try
  * again" answers (`later`).
  *
- * FAULT_JOURNEYS (default 10) and FAULT_TEMPORAL_DOWN_MS (default 60 s) scale it.
+ * FAULT_JOURNEYS (default 10) and FAULT_TEMPORAL_DOWN_MS (default 60 s) scale it; FAULT_REPORT_FILE
+ * gets the counts as JSON (`npm run bench -- --only faults` runs it with 30 journeys per fault).
  */
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { eventually } from '../helpers/app';
 import { burst, settle, type JourneyOptions, type MatrixCounts } from '../helpers/journeys';
 import { compiledProcesses, freePort, stopProcess } from '../helpers/processes';
@@ -88,6 +90,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.info(`fault matrix (${JOURNEYS} journeys per fault):\n${JSON.stringify(report, null, 2)}`);
+  // The bench's faults phase (bench/faults.ts) reads it.
+  if (process.env.FAULT_REPORT_FILE) writeFileSync(process.env.FAULT_REPORT_FILE, JSON.stringify(report, null, 2));
   await processes.stopAll();
   await proxy?.close();
   await providers?.close();
