@@ -134,7 +134,7 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
-  /** The store orders' runs; without it, orders keep their runs' starts pending and requeue answers STORE_REQUEUE_UNAVAILABLE. */
+  /** The store orders' runs; without it, orders keep their runs' starts pending (the worker's start relay makes them). */
   storeOrderRuns?: StoreOrderRuns;
   /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
   complianceRuns?: ComplianceRuns;
@@ -182,7 +182,6 @@ const noStoreSyncs: StoreSyncRuns = {
 
 const noStoreOrderTemporal: StoreOrderRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
-  requeue: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -315,10 +314,9 @@ export function createApp(deps: AppDeps): Express {
     fx,
     providers: storeProviders,
     starts,
-    runs: storeOrderRuns,
+    signals,
     cipher,
     clock,
-    logger: deps.logger,
   });
   storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }), orders: storeOrders });
   storeAdminRoutes(api, {

@@ -27,7 +27,6 @@ const activationRuns: ActivationRuns = {
 };
 const storeOrderRuns: StoreOrderRuns = {
   start: () => Promise.resolve(),
-  requeue: () => Promise.resolve(),
 };
 const complianceRuns = { cancel: (ids: string[]) => (runs.cancelled.push(ids), Promise.resolve(ids)) };
 
