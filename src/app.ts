@@ -35,7 +35,6 @@ import { createAccountDeletion } from './compliance/deletion';
 import { createUserExport } from './compliance/export';
 import { createComplianceReads } from './compliance/reads';
 import { complianceRoutes } from './compliance/routes';
-import type { ComplianceRuns } from './compliance/runs';
 import { forgetOnErasure } from './compliance/forget';
 import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
 import type { SignalSender } from './workflow-signals/kinds';
@@ -136,8 +135,6 @@ export interface AppDeps {
   storeSyncs?: StoreSyncRuns;
   /** The store orders' runs; without it, orders keep their runs' starts pending (the worker's start relay makes them). */
   storeOrderRuns?: StoreOrderRuns;
-  /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
-  complianceRuns?: ComplianceRuns;
   /** Delivers what the API tells runs (src/workflow-signals); without it, signals wait for the worker's relay. */
   signalSender?: SignalSender;
   /** The identity provider verify-identity starts verifications at; default: chosen by IDENTITY_PROVIDER (the mock unless configured). */
@@ -329,7 +326,7 @@ export function createApp(deps: AppDeps): Express {
       cipher,
       clock,
       config,
-      runs: deps.complianceRuns,
+      signals,
       evictUser: (userId) => cache.evictUser(userId),
       logger: deps.logger,
     }),
