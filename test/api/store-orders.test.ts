@@ -14,7 +14,7 @@ import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockProfile, mockStoreProviders } from '../../src/store/providers/mock';
 import type { StoreOrderRuns } from '../../src/store/runs';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
 import { signInAs, type Caller } from '../helpers/company-routes';
 import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
@@ -76,6 +76,12 @@ afterEach(async () => {
 });
 
 type Body = { data: Record<string, unknown> & { id: string; status: string } };
+/** Once the order's run is started (the create's start, tried after its answer): until then its signals wait for it. */
+const runStarted = (id: string) =>
+  eventually(async () => {
+    const rows = await t.db.query(`select 1 from workflow_starts where workflow_id = $1 and started_at is not null`, [`store-order:${id}`]);
+    expect(rows).toHaveLength(1);
+  });
 /** The order's pending requeue signals: what they start, and whether they were delivered. */
 const requeueRows = (id: string) =>
   t.db.query<{ outcome: string | null; start: unknown }>(
@@ -428,6 +434,7 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
 
   it('requeues a failed order (202, provisioning, audited); refuses one that is not paid-without-profile (409) and unknown ids (404)', async () => {
     const id = (await order('MOCK-REJECT-US-1GB')).body.data.id;
+    await runStarted(id);
     const early = await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token)).set('Accept-Language', 'ar');
     expect([early.status, errorCode(early)]).toEqual([409, 'STORE_ORDER_NOT_REQUEUEABLE']);
     await t.db.query(`update store_orders set status = 'failed', failure_reason = 'refused' where id = $1`, [id]);
@@ -466,6 +473,7 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
 
   it('requeues awaiting_provider only past its deadline; with Temporal away it answers the same, and the signal relay tells the run later', async () => {
     const id = (await order('MOCK-ASYNC-EG-3GB')).body.data.id;
+    await runStarted(id);
     await t.db.query(`update store_orders set status = 'awaiting_provider', deliver_by = $2 where id = $1`, [
       id,
       new Date(t.clock().getTime() + 60_000),
