@@ -92,7 +92,7 @@ export async function call<T>(
   const until = Date.now() + (opts.patienceMs ?? 120_000);
   for (;;) {
     let res: Response;
-    let parsed: T & { error?: { code: string } };
+    let text: string;
     try {
       res = await fetch(`${opts.baseUrl()}${route}`, {
         method,
@@ -103,7 +103,8 @@ export async function call<T>(
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      parsed = (await res.json()) as typeof parsed;
+      // A body cut off mid-read is no answer either.
+      text = await res.text();
     } catch (err) {
       w.trail.push(`${step} no answer`);
       if (Date.now() > until) throw err;
@@ -111,13 +112,25 @@ export async function call<T>(
       await sleep(500);
       continue;
     }
+    let parsed: T & { error?: { code: string } };
+    let json = true;
+    try {
+      parsed = JSON.parse(text) as typeof parsed;
+    } catch {
+      json = false;
+      parsed = { error: { code: 'NOT_JSON' } } as typeof parsed;
+    }
     w.trail.push(`${step} ${res.status}`);
     if (res.status === 503 && Date.now() < until) {
       w.waited += 1;
       await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
       continue;
     }
-    if (res.status >= 300) w.refused.push({ step, status: res.status, code: parsed.error?.code });
+    if (res.status >= 300 || !json) {
+      w.refused.push({ step, status: res.status, code: parsed.error?.code });
+      // An answer the client cannot read ends the walk like a refusal.
+      return { status: json ? res.status : 502, body: parsed };
+    }
     return { status: res.status, body: parsed };
   }
 }
