@@ -162,7 +162,9 @@ export function createStoreOrders(deps: StoreOrderDeps) {
       if (cents < MIN_CHARGE_USD_CENTS) throw new AppError('STORE_CHARGE_BELOW_MINIMUM');
 
       const now = clock();
-      const { id, start } = await db.transaction(async (tx) => {
+      // The answer is read inside the transaction: once it commits the request touches Postgres no more, so
+      // losing it right after the commit cannot turn a made order into a 503 (whose retry would make another).
+      const { created, start } = await db.transaction(async (tx) => {
         const orderId = await repo.insertStoreOrder(tx, {
           userId,
           productId: product.id,
@@ -186,9 +188,8 @@ export function createStoreOrders(deps: StoreOrderDeps) {
         });
         const pending = pendingStart.storeOrder({ orderId, userId });
         await enqueueStart(tx, pending);
-        return { id: orderId, start: pending };
+        return { created: (await findStoreOrder(tx, orderId))!, start: pending };
       });
-      const created = (await findStoreOrder(db, id))!;
       // The start is tried after the answer (it never throws; the start relay has it otherwise): the request
       // does not wait on Temporal, and a payment made at once starts the run itself (signal-with-start).
       void deps.starts.launch(start);
