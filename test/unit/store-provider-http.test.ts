@@ -326,4 +326,27 @@ describe('health', () => {
     expect(await plugin().health()).toEqual({ ok: true, detail: 'store provider partner-store: token and package list answered' });
     expect(apiRequests()[0].path).toBe('/partner/v2/packages?limit=1&page=1');
   });
+
+  it('proves the credentials with a fresh token by default (toggle, sync), and reuses a valid one when asked (orders)', async () => {
+    serve(() => ({ status: 200, body: { data: [], meta: { last_page: 1 } } }));
+    const p = plugin();
+    await p.health();
+    await p.health();
+    expect(tokens).toBe(2);
+    await p.health({ freshToken: false });
+    await p.health({ freshToken: false });
+    expect(tokens).toBe(2);
+    expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-2', 'Bearer tok-2', 'Bearer tok-2']);
+  });
+
+  it('without a fresh token, still finds revoked credentials: a refused token is renewed once, and the renewal refused', async () => {
+    serve(() => ({ status: 200, body: { data: [], meta: { last_page: 1 } } }));
+    const p = plugin();
+    expect(await p.health({ freshToken: false })).toMatchObject({ ok: true });
+    stub.answer(() => ({ status: 401, body: { message: 'revoked' } }));
+    expect(await p.health({ freshToken: false })).toEqual({
+      ok: false,
+      detail: 'store provider partner-store refused our credentials (HTTP 401)',
+    });
+  });
 });

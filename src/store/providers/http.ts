@@ -7,6 +7,7 @@ import {
   StoreProviderRejection,
   StoreProviderUnavailable,
   type EsimProfile,
+  type HealthCheckOptions,
   type PlacedOrder,
   type ProviderHealth,
   type ProviderOrder,
@@ -186,9 +187,11 @@ export function createHttpStoreProvider(options: HttpStoreProviderOptions): Stor
   return {
     slug: options.slug,
 
-    async health(): Promise<ProviderHealth> {
+    async health(options: HealthCheckOptions = {}): Promise<ProviderHealth> {
       try {
-        await bearer(true);
+        // A fresh token proves the credentials (staff's toggle, the sync); an order's shared check reuses a
+        // valid one: a token is meant to last until it expires, and a refused one is renewed by call().
+        await bearer(options.freshToken ?? true);
         await call({ method: 'GET', url: url('v2/packages?limit=1&page=1') });
         return { ok: true, detail: `${provider}: token and package list answered` };
       } catch (err) {

@@ -26,6 +26,15 @@ export class StoreProviderUnavailable extends Error {
   }
 }
 
+export interface HealthCheckOptions {
+  /**
+   * Default true: prove the credentials themselves (a partner's fresh token), as staff turning a provider
+   * on and the sync want. false (an order's shared check): a valid token will do; a refused one is
+   * renewed once, as on any call, so revoked credentials still show.
+   */
+  freshToken?: boolean;
+}
+
 export interface ProviderHealth {
   ok: boolean;
   /** One printable line for staff (never a credential or a provider's raw answer). */
@@ -67,7 +76,7 @@ export type ProviderOrder =
 
 export interface StoreProviderPlugin {
   readonly slug: string;
-  health(): Promise<ProviderHealth>;
+  health(options?: HealthCheckOptions): Promise<ProviderHealth>;
   listProducts(): Promise<ProviderProduct[]>;
   /** Idempotent by `orderId` (the provider's unique reference). */
   placeOrder(orderId: string, sku: string): Promise<PlacedOrder>;
