@@ -309,14 +309,29 @@ describe('orders', () => {
 });
 
 describe('signed callback', () => {
-  it('names our order when signed with our secret (HMAC-SHA512 of the raw body), nothing otherwise', () => {
-    const raw = Buffer.from(JSON.stringify({ request_id: 'req-1', description: ORDER_ID, sims: [SIM] }));
-    const signature = createHmac('sha512', SECRET).update(raw).digest('hex');
-    const p = plugin();
-    expect(p.verifyCallback(raw, signature)).toEqual({ orderId: ORDER_ID });
-    expect(p.verifyCallback(raw, createHmac('sha512', 'other').update(raw).digest('hex'))).toBeNull();
-    expect(p.verifyCallback(Buffer.from(raw.toString().replace(ORDER_ID, 'x')), signature)).toBeNull();
-    expect(p.verifyCallback(raw, undefined)).toBeNull();
+  const raw = Buffer.from(JSON.stringify({ request_id: 'req-1', data: { description: ORDER_ID, status: 'completed', sims: [SIM] } }));
+  const signature = createHmac('sha512', SECRET).update(raw).digest('hex');
+
+  it('is told apart by its partner-signature header: the hex HMAC-SHA512 of the raw body with our secret', () => {
+    const { callbacks } = plugin();
+    expect(callbacks.header).toBe('partner-signature');
+    expect(callbacks.verify(raw, signature)).toBe(true);
+    expect(callbacks.verify(raw, signature.toUpperCase())).toBe(true);
+    expect(callbacks.verify(raw, createHmac('sha512', 'other').update(raw).digest('hex'))).toBe(false);
+    expect(callbacks.verify(Buffer.from(raw.toString().replace(ORDER_ID, 'x')), signature)).toBe(false);
+    expect(callbacks.verify(raw, signature.slice(2))).toBe(false);
+    expect(callbacks.verify(raw, '')).toBe(false);
+  });
+
+  it('names our order (description, top level or under data) with the partner outcome as a hint, nothing else', () => {
+    const { callbacks } = plugin();
+    const of = (body: unknown) => callbacks.orderOf(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
+    expect(of(raw.toString())).toEqual({ orderId: ORDER_ID, status: 'completed' });
+    expect(of({ description: ORDER_ID, status: 'pending' })).toEqual({ orderId: ORDER_ID, status: 'completed' });
+    expect(of({ data: { description: ORDER_ID, status: 'cancelled' } })).toEqual({ orderId: ORDER_ID, status: 'failed' });
+    for (const body of ['{nope', 'null', '42', { data: {} }, { description: '' }, { description: 'x'.repeat(129) }]) {
+      expect(of(body)).toBeNull();
+    }
   });
 });
 

@@ -74,8 +74,29 @@ export type PlacedOrder = { status: 'issued'; profile: EsimProfile } | { status:
 export type ProviderOrder =
   { status: 'issued'; profile: EsimProfile } | { status: 'pending' } | { status: 'failed'; reason: string } | { status: 'not_found' };
 
+/** What a partner's callback names once its signature is verified; the status is a hint, never trusted. */
+export interface CallbackOrder {
+  orderId: string;
+  status: 'completed' | 'failed';
+}
+
+/**
+ * A partner's own signed callbacks, which POST /webhooks/esim-provider tells apart by their signature
+ * header (src/webhooks/esim-provider.ts). Only a trigger: the order's run then reads it with getOrder.
+ */
+export interface ProviderCallbacks {
+  /** The header carrying the signature, lower case; its presence marks the partner's callback. */
+  readonly header: string;
+  /** Whether `signature` signs exactly these bytes (checked before the body is parsed). */
+  verify(rawBody: Buffer, signature: string): boolean;
+  /** The order a verified body names; null when it names none (or is not JSON). */
+  orderOf(rawBody: Buffer): CallbackOrder | null;
+}
+
 export interface StoreProviderPlugin {
   readonly slug: string;
+  /** Set by a plugin whose partner calls back in its own format (the HTTP partner); the mocks use the spec's. */
+  readonly callbacks?: ProviderCallbacks;
   health(options?: HealthCheckOptions): Promise<ProviderHealth>;
   listProducts(): Promise<ProviderProduct[]>;
   /** Idempotent by `orderId` (the provider's unique reference). */
