@@ -12,7 +12,7 @@ import { createHttpStoreProvider } from '../../src/store/providers/http';
 import { StoreProviderRegistry } from '../../src/store/providers/plugin';
 import type { StoreOrderRuns } from '../../src/store/runs';
 import type { SignalSender } from '../../src/workflow-signals/kinds';
-import { bearer, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
 import { startHttpStub, type HttpStub } from '../helpers/http-stub';
 import { typed } from '../helpers/responses';
 import { createStoreApp, productId } from '../helpers/store';
@@ -129,7 +129,17 @@ describe('POST /webhooks/esim-provider: the partner’s own signed callbacks', (
       `select event_id, outcome, detail from webhook_events where provider = 'esim_provider' and event_id like $1 order by event_id`,
       [`${orderId}:%`],
     );
-  const openOrder = async () => (await order()).body.data.id;
+  /** An open order whose run is started (the create starts it after its answer; a signal before that waits for it). */
+  const openOrder = async () => {
+    const id = (await order()).body.data.id;
+    await eventually(async () => {
+      const rows = await t.db.query(`select 1 from workflow_starts where workflow_id = $1 and started_at is not null`, [
+        `store-order:${id}`,
+      ]);
+      expect(rows).toHaveLength(1);
+    });
+    return id;
+  };
   beforeEach(() => {
     signalled.length = 0;
   });
