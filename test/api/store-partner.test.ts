@@ -45,7 +45,8 @@ beforeAll(async () => {
     baseUrl: `${stub.url}/partner`,
     clientId: 'client-1',
     clientSecret: SECRET,
-    timeoutMs: 2_000,
+    // No retries, so each check is one call to count; a generous timeout, so a loaded machine fails nothing.
+    timeoutMs: 10_000,
     retries: 0,
   });
   t = await createStoreApp({
