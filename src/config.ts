@@ -228,6 +228,11 @@ const schema = z
       .default('partner-store'),
     STORE_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     STORE_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /**
+     * POST /store/orders's live health check is shared per provider this long (a failure 1 s at most), so
+     * orders cannot multiply partner calls; 0 shares only the check in flight. At most a minute: it stays live.
+     */
+    STORE_HEALTH_CHECK_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** How often the Temporal Schedule `store-catalog-sync` syncs every active provider's catalog. */
     STORE_SYNC_EVERY: duration('1h'),
     /** How often the Temporal Schedule `fx-fetch` fetches exchange rates. */

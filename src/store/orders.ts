@@ -14,7 +14,7 @@ import { enqueueStart } from '../workflow-starts/repository';
 import { pendingSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreActor } from './admin-service';
-import { checkHealth } from './health';
+import { sharedHealthChecks } from './health';
 import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
 import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
 import * as repo from './order-repository';
@@ -59,8 +59,8 @@ function requeueable(row: Pick<repo.RunStoreOrder, 'status' | 'deliverBy'>, now:
 
 export interface StoreOrderDeps {
   db: Db;
-  /** The store's gate, and what a requeued order's new run is started with. */
-  config: Pick<Config, 'FEATURE_ESIM_STORE'> & StoreOrderRunsConfig;
+  /** The store's gate, the live health check's window, and what a requeued order's new run is started with. */
+  config: Pick<Config, 'FEATURE_ESIM_STORE' | 'STORE_HEALTH_CHECK_CACHE_SECONDS'> & StoreOrderRunsConfig;
   fx: FxRates;
   providers: StoreProviderRegistry;
   starts: StartLauncher;
@@ -76,6 +76,11 @@ export interface StoreOrderDeps {
  */
 export function createStoreOrders(deps: StoreOrderDeps) {
   const { db, clock, cipher } = deps;
+  // One live check per provider and window, whoever orders (issue 33): the partner sees no more calls than that.
+  const liveHealth = sharedHealthChecks({
+    windowMs: deps.config.STORE_HEALTH_CHECK_CACHE_SECONDS * 1000,
+    now: () => clock().getTime(),
+  });
   const gate = () => {
     if (!deps.config.FEATURE_ESIM_STORE) throw new AppError('STORE_DISABLED');
   };
@@ -144,8 +149,8 @@ export function createStoreOrders(deps: StoreOrderDeps) {
 
   /**
    * The contract's checks in its order (after the gate): the acknowledgement (VALIDATION_ERROR); product;
-   * provider (registered, active, healthy as recorded, then a live health check: fail closed); payment
-   * mode; currency; KYC; expectedPrice; minimum charge. Then the order, its `orders` row and its run's
+   * provider (registered, active, healthy as recorded, then a live health check shared per provider for
+   * STORE_HEALTH_CHECK_CACHE_SECONDS: fail closed); payment mode; currency; KYC; expectedPrice; minimum charge. Then the order, its `orders` row and its run's
    * pending start in one transaction, and the run's start tried once after the commit.
    */
   async function placeOrder(userId: string, body: OrderRequest, createKey: string | undefined): Promise<StoreOrderView> {
@@ -157,7 +162,7 @@ export function createStoreOrders(deps: StoreOrderDeps) {
     if (!product.isActive) throw new AppError('STORE_PRODUCT_INACTIVE');
     const plugin = deps.providers.get(product.providerSlug);
     if (!plugin || !product.providerActive || !product.providerHealthy) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
-    const health = await checkHealth(plugin, product.providerSlug);
+    const health = await liveHealth(plugin, product.providerSlug);
     if (!health.ok) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
     if (product.paymentMode !== 'internal') throw new AppError('STORE_PROVIDER_PAYMENT_EXTERNAL');
     const cents = Number(product.priceUsdCents);
