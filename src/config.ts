@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parsePostgresUrl } from './db/postgres-url';
+import { parsePostgresUrl, type PostgresUrl } from './db/postgres-url';
 import { parseTrustProxy } from './http/trust-proxy';
 import { hostOfAddress, isLoopbackHost } from './lib/net';
 
@@ -64,7 +64,8 @@ const schema = z
     SCHEMA_WAIT_SECONDS: z.coerce.number().int().positive().default(300),
     /**
      * PEM file of the CA that signed the Postgres server's certificate (a managed service's, or your own),
-     * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs.
+     * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs. Production
+     * takes verify-ca only with it (the chain must end at this CA; the host name is not checked).
      */
     DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -599,18 +600,18 @@ export function temporalUsesTls(config: TemporalTlsSettings): boolean {
   return config.TEMPORAL_TLS ?? TEMPORAL_TLS_SETTINGS.some((key) => config[key] !== undefined);
 }
 
-/** Production: a remote Postgres or Temporal without TLS, unless PLAINTEXT_HOSTS names the host. */
+/**
+ * Production: a remote Postgres without a TLS mode that checks who answers, or a remote Temporal without
+ * TLS, unless PLAINTEXT_HOSTS names the host (there plaintext is accepted, so any mode is).
+ */
 function plaintextRefusals(raw: RawEnv): Array<[string, string]> {
   const found: Array<[string, string]> = [];
   const allowed = setting(raw, 'PLAINTEXT_HOSTS') ?? [];
   const refused = (host: string) => !isLoopbackHost(host) && !allowed.includes(host.toLowerCase());
   const database = raw.DATABASE_URL === undefined ? undefined : parsePostgresUrl(raw.DATABASE_URL);
-  if (database && 'url' in database && database.url.sslmode === 'disable' && refused(database.url.host)) {
-    found.push([
-      'DATABASE_URL',
-      `${database.url.host} is not a loopback address and the connection has no TLS: add ?sslmode=verify-full (DATABASE_SSL_CA_FILE ` +
-        `for a private CA), or list the host in PLAINTEXT_HOSTS if the network in between is private`,
-    ]);
+  if (database && 'url' in database && refused(database.url.host)) {
+    const why = unverifiedPostgres(database.url, raw.DATABASE_SSL_CA_FILE !== undefined);
+    if (why) found.push(['DATABASE_URL', why]);
   }
   const temporalHost = hostOfAddress(setting(raw, 'TEMPORAL_ADDRESS') ?? '');
   const tls = temporalUsesTls({
@@ -626,6 +627,28 @@ function plaintextRefusals(raw: RawEnv): Array<[string, string]> {
     ]);
   }
   return found;
+}
+
+/**
+ * Why a connection to a remote Postgres would not know whom it talks to, or undefined when it would:
+ * verify-full checks the chain and the host name; verify-ca checks only the chain, which is enough when
+ * the chain must end at a private CA (DATABASE_SSL_CA_FILE) and not at any public CA the system trusts.
+ */
+function unverifiedPostgres(url: PostgresUrl, caFile: boolean): string | undefined {
+  const fix =
+    'use sslmode=verify-full (DATABASE_SSL_CA_FILE for a private CA), or list the host in PLAINTEXT_HOSTS if the network in between is private';
+  if (url.sslmode === 'disable') return `${url.host} is not a loopback address and the connection has no TLS: ${fix}`;
+  if (url.sslmode === 'require' && !caFile) {
+    return `sslmode=require does not check the certificate (anyone on the path could answer for ${url.host}): ${fix}`;
+  }
+  if (url.sslmode === 'require') {
+    // libpq's reading (a CA file turns require into verify-ca) is easy to lose with the file: the mode must say it.
+    return `sslmode=require checks the certificate only while DATABASE_SSL_CA_FILE is set: say sslmode=verify-full or verify-ca`;
+  }
+  if (url.sslmode === 'verify-ca' && !caFile) {
+    return `sslmode=verify-ca without DATABASE_SSL_CA_FILE accepts a certificate any public CA signed, for any name: ${fix}, or set DATABASE_SSL_CA_FILE to the server's private CA`;
+  }
+  return undefined;
 }
 
 /** An http:// URL to anything but this host (loopback). */

@@ -231,9 +231,49 @@ describe('TLS to Postgres and Temporal', () => {
     expect(text).not.toContain('secret');
   });
 
-  it.each(['require', 'verify-ca', 'verify-full'])('accepts a remote Postgres with sslmode=%s', (mode) => {
-    const config = loadConfig(production({ DATABASE_URL: `postgres://app:secret@db.internal:5432/activation_sys?sslmode=${mode}` }));
-    expect(config.DATABASE_URL).toContain(`sslmode=${mode}`);
+  // Issue 33: only a mode that checks who answers is accepted for a remote Postgres.
+  const remote = (mode: string) => `postgres://app:secret@db.internal:5432/activation_sys?sslmode=${mode}`;
+
+  it('accepts a remote Postgres with sslmode=verify-full (the system CAs or a CA file), or verify-ca with a CA file', () => {
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-full') })).DATABASE_URL).toContain('sslmode=verify-full');
+    const ca = { DATABASE_SSL_CA_FILE: '/etc/ssl/db-ca.pem' };
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-full'), ...ca })).DATABASE_SSL_CA_FILE).toBe(ca.DATABASE_SSL_CA_FILE);
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-ca'), ...ca })).DATABASE_URL).toContain('sslmode=verify-ca');
+  });
+
+  it('refuses sslmode=require for a remote Postgres in production, with a CA file or without: it must say verify-ca or verify-full', () => {
+    const text = refusal(production({ DATABASE_URL: remote('require') }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain('DATABASE_URL: sslmode=require does not check the certificate');
+    expect(text).not.toContain('secret');
+    // With a CA file libpq checks the chain, but only while the file is set: the mode must say so itself.
+    const withCa = refusal(production({ DATABASE_URL: remote('require'), DATABASE_SSL_CA_FILE: '/etc/ssl/db-ca.pem' }));
+    expect(named(withCa)).toEqual(['DATABASE_URL']);
+    expect(withCa).toContain('DATABASE_URL: sslmode=require checks the certificate only while DATABASE_SSL_CA_FILE is set');
+  });
+
+  it('refuses sslmode=verify-ca without DATABASE_SSL_CA_FILE for a remote Postgres in production: any public certificate would do', () => {
+    const text = refusal(production({ DATABASE_URL: remote('verify-ca') }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain('DATABASE_URL: sslmode=verify-ca without DATABASE_SSL_CA_FILE');
+  });
+
+  it.each(['prefer', 'allow'])('refuses sslmode=%s in production (it would fall back to plaintext)', (mode) => {
+    const text = refusal(production({ DATABASE_URL: remote(mode) }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain(`sslmode=${mode} is not supported`);
+  });
+
+  it('lets loopback and PLAINTEXT_HOSTS hosts use any mode, as they may use none', () => {
+    for (const mode of ['require', 'verify-ca']) {
+      expect(() => loadConfig(production({ DATABASE_URL: `postgres://app:secret@127.0.0.1:5432/x?sslmode=${mode}` }))).not.toThrow();
+      const env = production({ DATABASE_URL: `postgres://app:secret@postgres:5432/x?sslmode=${mode}`, PLAINTEXT_HOSTS: 'postgres' });
+      expect(() => loadConfig(env)).not.toThrow();
+    }
+  });
+
+  it('leaves development alone: sslmode=require and verify-ca without a CA file load', () => {
+    for (const mode of ['require', 'verify-ca']) expect(loadConfig({ DATABASE_URL: remote(mode) }).DATABASE_URL).toContain(mode);
   });
 
   it.each([
@@ -278,6 +318,7 @@ describe('TLS to Postgres and Temporal', () => {
   // Nothing in the URL is silently dropped any more: what we do not honour stops start-up, whatever NODE_ENV says.
   it.each([
     ['sslmode=prefer', 'sslmode=prefer is not supported'],
+    ['sslmode=allow', 'sslmode=allow is not supported'],
     ['sslmode=bogus', 'sslmode=bogus is not supported'],
     ['sslrootcert=/etc/ca.pem', 'sslrootcert is not read from the URL: use DATABASE_SSL_CA_FILE'],
     ['sslcert=/etc/c.pem&sslkey=/etc/c.key', 'sslcert is not read from the URL'],
