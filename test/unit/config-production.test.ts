@@ -200,7 +200,7 @@ describe('telemetry settings (issues 22 and 31)', () => {
   it('refuses in production a plain-HTTP OTLP endpoint on another host: traces would cross the network in clear text', () => {
     const text = refusal({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' });
     expect(named(text)).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
-    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host is refused in production/);
+    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host \(otel.internal\) is refused in production/);
     // TLS, or a collector on the same host (a sidecar), is fine.
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.internal:4318' })).not.toThrow();
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).not.toThrow();
@@ -211,6 +211,46 @@ describe('telemetry settings (issues 22 and 31)', () => {
     ]);
     // Development leaves it alone.
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' })).not.toThrow();
+  });
+});
+
+// Issue 33: "Remote provider URLs … are accepted as http:// in production: refuse them as is done for OTLP."
+describe('provider URLs in production', () => {
+  const production = (overrides: Record<string, string>) => ({ ...productionEnv(), ...overrides });
+
+  it.each(['SMS_HTTP_URL', 'IDENTITY_HTTP_URL', 'STORE_HTTP_URL', 'FX_HTTP_URL', 'CARD_PROCESSOR_API_BASE_URL'])(
+    'refuses %s as http:// to another host, and takes https://, loopback, or a host PLAINTEXT_HOSTS lists',
+    (key) => {
+      const text = refusal(production({ [key]: 'http://partner.example.com/api' }));
+      expect(named(text)).toEqual([key]);
+      expect(text).toMatch(
+        new RegExp(
+          `${key}: http:// to another host \\(partner.example.com\\) is refused in production: .* would cross the network in clear text`,
+        ),
+      );
+      for (const url of ['https://partner.example.com/api', 'http://127.0.0.1:4010/api', 'http://localhost:4010/api']) {
+        expect(() => loadConfig(production({ [key]: url }))).not.toThrow();
+      }
+      expect(() => loadConfig(production({ [key]: 'http://stub:4010/api', PLAINTEXT_HOSTS: 'postgres,temporal,stub' }))).not.toThrow();
+      // Development leaves it alone.
+      expect(() => loadConfig({ [key]: 'http://partner.example.com/api' })).not.toThrow();
+    },
+  );
+
+  it('refuses an operator of OPERATOR_HTTP_ENDPOINTS at http:// to another host, naming the operator', () => {
+    const text = refusal(production({ OPERATOR_HTTP_ENDPOINTS: 'stc=https://stc.example.com,mobily:esim=http://mobily.example.com' }));
+    expect(named(text)).toEqual(['OPERATOR_HTTP_ENDPOINTS']);
+    expect(text).toContain(
+      'OPERATOR_HTTP_ENDPOINTS: http:// to another host (mobily.example.com, operator mobily) is refused in production',
+    );
+    const listed = { OPERATOR_HTTP_ENDPOINTS: 'stc=http://stub:4010/stc,zain=http://127.0.0.1:4011', PLAINTEXT_HOSTS: 'stub' };
+    expect(() => loadConfig(production(listed))).not.toThrow();
+  });
+
+  it('holds OTLP to the same rule: a collector PLAINTEXT_HOSTS lists may be reached over http://', () => {
+    const env = production({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
+    expect(named(refusal(env))).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
+    expect(loadConfig({ ...env, PLAINTEXT_HOSTS: 'collector' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://collector:4318');
   });
 });
 
