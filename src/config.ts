@@ -654,7 +654,7 @@ function unverifiedPostgres(url: PostgresUrl, caFile: boolean): string | undefin
 }
 
 /** The URLs production sends data to over HTTP, and what http:// would let cross the network in clear. */
-const HTTP_ENDPOINTS: Array<[HttpEndpointKey, string]> = [
+const HTTP_ENDPOINTS = [
   ['SMS_HTTP_URL', 'phone numbers, one-time codes and SMS_HTTP_TOKEN'],
   ['IDENTITY_HTTP_URL', 'national id numbers and IDENTITY_HTTP_TOKEN'],
   ['STORE_HTTP_URL', 'the client secret, orders and eSIM profiles'],
@@ -662,15 +662,7 @@ const HTTP_ENDPOINTS: Array<[HttpEndpointKey, string]> = [
   ['CARD_PROCESSOR_API_BASE_URL', 'CARD_PROCESSOR_API_KEY and payments'],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', 'spans (routes, statements, ids)'],
   ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'spans (routes, statements, ids)'],
-];
-type HttpEndpointKey =
-  | 'SMS_HTTP_URL'
-  | 'IDENTITY_HTTP_URL'
-  | 'STORE_HTTP_URL'
-  | 'FX_HTTP_URL'
-  | 'CARD_PROCESSOR_API_BASE_URL'
-  | 'OTEL_EXPORTER_OTLP_ENDPOINT'
-  | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+] as const satisfies ReadonlyArray<readonly [keyof Config, string]>;
 
 /** Production: every provider URL (and the OTLP collector) over http:// to a host plaintext may not reach. */
 function plainHttpRefusals(raw: RawEnv): Array<[string, string]> {
