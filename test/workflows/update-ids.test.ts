@@ -1,8 +1,11 @@
-// Which calls Temporal treats as the same update: the runs remember every update id they answered and
-// answer a repeated id from memory, writing nothing. Issue 20: "Quote update ids are
+// Which calls Temporal treats as the same update: a run remembers every update id it accepted and
+// answers a repeated id from memory, writing nothing. Issue 20: "Quote update ids are
 // `action:X-Request-Id`: a client or proxy that repeats the header gets the earlier update's answer
-// and nothing is written." Update ids come from the server (the action, the version, a server-made
-// id), never from a client header; a real retry of one update (the same id) is still answered once.
+// and nothing is written." Issue 32: "a retry joins the first". Update ids are derived on the server
+// from the action (src/temporal/update.ts, actionUpdateId): the action, the state it applies to (the
+// quote version acted on, the company after its n-th status change) and a digest of what the request
+// says; never from a client header. The same request sent again (its answer lost) gets the first one's
+// answer, written once; a different request, or the same one on a later state, is an update of its own.
 // Through the routes, on the real quote and company runs (time-skipping server, real activities).
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -11,8 +14,8 @@ import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createCompanyRuns } from '../../src/temporal/companies';
 import { createQuoteRuns } from '../../src/temporal/quotes';
 import { changeStatusUpdate, companyWorkflowId } from '../../workflows/company-contract';
-import { counterUpdate, quoteWorkflowId } from '../../workflows/quote-contract';
-import { bearer, createTestApp, type TestApp } from '../helpers/app';
+import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { bearer, createTestApp, errorCode, eventually, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
 import { registrationBody, signInAs, type Caller } from '../helpers/company-routes';
 import { realActivities } from '../helpers/real-activities';
@@ -83,15 +86,25 @@ async function registeredAndApproved(manager: Caller) {
   return { owner, companyId };
 }
 
+/** A company-authored quote of `qty` of the package, submitted: the version's id. */
+async function submittedQuote(owner: Caller, qty = 2): Promise<string> {
+  const created = await post(owner, '/b2b/quotes', { items: [{ packageId: pkg, qty }] });
+  expect(created.status).toBe(201);
+  const id = (created.body as { data: { id: string } }).data.id;
+  expect((await post(owner, `/b2b/quotes/${id}/submit`)).status).toBe(200);
+  return id;
+}
+
+const versionsOf = (chainRootId: string) =>
+  t.db.query<{ version: number; status: string }>('select version, status from quote_versions where chain_root_id = $1 order by version', [
+    chainRootId,
+  ]);
+
 describe('quote actions', () => {
   it('the same action on two versions, sent with the same X-Request-Id, both take effect', async () => {
     const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
     const { owner } = await registeredAndApproved(manager);
-
-    const created = await post(owner, '/b2b/quotes', { items: [{ packageId: pkg, qty: 2 }] });
-    expect(created.status).toBe(201);
-    const v1 = (created.body as { data: { id: string } }).data.id;
-    expect((await post(owner, `/b2b/quotes/${v1}/submit`)).status).toBe(200);
+    const v1 = await submittedQuote(owner);
 
     const first = await post(manager, `/admin/quotes/${v1}/counter`, { items: [{ packageId: pkg, qty: 3 }] });
     expect([first.status, (first.body as { data: { version: number } }).data.version]).toEqual([200, 2]);
@@ -103,49 +116,94 @@ describe('quote actions', () => {
       200,
       expect.objectContaining({ version: 3, status: 'under_review' }),
     ]);
-    const stored = await t.db.query<{ version: number; status: string }>(
-      'select version, status from quote_versions where chain_root_id = $1 order by version',
-      [v1],
-    );
-    expect(stored).toEqual([
+    expect(await versionsOf(v1)).toEqual([
       { version: 1, status: 'countered' },
       { version: 2, status: 'countered' },
       { version: 3, status: 'under_review' },
     ]);
-    // Named by the server: the action and the version it acted on, then an id of its own.
+    // Named by the server: the action, the version it acted on, a digest of the request.
     const ids = await acceptedUpdateIds(quoteWorkflowId(v1));
     expect(ids).toEqual([
-      expect.stringMatching(new RegExp(`^submit:${v1}:[0-9a-f-]{36}$`)),
-      expect.stringMatching(new RegExp(`^counter:${v1}:[0-9a-f-]{36}$`)),
-      expect.stringMatching(new RegExp(`^counter:${v2}:[0-9a-f-]{36}$`)),
+      expect.stringMatching(new RegExp(`^submit:${v1}:[0-9a-f]{16}$`)),
+      expect.stringMatching(new RegExp(`^counter:${v1}:[0-9a-f]{16}$`)),
+      expect.stringMatching(new RegExp(`^counter:${v2}:[0-9a-f]{16}$`)),
     ]);
     expect(ids.join(' ')).not.toContain(REPEATED);
   });
 
-  it('a real retry of one update (its own update id again) is answered as the first, once', async () => {
+  it('a counter sent again (its answer lost) is answered as the first: the same new version, written once', async () => {
     const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
     const { owner } = await registeredAndApproved(manager);
-    const v1 = (await post(owner, '/b2b/quotes', { items: [{ packageId: pkg, qty: 2 }] })).body as { data: { id: string } };
-    await post(owner, `/b2b/quotes/${v1.data.id}/submit`);
-    const countered = await post(manager, `/admin/quotes/${v1.data.id}/counter`, { items: [{ packageId: pkg, qty: 3 }] });
-    const v2 = (countered.body as { data: { id: string } }).data.id;
+    const v1 = await submittedQuote(owner);
+    const body = { items: [{ packageId: pkg, qty: 3 }], note: 'bulk price' };
 
-    const handle = env.client.workflow.getHandle(quoteWorkflowId(v1.data.id));
-    const [, counterId] = await acceptedUpdateIds(quoteWorkflowId(v1.data.id));
-    const retried = await handle.executeUpdate(counterUpdate, {
-      args: [
-        {
-          versionId: v1.data.id,
-          actor: { userId: manager.userId, ip: null, userAgent: null },
-          items: [{ packageId: pkg, qty: 3 }],
-          note: null,
-        },
-      ],
-      updateId: counterId,
-    });
-    expect(retried).toEqual({ versionId: v2, status: 'under_review' });
-    const [{ n }] = await t.db.query<{ n: number }>('select count(*)::int as n from quote_versions where chain_root_id = $1', [v1.data.id]);
-    expect(n).toBe(2);
+    const first = await post(manager, `/admin/quotes/${v1}/counter`, body);
+    expect([first.status, (first.body as { data: { version: number } }).data.version]).toEqual([200, 2]);
+    // Sent as a new update this would be refused: version 1 is countered, no longer the tip.
+    const again = await post(manager, `/admin/quotes/${v1}/counter`, body);
+    expect([again.status, again.body]).toEqual([200, first.body]);
+
+    expect(await versionsOf(v1)).toEqual([
+      { version: 1, status: 'countered' },
+      { version: 2, status: 'under_review' },
+    ]);
+    const counters = await t.db.query(
+      `select 1 from audit_events where action = 'company.quote_counter' and details->>'chainRootId' = $1`,
+      [v1],
+    );
+    expect(counters).toHaveLength(1);
+    expect(await acceptedUpdateIds(quoteWorkflowId(v1))).toHaveLength(2); // submit, counter
+  });
+
+  it('a different counter of the same version is an update of its own: refused as the run refuses it, nothing written', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { owner } = await registeredAndApproved(manager);
+    const v1 = await submittedQuote(owner);
+
+    expect((await post(manager, `/admin/quotes/${v1}/counter`, { items: [{ packageId: pkg, qty: 3 }] })).status).toBe(200);
+    const other = await post(manager, `/admin/quotes/${v1}/counter`, { items: [{ packageId: pkg, qty: 5 }] });
+    expect([other.status, errorCode(other)]).toEqual([409, 'QUOTE_INVALID_STATE']);
+    expect(await versionsOf(v1)).toEqual([
+      { version: 1, status: 'countered' },
+      { version: 2, status: 'under_review' },
+    ]);
+  });
+
+  it('a confirm sent again after the chain’s run completed is answered as the first: the same contract, one contract', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { owner, companyId } = await registeredAndApproved(manager);
+    const mode = await request(t.app).patch('/b2b/company/payment-mode').set(bearer(owner.token)).send({ paymentMode: 'prepaid' });
+    expect(mode.status).toBe(200);
+    const v1 = await submittedQuote(owner);
+
+    const first = await post(manager, `/admin/quotes/${v1}/confirm-contract`);
+    expect(first.status).toBe(201);
+    const run = env.client.workflow.getHandle(quoteWorkflowId(v1));
+    await eventually(async () => expect((await run.describe()).status.name).toBe('COMPLETED'), 10_000);
+    // Without the first's answer this would be CONTRACT_ALREADY_EXISTS (answered from the database).
+    const again = await post(manager, `/admin/quotes/${v1}/confirm-contract`);
+    expect([again.status, again.body]).toEqual([201, first.body]);
+    expect(await t.db.query('select id from contracts where company_id = $1', [companyId])).toHaveLength(1);
+  });
+
+  it('a refused confirm, sent again once its cause is gone, is judged anew and goes through', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { owner, companyId } = await registeredAndApproved(manager);
+    const v1 = await submittedQuote(owner);
+
+    // No payment mode yet: refused by the write, after the run accepted the update, so the run remembers this answer.
+    const refused = await post(manager, `/admin/quotes/${v1}/confirm-contract`);
+    expect([refused.status, errorCode(refused)]).toEqual([409, 'QUOTE_INVALID_STATE']);
+    expect((await request(t.app).patch('/b2b/company/payment-mode').set(bearer(owner.token)).send({ paymentMode: 'prepaid' })).status).toBe(
+      200,
+    );
+    const confirmed = await post(manager, `/admin/quotes/${v1}/confirm-contract`);
+    expect(confirmed.status).toBe(201);
+    expect(await t.db.query('select id from contracts where company_id = $1', [companyId])).toHaveLength(1);
+    // The same request both times: the second went as the next id of the first one's chain.
+    const [, refusedId, confirmedId] = await acceptedUpdateIds(quoteWorkflowId(v1));
+    expect(refusedId).toMatch(new RegExp(`^confirmContract:${v1}:[0-9a-f]{16}$`));
+    expect(confirmedId).toBe(`${refusedId}#1`);
   });
 });
 
