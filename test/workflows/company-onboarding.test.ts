@@ -3,7 +3,10 @@
 // that can be told to fail; readiness is a fake the tests set (contract and payment gates are always
 // false until contracts exist, so canSendLinks can only turn true through it), except in the test of
 // the real readiness query.
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createCompanyActivities } from '../../activities/companies';
@@ -445,6 +448,15 @@ describe('the run', () => {
     expect((await handle.describe()).runId).toBe(runId);
   });
 
+  it('keeps its run through suspend and reactivate (STATUS_WAKE_PATCH): it still knows their update ids', async () => {
+    const f = await companyAt('approved');
+    const handle = env.client.workflow.getHandle(companyWorkflowId(f.companyId));
+    const { runId } = await handle.describe();
+    expect(await runs.changeStatus(f.companyId, request(f, 'suspend'))).toEqual({ from: 'approved', to: 'suspended' });
+    expect(await runs.changeStatus(f.companyId, request(f, 'reactivate'))).toEqual({ from: 'suspended', to: 'approved' });
+    expect((await handle.describe()).runId).toBe(runId);
+  });
+
   it('continues as new after its quota of events, keeping status, readiness and flips', async () => {
     const companyId = await insertCompany(db, 'pending');
     const actorId = await insertUser(db, 'Reviewer', 'admin');
@@ -473,5 +485,14 @@ describe('the run', () => {
       await eventually(async () => expect((await state(companyId)).readiness).toEqual(value), 10_000);
     }
     await eventually(async () => expect((await state(companyId)).canSendLinksFlips).toBe(2), 10_000);
+  });
+});
+
+describe('runs recorded before STATUS_WAKE_PATCH', () => {
+  it('replay without a nondeterminism error: a run woken by a suspend continued as new then, and still does', async () => {
+    // Recorded with the workflow as it was before the patch: pending, approve (its notice), suspend, continued as new.
+    const file = path.join(__dirname, 'fixtures', 'company-history-before-status-wake.json');
+    const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history)).resolves.toBeUndefined();
   });
 });
