@@ -92,7 +92,11 @@ beforeAll(async () => {
     },
   });
   running = worker.run();
-  runs = createCompanyRuns(env.client, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false, LOG_LEVEL: 'silent' });
+  runs = createCompanyRuns(
+    env.client,
+    { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false, LOG_LEVEL: 'silent' },
+    { db: db.sql },
+  );
 });
 afterAll(async () => {
   worker?.shutdown();
@@ -301,7 +305,8 @@ describe('status changes', () => {
     const rowBefore = await companyRow(f.companyId);
     const auditBefore = await auditRows(f.companyId);
 
-    const err = await caught(runs.changeStatus(f.companyId, request(f, action)));
+    // With a reason of its own: the very request that took the company here would join that change instead.
+    const err = await caught(runs.changeStatus(f.companyId, request(f, action, 'once more')));
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'COMPANY_INVALID_TRANSITION', details: { from, action } });
 
@@ -330,11 +335,12 @@ describe('status changes', () => {
     expect(await auditRows(f.companyId)).toHaveLength(1);
   });
 
-  it('each call is its own update (ids are made per call, test/workflows/update-ids.test.ts): a repeated approve is refused, written once', async () => {
+  it('a repeated approve joins the first (ids derived from the action, test/workflows/update-ids.test.ts): the same answer, written once; another is refused', async () => {
     const f = await registered();
     const req = request(f, 'approve');
     expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
-    await expect(runs.changeStatus(f.companyId, req)).rejects.toMatchObject({
+    expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
+    await expect(runs.changeStatus(f.companyId, { ...req, reason: 'papers in order' })).rejects.toMatchObject({
       code: 'COMPANY_INVALID_TRANSITION',
       details: { from: 'approved', action: 'approve' },
     });
@@ -448,13 +454,21 @@ describe('the run', () => {
     expect((await handle.describe()).runId).toBe(runId);
   });
 
-  it('keeps its run through suspend and reactivate (STATUS_WAKE_PATCH): it still knows their update ids', async () => {
+  it('keeps its run through suspend and reactivate, so a repeat of either joins it (STATUS_WAKE_PATCH)', async () => {
     const f = await companyAt('approved');
     const handle = env.client.workflow.getHandle(companyWorkflowId(f.companyId));
     const { runId } = await handle.describe();
-    expect(await runs.changeStatus(f.companyId, request(f, 'suspend'))).toEqual({ from: 'approved', to: 'suspended' });
-    expect(await runs.changeStatus(f.companyId, request(f, 'reactivate'))).toEqual({ from: 'suspended', to: 'approved' });
+    for (const [action, to] of [
+      ['suspend', 'suspended'],
+      ['reactivate', 'approved'],
+    ] as const) {
+      const req = request(f, action);
+      const first = await runs.changeStatus(f.companyId, req);
+      expect(first).toMatchObject({ to });
+      expect(await runs.changeStatus(f.companyId, req)).toEqual(first);
+    }
     expect((await handle.describe()).runId).toBe(runId);
+    expect(await auditRows(f.companyId)).toHaveLength(3);
   });
 
   it('continues as new after its quota of events, keeping status, readiness and flips', async () => {

@@ -13,7 +13,7 @@ import request from 'supertest';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createCompanyRuns } from '../../src/temporal/companies';
 import { createQuoteRuns } from '../../src/temporal/quotes';
-import { changeStatusUpdate, companyWorkflowId } from '../../workflows/company-contract';
+import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId } from '../../workflows/quote-contract';
 import { bearer, createTestApp, errorCode, eventually, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
   const taskQueue = uniqueTaskQueue('update-ids');
   const temporal = { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
-  // The quote runs read the app's database only for a finished chain (it exists by then).
+  // The runs read the app's database when they are asked (it exists by then): a company's state, a finished chain.
   const db = {
     get db() {
       return t.db.sql;
@@ -41,7 +41,7 @@ beforeAll(async () => {
   };
   t = await createTestApp({
     deps: {
-      companyRuns: createCompanyRuns(env.client, { ...temporal, LOG_LEVEL: 'silent' }),
+      companyRuns: createCompanyRuns(env.client, { ...temporal, LOG_LEVEL: 'silent' }, db),
       quoteRuns: createQuoteRuns(env.client, temporal, db),
     },
   });
@@ -207,8 +207,14 @@ describe('quote actions', () => {
   });
 });
 
+const statusChanges = (companyId: string) =>
+  t.db.query<{ action: string }>(
+    `select details->>'action' as action from audit_events where action = 'company.status_changed' and company_id = $1 order by created_at, id`,
+    [companyId],
+  );
+
 describe('company status actions', () => {
-  it('approve, suspend, reactivate and suspend again, all with the same X-Request-Id, all take effect', async () => {
+  it('approve, suspend, reactivate and suspend again, all with the same X-Request-Id and body, all take effect', async () => {
     const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
     const { companyId } = await registeredAndApproved(manager);
     for (const [action, status] of [
@@ -219,22 +225,50 @@ describe('company status actions', () => {
       const res = await post(manager, `/admin/companies/${companyId}/status`, { action });
       expect([action, res.status, (res.body as { data: { status: string } }).data.status]).toEqual([action, 200, status]);
     }
+    // Named by the server: the action, the company after its n-th status change, a digest of the request.
+    // The second suspend applies to a later state than the first: an update of its own.
     const ids = await acceptedUpdateIds(companyWorkflowId(companyId));
-    expect(ids).toHaveLength(4);
-    expect(new Set(ids).size).toBe(4);
+    expect(ids).toEqual(
+      ['approve', 'suspend', 'reactivate', 'suspend'].map((action, n) =>
+        expect.stringMatching(new RegExp(`^changeStatus:${action}:${companyId}@${n}:[0-9a-f]{16}$`)),
+      ),
+    );
     expect(ids.join(' ')).not.toContain(REPEATED);
   });
 
-  it('a real retry of one status change (its own update id again) is answered as the first, once', async () => {
+  it('a status action sent again (its answer lost) is answered as the first, written once', async () => {
     const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
     const { companyId } = await registeredAndApproved(manager);
-    const [approveId] = await acceptedUpdateIds(companyWorkflowId(companyId));
-    const retried = await env.client.workflow.getHandle(companyWorkflowId(companyId)).executeUpdate(changeStatusUpdate, {
-      args: [{ action: 'approve', actorUserId: manager.userId, reason: null, ip: null, userAgent: null }],
-      updateId: approveId,
-    });
-    expect(retried).toEqual({ from: 'pending', to: 'approved' });
-    const audit = await t.db.query(`select 1 from audit_events where action = 'company.status_changed' and company_id = $1`, [companyId]);
-    expect(audit).toHaveLength(1);
+    const body = { action: 'suspend', reason: 'unpaid invoices' };
+
+    const first = await post(manager, `/admin/companies/${companyId}/status`, body);
+    expect([first.status, (first.body as { data: { status: string } }).data.status]).toEqual([200, 'suspended']);
+    // Sent as a new update this would be refused: a suspended company cannot be suspended.
+    const again = await post(manager, `/admin/companies/${companyId}/status`, body);
+    expect([again.status, again.body]).toEqual([200, first.body]);
+
+    expect(await statusChanges(companyId)).toEqual([{ action: 'approve' }, { action: 'suspend' }]);
+    expect(await acceptedUpdateIds(companyWorkflowId(companyId))).toHaveLength(2);
+  });
+
+  it('the same action with another reason, or by another administrator, is an update of its own: the run refuses it', async () => {
+    const manager = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const other = await signInAs(t, 'admin', { view: ['b2b'], manage: ['b2b'] });
+    const { companyId } = await registeredAndApproved(manager);
+
+    const first = await post(manager, `/admin/companies/${companyId}/status`, { action: 'suspend', reason: 'unpaid invoices' });
+    expect(first.status).toBe(200);
+    for (const [caller, reason] of [
+      [manager, 'another reason'],
+      [other, 'unpaid invoices'],
+    ] as const) {
+      const refused = await post(caller, `/admin/companies/${companyId}/status`, { action: 'suspend', reason });
+      expect([refused.status, errorCode(refused), (refused.body as { error: { details: unknown } }).error.details]).toEqual([
+        409,
+        'COMPANY_INVALID_TRANSITION',
+        { from: 'suspended', action: 'suspend' },
+      ]);
+    }
+    expect(await statusChanges(companyId)).toEqual([{ action: 'approve' }, { action: 'suspend' }]);
   });
 });
