@@ -42,6 +42,8 @@
  *                and paid → issued on the dev server with the synchronous mock (p50 under 500 ms)
  *   webhooks     bench/webhook-burst.ts: 1,000 signed card-processor deliveries next to GET /healthz
  *                (at least 25%), each payment settled exactly once; payment -> activated p50 under 100 ms; Temporal down
+ *   faults       bench/faults.ts: the fault matrix (test/e2e/fault-matrix.test.ts) with 30 journeys per fault,
+ *                each fault's counts (0 refused, stuck, paid twice, untrue)
  *
  * Adding a phase: write bench/<name>.ts exporting a `Phase` (lib/phase.ts: its name, the line it
  * announces, run, and its verdict if it has a budget), and add it to PHASES below (its import and
@@ -63,9 +65,10 @@
  *                     time goes (profiles in .data/bench/profiles; slows the servers)
  *   --history-rows N  activations in the history phase's second size (default 1000000; the first has 10000)
  *   --history-requests N  sequential requests per page and size (default 1000; the roster's and the store's too)
- *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, portal-reads, store, store-orders or webhooks
+ *   --fault-journeys N  consumer journeys per fault of the fault matrix (default 30)
+ *   --only P          run one phase only: scenarios, history, roster, documents, b2b, admin-links, portal-reads, store, store-orders, webhooks or faults
  *   --no-P            skip phase P (--no-history, --no-roster, --no-documents, --no-b2b,
- *                     --no-admin-links, --no-store, --no-store-orders, --no-webhooks; --no-scenarios too)
+ *                     --no-admin-links, --no-store, --no-store-orders, --no-webhooks, --no-faults; --no-scenarios too)
  *
  * Results: a table on stdout and `.data/bench/results.json`. The exit code is 0
  * even when a budget or check fails: this is a report; FAIL is printed clearly.
@@ -76,6 +79,7 @@ import path from 'node:path';
 import { adminLinksPhase } from './admin-links';
 import { b2bPhase } from './b2b';
 import { documentsPhase } from './documents';
+import { faultsPhase } from './faults';
 import { historyPhase } from './history';
 import { portalReadsPhase } from './portal-reads';
 import { rosterPhase } from './roster';
@@ -104,6 +108,8 @@ const PHASES: Phase[] = [
   storeOrdersPhase,
   // Last: its 100 activations then never change the history phase's table, so history figures stay comparable across runs.
   webhooksPhase,
+  // A stack of its own (the e2e test's): after the others, so its minutes of faults never disturb their figures.
+  faultsPhase,
 ];
 
 /** A phase's key in results.json: its name in camel case (admin-links is adminLinks). */
@@ -119,6 +125,7 @@ function parseOptions(argv: string[]): Options {
     cpuProf: false,
     historyRows: 1_000_000,
     historyRequests: 1000,
+    faultJourneys: 30,
     phases: new Set(PHASES.map((p) => p.name)),
     scenarios: new Set(),
   };
@@ -141,6 +148,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === '--cpu-prof') opts.cpuProf = true;
     else if (arg === '--history-rows') opts.historyRows = Math.round(num(i++));
     else if (arg === '--history-requests') opts.historyRequests = Math.round(num(i++));
+    else if (arg === '--fault-journeys') opts.faultJourneys = Math.round(num(i++));
     else if (skipped) opts.phases.delete(skipped.name);
     else if (arg === '--only') {
       const phase = phaseNamed(argv[++i] ?? '');

@@ -15,6 +15,8 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 
 const PORT = Number(process.env.PORT ?? 4010);
+// Every interface in compose (the services reach it by name); tests give loopback.
+const HOST = process.env.HOST ?? '0.0.0.0';
 const MESSAGES_FILE = process.env.MESSAGES_FILE ?? '/messages/messages.jsonl';
 const MAILPIT_URL = process.env.MAILPIT_URL ?? 'http://mailpit:8025';
 const WEBHOOK_URL = process.env.CARD_PROCESSOR_WEBHOOK_URL ?? 'http://api:3000/webhooks/card-processor';
@@ -197,4 +199,4 @@ createServer((req, res) => {
     console.error(err);
     if (!res.headersSent) json(res, 500, { error: err.message });
   });
-}).listen(PORT, '0.0.0.0', () => console.log(`local stub listening on :${PORT}; messages in ${MESSAGES_FILE}`));
+}).listen(PORT, HOST, () => console.log(`local stub listening on ${HOST}:${PORT}; messages in ${MESSAGES_FILE}`));

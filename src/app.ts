@@ -35,7 +35,6 @@ import { createAccountDeletion } from './compliance/deletion';
 import { createUserExport } from './compliance/export';
 import { createComplianceReads } from './compliance/reads';
 import { complianceRoutes } from './compliance/routes';
-import type { ComplianceRuns } from './compliance/runs';
 import { forgetOnErasure } from './compliance/forget';
 import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
 import type { SignalSender } from './workflow-signals/kinds';
@@ -134,10 +133,8 @@ export interface AppDeps {
   storeProviders?: StoreProviderRegistry;
   /** The catalog sync's Temporal side; without it, POST /admin/store/catalog/sync answers STORE_SYNC_UNAVAILABLE. */
   storeSyncs?: StoreSyncRuns;
-  /** The store orders' runs; without it, orders keep their runs' starts pending and requeue answers STORE_REQUEUE_UNAVAILABLE. */
+  /** The store orders' runs; without it, orders keep their runs' starts pending (the worker's start relay makes them). */
   storeOrderRuns?: StoreOrderRuns;
-  /** Cancels the runs an account's deletion ended; without it they close at their own deadlines. */
-  complianceRuns?: ComplianceRuns;
   /** Delivers what the API tells runs (src/workflow-signals); without it, signals wait for the worker's relay. */
   signalSender?: SignalSender;
   /** The identity provider verify-identity starts verifications at; default: chosen by IDENTITY_PROVIDER (the mock unless configured). */
@@ -182,7 +179,6 @@ const noStoreSyncs: StoreSyncRuns = {
 
 const noStoreOrderTemporal: StoreOrderRuns = {
   start: () => Promise.reject(new Error('Temporal is not configured')),
-  requeue: () => Promise.reject(new Error('Temporal is not configured')),
 };
 
 /** Builds the API without listening, so tests drive it with supertest. */
@@ -315,10 +311,9 @@ export function createApp(deps: AppDeps): Express {
     fx,
     providers: storeProviders,
     starts,
-    runs: storeOrderRuns,
+    signals,
     cipher,
     clock,
-    logger: deps.logger,
   });
   storeRoutes(api, { browse: createStoreBrowse({ db, config, fx }), orders: storeOrders });
   storeAdminRoutes(api, {
@@ -331,7 +326,7 @@ export function createApp(deps: AppDeps): Express {
       cipher,
       clock,
       config,
-      runs: deps.complianceRuns,
+      signals,
       evictUser: (userId) => cache.evictUser(userId),
       logger: deps.logger,
     }),

@@ -18,7 +18,6 @@ import { createPaymentRuns } from './temporal/payments';
 import { createQuoteRuns } from './temporal/quotes';
 import { createStoreSyncRuns } from './temporal/store-sync';
 import { createStoreOrderRuns } from './temporal/store-orders';
-import { createComplianceRuns } from './temporal/compliance';
 import { registerConfiguredProviders } from './store/registration';
 import { observePool } from './telemetry/pool';
 import { temporalSignalSender } from './workflow-signals/temporal';
@@ -50,7 +49,6 @@ async function main(): Promise<void> {
     storeProviders: providers.store,
     storeSyncs: createStoreSyncRuns(temporal.client, config),
     storeOrderRuns: createStoreOrderRuns(temporal.client, config),
-    complianceRuns: createComplianceRuns(temporal.client),
     meter: telemetry?.meter,
     stopping: () => stopping,
   });

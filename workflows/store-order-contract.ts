@@ -7,6 +7,8 @@ import type { StoreOrderStatus } from '../src/entities/store';
 
 /** One workflow per order (a requeue of a finished run starts the id again). */
 export const storeOrderWorkflowId = (orderId: string) => `store-order:${orderId}`;
+/** Its type: the workflow function's name (workflows/store-order.ts), for a start that names it (the requeue's signal-with-start). */
+export const STORE_ORDER_WORKFLOW_TYPE = 'storeOrderWorkflow';
 
 /** Timers of one order, all from configuration. */
 export interface StoreOrderTimers {

@@ -14,6 +14,8 @@ export interface Options {
   historyRows: number;
   /** Sequential requests per page and table size (the roster's too, per request kind and size). */
   historyRequests: number;
+  /** The fault matrix's journeys per fault. */
+  faultJourneys: number;
   /** The phases that run, by name. */
   phases: Set<string>;
   /** --scenario: only these scenarios (and the baselines they are compared with); empty: all. */

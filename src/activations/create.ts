@@ -38,7 +38,28 @@ interface CreateInput {
   iccid: string;
   packageId: string;
   simType: SimType;
+  /** The request's Idempotency-Key header, if the client sent one. */
+  createKey?: string;
 }
+
+const LIVE_SERIAL_UNIQUE = 'activations_live_iccid_unique';
+const CREATE_KEY_UNIQUE = 'activations_create_key_unique';
+export const IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED';
+const SERIAL_IN_USE = 'SERIAL_IN_USE';
+
+/** The create lost a race on a unique index: the serial (SERIAL_IN_USE) or the key. */
+const lostTo = (err: unknown) =>
+  isUniqueViolation(err, CREATE_KEY_UNIQUE) ||
+  (err instanceof AppError && (err.details as { reason?: string } | undefined)?.reason === SERIAL_IN_USE);
+
+/** The 201 body: a create's answer, the first time and on every keyed repeat. */
+const created = (a: { activationId: string; orderId: string; simType: SimType }) => ({
+  activationId: a.activationId,
+  orderId: a.orderId,
+  status: 'pending' as const,
+  identityStatus: 'waiting' as const,
+  simType: a.simType,
+});
 
 type RowIds = Record<'activationId' | 'orderId' | 'orderItemId', string>;
 const newIds = (): RowIds => ({ activationId: randomUUID(), orderId: randomUUID(), orderItemId: randomUUID() });
@@ -80,10 +101,36 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     return { valid: true as const, operatorId: operator.id, operatorSlug, simType };
   }
 
-  /** A caller with a roster entry activates their company seat (company.ts); everyone else is a consumer. */
-  async function create(userId: string, input: CreateInput) {
+  /**
+   * A caller with a roster entry activates their company seat (company.ts); everyone else is a consumer.
+   * A repeat of a keyed request answers the first create (the client lost its answer), before any rule:
+   * the SIM limit or the serial may refuse a new create now, not the one that was made.
+   */
+  async function create(userId: string, body: Omit<CreateInput, 'createKey'>, createKey?: string) {
+    const input: CreateInput = { ...body, createKey };
+    const earlier = await replayOf(userId, input);
+    if (earlier) return earlier;
     const seat = await findSeat(db, userId);
-    return seat ? createForSeat(userId, seat, input) : createForConsumer(userId, input);
+    try {
+      return await (seat ? createForSeat(userId, seat, input) : createForConsumer(userId, input));
+    } catch (err) {
+      // A parallel repeat of the same keyed request committed first (its serial or its key is taken now):
+      // this one answers what that one made.
+      const raced = lostTo(err) ? await replayOf(userId, input) : undefined;
+      if (raced) return raced;
+      throw err;
+    }
+  }
+
+  /** The first answer to this key, when the request is the same; another body under the key is refused. */
+  async function replayOf(userId: string, input: CreateInput) {
+    if (!input.createKey) return undefined;
+    const found = await repo.findKeyedCreate(db, userId, input.createKey);
+    if (!found) return undefined;
+    if (found.iccid !== input.iccid || found.packageId !== input.packageId || found.simType !== input.simType) {
+      throw new AppError('ACTIVATION_FAILED', { details: { reason: IDEMPOTENCY_KEY_REUSED } });
+    }
+    return created({ activationId: found.activationId, orderId: found.orderId, simType: found.simType });
   }
 
   async function createForConsumer(userId: string, input: CreateInput) {
@@ -164,8 +211,8 @@ export function createActivationCreation(deps: CreateActivationDeps) {
     try {
       return await db.transaction(work);
     } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw new AppError('ACTIVATION_FAILED', { details: { reason: 'SERIAL_IN_USE' } });
+      if (isUniqueViolation(err, LIVE_SERIAL_UNIQUE)) {
+        throw new AppError('ACTIVATION_FAILED', { details: { reason: SERIAL_IN_USE } });
       }
       throw err;
     }
@@ -185,6 +232,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
       operatorId: pkg.operatorId,
       iccid: input.iccid,
       simType: input.simType,
+      createKey: input.createKey ?? null,
       now,
     });
     return now;
@@ -194,13 +242,7 @@ export function createActivationCreation(deps: CreateActivationDeps) {
   async function launch(args: ActivationStartArgs) {
     afterCommit();
     await deps.starts.launch(pendingStart.activation(args));
-    return {
-      activationId: args.activationId,
-      orderId: args.orderId,
-      status: 'pending' as const,
-      identityStatus: 'waiting' as const,
-      simType: args.simType,
-    };
+    return created(args);
   }
 
   return { validateIccid, create };

@@ -38,20 +38,28 @@ export function createActivationIdentity(deps: IdentityDeps) {
     return row;
   }
 
-  /** The spec: only while the activation is `pending` (and its identity not yet proven). */
-  function refuseUnlessOpen(row: OwnedIdentity): void {
-    if (row.status !== 'pending' || row.identityStatus === 'completed') {
-      throw new AppError('IDENTITY_ERROR', { message: 'Activation is not pending' });
-    }
+  /** The spec: only while the activation is `pending`. */
+  function refuseUnlessPending(row: OwnedIdentity): void {
+    if (row.status !== 'pending') throw new AppError('IDENTITY_ERROR', { message: 'Activation is not pending' });
   }
 
-  /** The verification this request repeats, still waiting and within its lifetime: its answer again. */
+  /** A new verification: also not once the identity is proven. */
+  function refuseUnlessOpen(row: OwnedIdentity): void {
+    refuseUnlessPending(row);
+    if (row.identityStatus === 'completed') throw new AppError('IDENTITY_ERROR', { message: 'Identity already verified' });
+  }
+
+  /**
+   * The verification this request repeats, still waiting within its lifetime or completed since (a
+   * client whose answer was lost asks again): its answer again, with its status now.
+   */
   function joined(row: OwnedIdentity, input: VerifyIdentityInput, idNumberHash: string): VerifyIdentityResult | undefined {
-    const { identityRef, identityStartedAt, identityCodeEncrypted } = row;
-    if (row.identityStatus !== 'waiting' || !identityRef || !identityStartedAt || !identityCodeEncrypted) return undefined;
+    const { identityRef, identityStartedAt, identityCodeEncrypted, identityStatus } = row;
+    if (!identityRef || !identityStartedAt || !identityCodeEncrypted) return undefined;
     if (row.identityType !== input.identityType || row.idNumberHash !== idNumberHash) return undefined;
-    if (identityStartedAt.getTime() + ttlMs <= clock().getTime()) return undefined;
-    return { transId: identityRef, randomCode: cipher.decrypt(identityCodeEncrypted), status: 'waiting' };
+    const waiting = identityStatus === 'waiting' && identityStartedAt.getTime() + ttlMs > clock().getTime();
+    if (!waiting && identityStatus !== 'completed') return undefined;
+    return { transId: identityRef, randomCode: cipher.decrypt(identityCodeEncrypted), status: identityStatus };
   }
 
   /**
@@ -94,23 +102,25 @@ export function createActivationIdentity(deps: IdentityDeps) {
   }
 
   async function begin(activationId: string, row: OwnedIdentity, input: VerifyIdentityInput): Promise<VerifyIdentityResult> {
-    refuseUnlessOpen(row);
+    refuseUnlessPending(row);
     const idNumberHash = cipher.lookupHash(input.idNumber);
     const again = joined(row, input, idNumberHash);
     if (again) return again;
+    refuseUnlessOpen(row);
 
     const attempt = row.identityAttempts + 1;
     const started = await initiate(activationId, input, attempt, idNumberHash);
     const recorded = await db.transaction(async (tx) => {
       const locked = await lockVerification(tx, activationId);
       if (!locked) throw new AppError('ACTIVATION_NOT_FOUND');
-      refuseUnlessOpen(locked);
+      refuseUnlessPending(locked);
       if (locked.identityAttempts >= attempt) {
         // A parallel request recorded this attempt first: the same verification is its answer too.
         const same = joined(locked, input, idNumberHash);
         if (same) return { answer: same };
         throw new AppError('IDENTITY_ERROR', { message: 'Another verification started meanwhile' });
       }
+      refuseUnlessOpen(locked);
       const now = clock();
       await recordIdentityStart(tx, {
         activationId,

@@ -63,6 +63,8 @@ export interface NewActivationRows {
   operatorId: string;
   iccid: string;
   simType: SimType;
+  /** The request's Idempotency-Key, if any. */
+  createKey: string | null;
   now: Date;
 }
 
@@ -77,8 +79,8 @@ const INSERT_ORDER_ITEM = query(
 );
 const INSERT_ACTIVATION = query(
   'activations.insert',
-  `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, status, identity_status, created_at, updated_at)
-   values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 'waiting', $9, $9)`,
+  `insert into activations (id, order_id, order_item_id, user_id, operator_id, package_id, iccid, sim_type, create_key, status, identity_status, created_at, updated_at)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $10, 'pending', 'waiting', $9, $9)`,
 );
 
 /** Order, order item and activation (`pending` / `waiting`), in the caller's transaction. */
@@ -95,7 +97,28 @@ export async function insertActivationRows(sql: Sql, r: NewActivationRows): Prom
     r.iccid,
     r.simType,
     r.now,
+    r.createKey,
   ]);
+}
+
+/** The activation a person created with this Idempotency-Key, with what it was asked for (the item keeps the serial as sent). */
+export interface KeyedCreate {
+  activationId: string;
+  orderId: string;
+  packageId: string;
+  iccid: string;
+  simType: SimType;
+}
+
+const KEYED_CREATE = query(
+  'activations.keyed-create',
+  `select a.id as "activationId", a.order_id as "orderId", a.package_id as "packageId", i.iccid, a.sim_type as "simType"
+     from activations a join order_items i on i.id = a.order_item_id
+    where a.user_id = $1 and a.create_key = $2`,
+);
+
+export async function findKeyedCreate(sql: Sql, userId: string, key: string): Promise<KeyedCreate | undefined> {
+  return sql.one<KeyedCreate>(KEYED_CREATE, [userId, key]);
 }
 
 // --- The company branch (the rules are company.ts's) ----------------------------------------------

@@ -50,11 +50,14 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
         'a serial already in a live activation `SERIAL_IN_USE`. The workflow is started after the commit; when Temporal cannot take ' +
         'the start, the create still answers 201 and the worker starts the workflow as soon as Temporal answers. ' +
         'An unknown or inactive package answers NOT_FOUND. ' +
+        'With an `Idempotency-Key` header (optional), a repeat of the same request answers the first 201 again, whatever happened since; ' +
+        'the same key with another body answers ACTIVATION_FAILED with `details.reason = IDEMPOTENCY_KEY_REUSED`. ' +
         "Company branch: a caller with a company roster entry activates their seat. The package must be the seat's (prepaid: the assigned " +
         'contract line; flexible: the roster package at its mint-time price), the link redeemed, the company approved, no pending, ' +
         'in-progress or activated SIM held (a failed or cancelled one may retry), physical SIMs only; flexible seats need funded minus ' +
         'drawn to cover the price. The order lands `paid` with a completed corporate payment (method `company_account`, provider `company`) ' +
         'and the workflow starts already paid; the SIM limit at create does not apply to a seat (one seat, one SIM).',
+      headers: s.CreateActivationHeaders,
       body: s.CreateActivationBody,
       response: json(s.CreateActivationResponse, {
         status: 201,
@@ -97,7 +100,7 @@ export function activationRoutes(api: Api, deps: ActivationRouteDeps): void {
         'OPERATOR_TIMEOUT',
       ],
     },
-    ({ body, principal }) => deps.creation.create(principal.user.id, body),
+    ({ body, headers, principal }) => deps.creation.create(principal.user.id, body, headers['Idempotency-Key']),
   );
 
   api.define(

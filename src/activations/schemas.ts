@@ -63,6 +63,15 @@ export const CreateActivationBody = z
   .object({ ...Serial, packageId: Uuid })
   .superRefine(serialRule)
   .openapi('CreateActivationRequest', SERIAL_RULE);
+/**
+ * Optional, ours (the spec names no header): a client that lost the answer repeats the request with the
+ * same key and gets the first answer. Without it a repeat is a new request (its serial is then in use).
+ */
+export const CreateActivationHeaders = z.object({
+  'Idempotency-Key': chars(8, 128, 'Idempotency-Key must be 8-128 characters')
+    .optional()
+    .openapi({ description: 'Same key and same body answer the first create again; scoped to the caller' }),
+});
 export const CreateActivationResponse = z
   .object({
     activationId: z.uuid(),

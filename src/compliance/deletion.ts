@@ -7,11 +7,12 @@ import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { erasePersonalData, type ErasureCause, type Requester } from './erasure';
 import * as repo from './repository';
-import type { ComplianceRuns } from './runs';
 
 /** failedReason of the pending activations, failureReason of the unpaid store orders an account's deletion ended. */
 export const ACCOUNT_DELETED = 'ACCOUNT_DELETED';
@@ -21,8 +22,8 @@ export interface AccountDeletionDeps {
   cipher: PersonalDataCipher;
   clock: () => Date;
   config: Pick<Config, 'RETENTION_DAYS'>;
-  /** Absent (the retention schedule's worker): the runs of what a deletion ends close at their own deadlines. */
-  runs?: ComplianceRuns;
+  /** The runs of what a deletion ends are cancelled through pending signals (their cancellation requests). */
+  signals: WorkflowSignals;
   /** The API's session cache forgets the user at once (other instances on the auth_changed notification). */
   evictUser?: (userId: string) => void;
   logger: Pick<Logger, 'warn'>;
@@ -41,8 +42,8 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
   /**
    * Soft-deletes the account inside the caller's transaction, once: deactivated, sessions revoked,
    * identifiers released (kept encrypted as the retained copy), pending activations
-   * cancelled and unpaid store orders expired (their orders cancelled), every activation stamped.
-   * Answers the runs to cancel after commit. A company seat frees nothing: its links and entry stay.
+   * cancelled and unpaid store orders expired (their orders cancelled), every activation stamped, and
+   * their runs' cancellations pending. A company seat frees nothing: its links and entry stay.
    * Codes already sent stay until they expire: one verified now answers AUTH_ACCOUNT_DEACTIVATED, as the
    * spec has sign-in answer a deleted account (a new account on the same phone gets codes of its own).
    */
@@ -59,20 +60,33 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
     }
     const expired = await repo.expireUnpaidStoreOrders(tx, subject.id, now, ACCOUNT_DELETED);
     const runs = [...cancelled.map(activationWorkflowId), ...expired.map(storeOrderWorkflowId)];
-    await repo.dropPendingStarts(tx, runs);
+    const cancels = await cancelRuns(tx, runs);
     await repo.stampActivations(tx, subject.id, now, retainUntil);
     const counts = { revokedSessions, cancelledActivations: cancelled.length, expiredStoreOrders: expired.length };
-    return { retainUntil, runs, counts };
+    return { retainUntil, cancels, counts };
   }
 
-  /** After commit: the session cache forgets the user, and the runs of what was ended are cancelled. */
-  async function afterCommit(userId: string, runs: string[]): Promise<void> {
+  /**
+   * The ended runs' pending starts and signals go (nothing is left for them to do), then each run's
+   * cancellation is written: in this order, so the drop keeps it. A run whose start was dropped never
+   * starts: its cancellation waits for nothing and finds no run (`closed`). One the API's own attempt
+   * starts just after may miss its cancellation: it ends at its deadline, changing nothing (its rows are final).
+   */
+  async function cancelRuns(tx: Sql, runs: string[]): Promise<EnqueuedSignal[]> {
+    await repo.dropPendingStarts(tx, runs);
+    const cancels: EnqueuedSignal[] = [];
+    for (const run of runs) cancels.push(await deps.signals.enqueue(tx, pendingSignal.cancelRun(run)));
+    return cancels;
+  }
+
+  /**
+   * After commit: the session cache forgets the user, and the runs of what was ended are told to
+   * cancel, each its own run's first signal, side by side; what Temporal does not take, the signal relay
+   * sends once it answers.
+   */
+  async function afterCommit(userId: string, cancels: EnqueuedSignal[]): Promise<void> {
     deps.evictUser?.(userId);
-    if (!runs.length || !deps.runs) return;
-    const taken = await deps.runs.cancel(runs).catch((): string[] => []);
-    const left = runs.filter((id) => !taken.includes(id));
-    if (left.length)
-      deps.logger.warn({ userId, runs: left }, 'runs ended by an account deletion were not cancelled; they close at their deadlines');
+    await Promise.all(cancels.map((cancel) => deps.signals.launch([cancel])));
   }
 
   /** POST /auth/me/deletion-request: the caller's own account. */
@@ -95,7 +109,7 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
       });
       return deleted;
     });
-    await afterCommit(requester.userId, done.runs);
+    await afterCommit(requester.userId, done.cancels);
     return { deletionRequestedAt: now.toISOString(), retainUntil: done.retainUntil.toISOString() };
   }
 
@@ -109,12 +123,12 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
     const done = await db.transaction(async (tx) => {
       const subject = isUuid(userId) ? await repo.lockSubject(tx, userId) : undefined;
       if (!subject) throw new AppError('NOT_FOUND');
-      if (subject.erasedAt) return { erasedAt: subject.erasedAt, runs: [] as string[] };
+      if (subject.erasedAt) return { erasedAt: subject.erasedAt, cancels: [] };
       const deleted = subject.deletionRequestedAt ? null : await softDelete(tx, subject, now);
       await erasePersonalData(tx, cipher, subject, cause, now, deleted?.counts);
-      return { erasedAt: now, runs: deleted?.runs ?? [] };
+      return { erasedAt: now, cancels: deleted?.cancels ?? [] };
     });
-    await afterCommit(userId, done.runs);
+    await afterCommit(userId, done.cancels);
     return { erasedAt: done.erasedAt.toISOString() };
   }
 

@@ -87,7 +87,10 @@ const DROP_PENDING_SIGNALS = query(
   'delete from workflow_signals where workflow_id = any($1::text[]) and delivered_at is null',
 );
 
-/** Runs not started yet, and signals not sent yet, for what the deletion ended: there is nothing left for them to do. */
+/**
+ * Runs not started yet, and signals not sent yet, for what the deletion ended: there is nothing left for
+ * them to do. Call it before writing the runs' cancellations (src/compliance/deletion.ts), which it would drop.
+ */
 export async function dropPendingStarts(sql: Sql, workflowIds: string[]): Promise<void> {
   if (!workflowIds.length) return;
   await sql.exec(DROP_PENDING_STARTS, [workflowIds]);

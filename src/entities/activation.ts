@@ -53,6 +53,8 @@ export const Activation = defineEntity({
     identityStartedAt: p.datetime().nullable(),
     /** The current verification's code for the national identity app, encrypted: a repeated request answers it again. */
     identityCodeEncrypted: p.text().nullable(),
+    /** The create's Idempotency-Key, if the client sent one: a repeat answers this activation (src/activations/create.ts). */
+    createKey: p.string().length(128).nullable(),
     assignedOfficerId: p.uuid().nullable(),
     activatedAt: p.datetime().nullable(),
     failedReason: p.text().nullable(),
@@ -86,5 +88,6 @@ export const Activation = defineEntity({
   uniques: [
     // One live activation per serial: failed and cancelled ones may be retried.
     { name: 'activations_live_iccid_unique', properties: ['iccid'], where: "status not in ('failed', 'cancelled') and deleted_at is null" },
+    { name: 'activations_create_key_unique', properties: ['user', 'createKey'], where: 'create_key is not null' },
   ],
 });

@@ -14,10 +14,12 @@ export const WorkflowSignal = defineEntity({
     id: p.bigint('string').primary().autoincrement(),
     /** The run it is for (`activation:<id>`, …). */
     workflowId: p.string().length(255),
-    /** The signal's name as the workflow's contract defines it (`identityStarted`, `orderPaid`, …). */
+    /** The signal's name as the workflow's contract defines it (`identityStarted`, `orderPaid`, …), or `@cancel`: a cancellation request. */
     signal: p.string().length(80),
     /** Its one argument (ids and options). */
     args: p.json<Record<string, unknown>>(),
+    /** Signal-with-start: the workflow type, task queue, input and search attributes of the run to start when none runs (a store order's requeue). */
+    start: p.json<Record<string, unknown>>().nullable(),
     /** The decision's commit (database time). */
     createdAt: p.datetime().defaultRaw('now()'),
     /** Failed attempts so far (the API's and the relay's). */

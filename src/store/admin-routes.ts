@@ -145,12 +145,13 @@ export function storeAdminRoutes(api: Api, deps: StoreAdminRouteDeps): void {
       summary: 'Requeue a paid order that has no profile',
       description:
         'Only a paid order with no issued profile: `paid`, `provisioning`, `awaiting_provider` past its delivery deadline, or ' +
-        '`failed` (else STORE_ORDER_NOT_REQUEUEABLE). Its run places the order again (idempotent at the provider: the order ' +
-        'id is the reference) with a new delivery deadline; the order moves to `provisioning`. STORE_REQUEUE_UNAVAILABLE: ' +
-        'Temporal did not take it (nothing changed). Audited as `store.order_requeued`.',
+        '`failed` (else STORE_ORDER_NOT_REQUEUEABLE). The order moves to `provisioning`, audited as `store.order_requeued`; ' +
+        'its run places the order again (idempotent at the provider: the order id is the reference) with a new delivery ' +
+        'deadline, a finished order in a new run. The run is told after the answer, as soon as Temporal takes it: ' +
+        'STORE_REQUEUE_UNAVAILABLE is not produced.',
       params: s.OrderParams,
       response: json(s.AdminOrderResponse, { status: 202 }),
-      errors: ['STORE_ORDER_NOT_FOUND', 'STORE_ORDER_NOT_REQUEUEABLE', 'STORE_REQUEUE_UNAVAILABLE'],
+      errors: ['STORE_ORDER_NOT_FOUND', 'STORE_ORDER_NOT_REQUEUEABLE'],
     },
     async ({ params, principal, req }) => ({ data: await deps.orders.requeue(actorOf(principal, req), params.id) }),
   );

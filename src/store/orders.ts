@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { writeAudit } from '../audit/writer';
 import type { Config } from '../config';
 import type { Db } from '../db/sql';
@@ -12,13 +11,15 @@ import { activationCodeQrPng } from '../lib/qr';
 import type { StartLauncher } from '../workflow-starts/launch';
 import { pendingStart } from '../workflow-starts/kinds';
 import { enqueueStart } from '../workflow-starts/repository';
+import { pendingSignal } from '../workflow-signals/kinds';
+import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreActor } from './admin-service';
 import { checkHealth } from './health';
 import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
 import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
 import * as repo from './order-repository';
 import type { EsimProfile, StoreProviderRegistry } from './providers/plugin';
-import type { StoreOrderRuns } from './runs';
+import { requeuedRun, type StoreOrderRunsConfig } from './runs';
 
 /** esim-store spec "Store order". */
 export interface StoreOrderView {
@@ -43,16 +44,21 @@ export const qrUrlOf = (orderId: string) => `/store/orders/${orderId}/esim-qr`;
 /** The statuses of a paid order without an issued profile that staff may requeue (`awaiting_provider` only past its deadline). */
 const REQUEUEABLE = new Set<StoreOrderStatus>(['paid', 'provisioning', 'failed']);
 
+function requeueable(row: Pick<repo.RunStoreOrder, 'status' | 'deliverBy'>, now: Date): boolean {
+  const overdue = row.status === 'awaiting_provider' && row.deliverBy !== null && row.deliverBy <= now;
+  return REQUEUEABLE.has(row.status) || overdue;
+}
+
 export interface StoreOrderDeps {
   db: Db;
-  config: Pick<Config, 'FEATURE_ESIM_STORE'>;
+  /** The store's gate, and what a requeued order's new run is started with. */
+  config: Pick<Config, 'FEATURE_ESIM_STORE'> & StoreOrderRunsConfig;
   fx: FxRates;
   providers: StoreProviderRegistry;
   starts: StartLauncher;
-  runs: StoreOrderRuns;
+  signals: WorkflowSignals;
   cipher: PersonalDataCipher;
   clock: () => Date;
-  logger: Pick<Logger, 'warn' | 'error'>;
 }
 
 /**
@@ -217,40 +223,37 @@ export function createStoreOrders(deps: StoreOrderDeps) {
 
     /**
      * Staff requeue (spec: a paid order with no issued profile: `paid`, `provisioning`, `awaiting_provider`
-     * past its deadline, or `failed`). The run is told first (signal, or a new run for a finished order):
-     * when Temporal does not take it, STORE_REQUEUE_UNAVAILABLE and nothing changed. Then the order moves to
-     * `provisioning` with a new delivery deadline, audited (the run makes the same move: whichever is first).
+     * past its deadline, or `failed`), decided under the order's lock: the order moves to `provisioning`,
+     * audited, with a pending `requeue` signal to its run in the same transaction (signal-with-start: a
+     * finished order's run starts again), sent after the commit or by the signal relay. Temporal away
+     * refuses nothing. The run makes the same move with a new delivery deadline: whichever is first.
      */
     async requeue(actor: StoreActor, id: string): Promise<AdminStoreOrderView> {
-      const found = isUuid(id) ? await repo.findRunStoreOrder(db, id.toLowerCase()) : undefined;
-      if (!found) throw new AppError('STORE_ORDER_NOT_FOUND');
+      const orderId = isUuid(id) ? id.toLowerCase() : undefined;
       const now = clock();
-      const overdue = found.status === 'awaiting_provider' && found.deliverBy !== null && found.deliverBy <= now;
-      if (!REQUEUEABLE.has(found.status) && !overdue) throw new AppError('STORE_ORDER_NOT_REQUEUEABLE');
-      try {
-        await deps.runs.requeue(found.id);
-      } catch (err) {
-        deps.logger.error({ err, orderId: found.id }, 'store order requeue not taken by Temporal');
-        throw new AppError('STORE_REQUEUE_UNAVAILABLE');
-      }
-      await db.transaction(async (tx) => {
-        const row = await repo.lockRunStoreOrder(tx, found.id);
+      const requeued = await db.transaction(async (tx) => {
         // Lock order: the store order and its orders row, as the run takes them.
-        if (row && row.status === found.status) {
-          await repo.setStoreOrderStatus(tx, found.id, { status: 'provisioning', now, requeued: row.status === 'failed' });
-        }
+        const row = orderId ? await repo.lockRunStoreOrder(tx, orderId) : undefined;
+        if (!row) throw new AppError('STORE_ORDER_NOT_FOUND');
+        if (!requeueable(row, now)) throw new AppError('STORE_ORDER_NOT_REQUEUEABLE');
+        await repo.setStoreOrderStatus(tx, row.id, { status: 'provisioning', now, requeued: row.status === 'failed' });
         await writeAudit(tx, {
           action: 'store.order_requeued',
           actorUserId: actor.userId,
           entityType: 'store_order',
-          entityId: found.id,
-          details: { before: { status: found.status } },
+          entityId: row.id,
+          details: { before: { status: row.status } },
           ip: actor.ip,
           userAgent: actor.userAgent,
           at: now,
         });
+        return {
+          id: row.id,
+          signal: await deps.signals.enqueue(tx, pendingSignal.storeOrderRequeue(row.id, requeuedRun(deps.config, row.id))),
+        };
       });
-      return adminView((await findStoreOrder(db, found.id))!);
+      await deps.signals.launch([requeued.signal]);
+      return adminView((await findStoreOrder(db, requeued.id))!);
     },
   };
 }

@@ -1,3 +1,7 @@
+import type { Config } from '../config';
+import type { RunStart } from '../workflow-signals/kinds';
+import { STORE_ORDER_WORKFLOW_TYPE, type StoreOrderWorkflowInput } from '../../workflows/store-order-contract';
+
 /**
  * What the API asks of the catalog sync (spec "POST /admin/store/catalog/sync"). The admin route depends
  * on this port; src/temporal/store-sync.ts implements it on a Temporal client, tests may pass a fake.
@@ -19,15 +23,47 @@ export interface StoreOrderStartArgs {
 }
 
 /**
- * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: start, an admin
- * requeue (signal-with-start); "order paid" and the provider's verified callbacks go through pending
- * signals (src/workflow-signals). The services and the
- * webhook's hand-off depend on this port; src/temporal/store-orders.ts implements it on a Temporal
- * client, tests may pass a fake.
+ * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: its start. "Order
+ * paid", the provider's verified callbacks and a requeue go through pending signals
+ * (src/workflow-signals). src/temporal/store-orders.ts implements it on a Temporal client, tests may
+ * pass a fake.
  */
 export interface StoreOrderRuns {
   /** Idempotent by workflow id; `late` when the start relay makes it (the payment TTL counts from the order's creation). */
   start(args: StoreOrderStartArgs, late?: { ageMs: number }): Promise<void>;
-  /** Signals the running run, or starts a new one for a finished order; rejects when Temporal did not take it. */
-  requeue(orderId: string): Promise<void>;
+}
+
+/** What a store order's run input is built from. */
+export type StoreOrderRunsConfig = Pick<
+  Config,
+  'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'STORE_ORDER_PAYMENT_TTL' | 'STORE_DELIVERY_DEADLINE' | 'STORE_ORDER_POLL_EVERY'
+>;
+
+/** A run's input: the order and the timers of the configuration. */
+export function storeOrderInput(
+  config: StoreOrderRunsConfig,
+  orderId: string,
+  extra: { paymentTtlMs?: number; requeue?: boolean } = {},
+): StoreOrderWorkflowInput {
+  return {
+    orderId,
+    requeue: extra.requeue,
+    searchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES,
+    timers: {
+      // At least 1 ms: a zero timeout would mean "no timeout" to the workflow's condition().
+      paymentTtlMs: Math.max(1, extra.paymentTtlMs ?? config.STORE_ORDER_PAYMENT_TTL),
+      deliveryDeadlineMs: config.STORE_DELIVERY_DEADLINE,
+      pollIntervalMs: config.STORE_ORDER_POLL_EVERY,
+    },
+  };
+}
+
+/** The run a requeue starts when the order's last one finished (its signal-with-start): the paid order, placing at once. */
+export function requeuedRun(config: StoreOrderRunsConfig, orderId: string): RunStart {
+  return {
+    workflowType: STORE_ORDER_WORKFLOW_TYPE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    input: { ...storeOrderInput(config, orderId, { requeue: true }) },
+    searchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES ? { OrderId: orderId } : undefined,
+  };
 }

@@ -29,7 +29,7 @@ function signalsQueue(send: SignalSender): RelayQueue<ClaimedSignal, SignalOutco
     outcomes: ['signalled', 'closed'],
     reached: 'signalled',
     ...queueStatements<ClaimedSignal>(SIGNALS_STATEMENTS),
-    handle: (row) => send(row),
+    handle: ({ start, ...signal }) => send(start ? { ...signal, start } : signal),
     mark: (tx, outcome, rows) => markClaimedDelivered(tx, outcome, rows),
   };
 }

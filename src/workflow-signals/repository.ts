@@ -1,9 +1,9 @@
 // Pending signals (table workflow_signals): written in the transaction that decided them, marked by
-// the API's own attempt (./launch.ts) or claimed and marked by the relay (./relay.ts). Time is the
+// the API's own attempt (./outbox.ts) or claimed and marked by the relay (./relay.ts). Time is the
 // database's (now()).
 import { query, type Sql } from '../db/sql';
 import type { QueueStatements } from '../relay/statements';
-import type { EnqueuedSignal, PendingSignal, SignalOutcome } from './kinds';
+import type { EnqueuedSignal, PendingSignal, RunStart, SignalOutcome } from './kinds';
 
 /** NOTIFY channel of new pending signals (a trigger on workflow_signals): the relay LISTENs. */
 export const SIGNALS_CHANNEL = 'workflow_signals';
@@ -20,8 +20,8 @@ const READY = `not exists (select 1 from workflow_signals e where e.workflow_id 
 
 const ENQUEUE = query(
   'workflow-signals.enqueue',
-  `insert into workflow_signals (workflow_id, signal, args, next_attempt_at)
-   values ($1, $2, $3::jsonb, now() + make_interval(secs => $4)) returning id`,
+  `insert into workflow_signals (workflow_id, signal, args, start, next_attempt_at)
+   values ($1, $2, $3::jsonb, $4::jsonb, now() + make_interval(secs => $5)) returning id`,
 );
 
 /** Writes the signal in the caller's transaction. */
@@ -30,6 +30,7 @@ export async function enqueueSignal(sql: Sql, signal: PendingSignal): Promise<En
     signal.workflowId,
     signal.signal,
     JSON.stringify(signal.args),
+    signal.start ? JSON.stringify(signal.start) : null,
     API_ATTEMPT_GRACE_SECONDS,
   ]);
   return { ...signal, id: row!.id };
@@ -69,12 +70,13 @@ export async function recordFailedAttempt(sql: Sql, id: string, error: string): 
 
 // --- The relay's side (its claiming transaction) ------------------------------------------------
 
-export type ClaimedSignal = EnqueuedSignal;
+/** A pending signal as the relay claims it (`start` is null for a plain signal). */
+export type ClaimedSignal = Omit<EnqueuedSignal, 'start'> & { start: RunStart | null };
 
 /** The relay loop's statements on workflow_signals (src/relay/statements.ts). */
 export const SIGNALS_STATEMENTS: QueueStatements = {
   name: 'workflow-signals',
-  claim: `select id, workflow_id as "workflowId", signal, args from workflow_signals s
+  claim: `select id, workflow_id as "workflowId", signal, args, start from workflow_signals s
     where delivered_at is null and next_attempt_at <= now() and ${READY}
     order by next_attempt_at, id limit $1
     for update skip locked`,

@@ -11,7 +11,8 @@ import { createActivationRuns, type ActivationRunsConfig } from '../temporal/act
 import { createCompanyRuns, type CompanyRunsConfig } from '../temporal/companies';
 import { runOnOwnClient } from '../temporal/connection';
 import { createQuoteRuns, type QuoteRunsConfig } from '../temporal/quotes';
-import { createStoreOrderRuns, type StoreOrderRunsConfig } from '../temporal/store-orders';
+import { createStoreOrderRuns } from '../temporal/store-orders';
+import type { StoreOrderRunsConfig } from '../store/runs';
 import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
 import { queueStatements } from '../relay/statements';
 import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';

@@ -231,6 +231,53 @@ describe('POST /activations', () => {
     expect(errorOf(res)).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SERIAL_IN_USE' } });
   });
 
+  describe('Idempotency-Key (a retry after a lost answer)', () => {
+    const keyed = (token: string, key: string, body: object) => create(token, body).set('Idempotency-Key', key);
+    const rows = (userId: string) =>
+      t.db.query<{ n: number }>(`select count(*)::int as n from activations where user_id = $1`, [userId]);
+
+    it('answers a repeat of the same request with the first answer, creating nothing more', async () => {
+      const { token, userId } = await signUp(t);
+      const body = { iccid: iccid(), packageId: DEMO.packages.starter };
+      const first = await keyed(token, 'create-0001', body);
+      expect(first.status).toBe(201);
+      // Later the activation moved on; the repeat still answers the one create.
+      await t.db.query(`update activations set identity_status = 'completed' where id = $1`, [(first.body as Created).activationId]);
+      const again = await keyed(token, 'create-0001', body);
+      expect([again.status, again.body]).toEqual([201, first.body]);
+      expect(await rows(userId)).toEqual([{ n: 1 }]);
+    });
+
+    it('gives parallel repeats the one answer', async () => {
+      const { token, userId } = await signUp(t);
+      const body = { iccid: iccid(), packageId: DEMO.packages.starter };
+      const answers = await Promise.all(Array.from({ length: 5 }, () => keyed(token, 'parallel-01', body)));
+      expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201, 201]);
+      expect(new Set(answers.map((res) => JSON.stringify(res.body))).size).toBe(1);
+      expect(await rows(userId)).toEqual([{ n: 1 }]);
+    });
+
+    it('refuses the key with another body, and keeps keys per person', async () => {
+      const a = await signUp(t);
+      const b = await signUp(t);
+      const body = { iccid: iccid(), packageId: DEMO.packages.starter };
+      await keyed(a.token, 'shared-key-1', body).expect(201);
+      const other = await keyed(a.token, 'shared-key-1', { ...body, packageId: DEMO.packages.basic });
+      expect(errorOf(other)).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'IDEMPOTENCY_KEY_REUSED' } });
+      // Another person's same key is theirs: their request stands on its own (here: the serial is taken).
+      const theirs = await keyed(b.token, 'shared-key-1', body);
+      expect(errorOf(theirs)).toMatchObject({ code: 'ACTIVATION_FAILED', details: { reason: 'SERIAL_IN_USE' } });
+    });
+
+    it('answers VALIDATION_ERROR for a key outside 8-128 characters', async () => {
+      const { token } = await signUp(t);
+      for (const key of ['short', 'k'.repeat(129)]) {
+        const res = await keyed(token, key, { iccid: iccid(), packageId: DEMO.packages.starter });
+        expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+      }
+    });
+  });
+
   it.each([
     ['a missing packageId', { iccid: '8912345678901234567' }, 'packageId'],
     ['a packageId that is not a uuid', { iccid: '8912345678901234567', packageId: 'x' }, 'packageId'],
@@ -355,6 +402,21 @@ describe('verify-identity', () => {
     expect(corrected.body.transId).not.toBe(first.body.transId);
     expect(await identityRow(activationId)).toMatchObject({ identity_ref: corrected.body.transId, identity_attempts: 2 });
     expect((await signalRows(activationId)).map((r) => r.args.attempt)).toEqual([1, 2]);
+  });
+
+  it('answers a repeat that comes after the verification completed with it (the answer was lost); nothing else once proven or not pending', async () => {
+    const { token, activationId } = await pending();
+    const body = { identityType: 'citizen', idNumber: '1234567880' };
+    const first = await verify(token, activationId, body);
+    await t.db.query(`update activations set identity_status = 'completed', identity_verified_at = now() where id = $1`, [activationId]);
+    const again = await verify(token, activationId, body);
+    expect([again.status, again.body]).toEqual([200, { ...first.body, status: 'completed' }]);
+    const other = await verify(token, activationId, { ...body, idNumber: '1234567889' });
+    expect([other.status, errorCode(other)]).toEqual([422, 'IDENTITY_ERROR']);
+    await t.db.query(`update activations set status = 'in_progress' where id = $1`, [activationId]);
+    const late = await verify(token, activationId, body);
+    expect([late.status, errorCode(late)]).toEqual([422, 'IDENTITY_ERROR']);
+    expect(await signalRows(activationId)).toHaveLength(1);
   });
 
   it('records nothing when the provider is unavailable (IDENTITY_ERROR, reason given); the retry reuses the attempt key', async () => {

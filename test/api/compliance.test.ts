@@ -1,7 +1,7 @@
 /**
  * Account deletion and the compliance routes (esim-store spec "Account deletion and compliance";
  * consumer spec: retainUntil / deletionRequestedAt / deletedAt, includeDeleted, Authentication rules 5
- * and 7, FORBIDDEN 401), against real Postgres, with fakes of the runs.
+ * and 7, FORBIDDEN 401), against real Postgres, with fakes of the runs and of Temporal for the signals.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -18,24 +18,29 @@ import { signInAs, type Caller } from '../helpers/company-routes';
 import { errorOf, typed } from '../helpers/responses';
 import { createStoreApp, productId } from '../helpers/store';
 import { insertActivation } from '../helpers/read-app';
+import { createLogger } from '../../src/http/logger';
+import { CANCEL_RUN, pendingSignal, type SignalSender } from '../../src/workflow-signals/kinds';
+import { createSignalRelay } from '../../src/workflow-signals/relay';
+import { enqueueSignal } from '../../src/workflow-signals/repository';
 
 const DAY = 24 * 3600_000;
 
-const runs = { cancelled: [] as string[][] };
-const activationRuns: ActivationRuns = {
-  start: () => Promise.resolve(),
+/** Temporal's fakes: the runs cancelled (through pending signals); while `away` nothing is taken, no start, no signal. */
+const temporal = { away: false, cancelled: [] as string[] };
+const taken = () => (temporal.away ? Promise.reject(new Error('Temporal unavailable')) : Promise.resolve());
+const activationRuns: ActivationRuns = { start: taken };
+const storeOrderRuns: StoreOrderRuns = { start: taken };
+const signalSender: SignalSender = async ({ workflowId, signal }) => {
+  await taken();
+  if (signal === CANCEL_RUN) temporal.cancelled.push(workflowId);
+  return 'signalled';
 };
-const storeOrderRuns: StoreOrderRuns = {
-  start: () => Promise.resolve(),
-  requeue: () => Promise.resolve(),
-};
-const complianceRuns = { cancel: (ids: string[]) => (runs.cancelled.push(ids), Promise.resolve(ids)) };
 
 let t: TestApp;
 let cipher: PersonalDataCipher;
 let root: Caller;
 beforeAll(async () => {
-  t = await createStoreApp({ deps: { activationRuns, storeOrderRuns, complianceRuns } });
+  t = await createStoreApp({ deps: { activationRuns, storeOrderRuns, signalSender } });
   await seedCatalog(t.db);
   cipher = createPersonalDataCipher(t.config.DATA_ENCRYPTION_KEY, t.config.DATA_HASH_KEY);
   root = await signInAs(t, 'super_admin');
@@ -44,7 +49,8 @@ afterAll(async () => {
   await t?.close();
 });
 beforeEach(() => {
-  runs.cancelled.length = 0;
+  temporal.away = false;
+  temporal.cancelled.length = 0;
 });
 
 type DeletionAnswer = z.infer<typeof s.DeletionRequestResponse>;
@@ -246,7 +252,7 @@ describe('POST /auth/me/deletion-request', () => {
       [unpaid]: ['expired', 'ACCOUNT_DELETED'],
       [paid]: ['paid', null],
     });
-    expect(runs.cancelled).toEqual([[`activation:${pending.activationId}`, `store-order:${unpaid}`]]);
+    expect(temporal.cancelled.sort()).toEqual([`activation:${pending.activationId}`, `store-order:${unpaid}`].sort());
     const audit = await row<{ details: Record<string, unknown>; actor_user_id: string }>(
       `select details, actor_user_id from audit_events where action = 'account.deletion_requested' and entity_id = $1`,
       [person.userId],
@@ -255,6 +261,51 @@ describe('POST /auth/me/deletion-request', () => {
       actor_user_id: person.userId,
       details: { retainUntil, revokedSessions: 1, cancelledActivations: 1, expiredStoreOrders: 1 },
     });
+  });
+
+  it('with Temporal away answers the same: the runs’ cancellations wait as pending rows, which the signal relay sends once it answers', async () => {
+    const person = await signUp(t);
+    const started = await activate(person.token);
+    const unpaid = await storeOrder(person.token);
+    // A run whose start is still pending (Temporal took none): the deletion drops the start, so it never runs.
+    temporal.away = true;
+    const unstarted = await activate(person.token);
+    expect(
+      await t.db.query('select workflow_id from workflow_starts where workflow_id = $1 and started_at is null', [
+        `activation:${unstarted.activationId}`,
+      ]),
+    ).toHaveLength(1);
+    const ended = [started.activationId, unstarted.activationId].map((id) => `activation:${id}`).concat(`store-order:${unpaid}`);
+    // A signal the started run was still owed: nothing is left for it to hear (dropped), but its cancellation stays.
+    await t.db.sql.transaction((tx) =>
+      enqueueSignal(tx, pendingSignal.identityStarted(started.activationId, { transId: 'tx-1', attempt: 1 })),
+    );
+
+    const res = await requestDeletion(person.token);
+    expect(res.status).toBe(202);
+    const signals = () =>
+      t.db.query<{ workflow_id: string; signal: string; outcome: string | null }>(
+        'select workflow_id, signal, outcome from workflow_signals where workflow_id = any($1::text[]) order by workflow_id',
+        [ended],
+      );
+    expect(await signals()).toEqual(
+      [...ended].sort().map((workflowId) => ({ workflow_id: workflowId, signal: CANCEL_RUN, outcome: null })),
+    );
+    expect(await t.db.query('select workflow_id from workflow_starts where workflow_id = any($1::text[])', [ended])).toEqual([]);
+    expect(temporal.cancelled).toEqual([]);
+
+    temporal.away = false;
+    const relay = createSignalRelay({
+      db: t.db.sql,
+      send: signalSender,
+      logger: createLogger('silent'),
+      batchSize: 50,
+      pollIntervalMs: 60_000,
+      maxBackoffMs: 1_000,
+    });
+    await relay.drain();
+    expect(temporal.cancelled.sort()).toEqual([...ended].sort());
+    expect((await signals()).map((s) => s.outcome)).toEqual(['signalled', 'signalled', 'signalled']);
   });
 
   it.each([['prepaid'], ['flexible']] as const)(

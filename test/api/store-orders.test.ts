@@ -5,20 +5,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { createLogger } from '../../src/http/logger';
 import type { SignalSender } from '../../src/workflow-signals/kinds';
+import { createSignalRelay } from '../../src/workflow-signals/relay';
 import type { z } from 'zod';
 import * as s from '../../src/store/schemas';
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { mockProfile, mockStoreProviders } from '../../src/store/providers/mock';
 import type { StoreOrderRuns } from '../../src/store/runs';
-import { bearer, createTestApp, errorCode, signUp, type TestApp } from '../helpers/app';
+import { bearer, createTestApp, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
 import { signInAs, type Caller } from '../helpers/company-routes';
+import { match } from '../helpers/match';
 import { errorOf, typed } from '../helpers/responses';
 import { createStoreApp, productId, providerId, seedStore } from '../helpers/store';
 import { esimCallback } from '../helpers/webhooks';
 
-/** The order runs' fake: records every call; `fail` makes them reject (Temporal away). */
+/** The order runs' fake and Temporal's for the signals: records every call; `fail` makes them reject (Temporal away). */
 const runs = {
   started: [] as string[],
   paid: [] as Array<[string, string]>,
@@ -28,15 +31,16 @@ const runs = {
 };
 const fakeRuns: StoreOrderRuns = {
   start: ({ orderId }) => (runs.fail ? Promise.reject(new Error('away')) : (runs.started.push(orderId), Promise.resolve())),
-  requeue: (orderId) => (runs.fail ? Promise.reject(new Error('away')) : (runs.requeued.push(orderId), Promise.resolve())),
 };
 
-/** "Order paid" reaches the run as a pending signal (src/workflow-signals), sent at once. */
-const paidSignals: SignalSender = ({ workflowId, signal, args }) => {
+/** "Order paid", the provider's callbacks and a requeue reach the run as pending signals (src/workflow-signals), sent at once. */
+const paidSignals: SignalSender = ({ workflowId, signal, args, start }) => {
   if (runs.fail) return Promise.reject(new Error('away'));
   const orderId = workflowId.replace(/^store-order:/, '');
   if (signal === 'storeOrderPaid') runs.paid.push([orderId, String(args.paymentId)]);
   if (signal === 'providerCallback') runs.callbacks.push(orderId);
+  // Signal-with-start: a finished order's run is started again.
+  if (signal === 'requeue' && start) runs.requeued.push(orderId);
   return Promise.resolve('signalled');
 };
 
@@ -72,6 +76,18 @@ afterEach(async () => {
 });
 
 type Body = { data: Record<string, unknown> & { id: string; status: string } };
+/** Once the order's run is started (the create's start, tried after its answer): until then its signals wait for it. */
+const runStarted = (id: string) =>
+  eventually(async () => {
+    const rows = await t.db.query(`select 1 from workflow_starts where workflow_id = $1 and started_at is not null`, [`store-order:${id}`]);
+    expect(rows).toHaveLength(1);
+  });
+/** The order's pending requeue signals: what they start, and whether they were delivered. */
+const requeueRows = (id: string) =>
+  t.db.query<{ outcome: string | null; start: unknown }>(
+    `select outcome, start from workflow_signals where workflow_id = $1 and signal = 'requeue' order by id`,
+    [`store-order:${id}`],
+  );
 type OrderOne = z.infer<typeof s.StoreOrderResponse>;
 type OrderPage = z.infer<typeof s.StoreOrderList>;
 type AdminPage = z.infer<typeof s.AdminOrderList>;
@@ -418,6 +434,7 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
 
   it('requeues a failed order (202, provisioning, audited); refuses one that is not paid-without-profile (409) and unknown ids (404)', async () => {
     const id = (await order('MOCK-REJECT-US-1GB')).body.data.id;
+    await runStarted(id);
     const early = await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token)).set('Accept-Language', 'ar');
     expect([early.status, errorCode(early)]).toEqual([409, 'STORE_ORDER_NOT_REQUEUEABLE']);
     await t.db.query(`update store_orders set status = 'failed', failure_reason = 'refused' where id = $1`, [id]);
@@ -425,7 +442,28 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
     expect(viewOnly.status).toBe(403);
     const res = typed<AdminOne>(await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token)));
     expect([res.status, res.body.data.status, res.body.data.failureReason]).toEqual([202, 'provisioning', null]);
-    expect(runs.requeued).toEqual([id]);
+    expect(runs.requeued).toContain(id);
+    // What a finished order's new run starts from: the paid order, placing at once, on the worker's queue.
+    expect(await requeueRows(id)).toEqual([
+      {
+        outcome: 'signalled',
+        start: {
+          workflowType: 'storeOrderWorkflow',
+          taskQueue: t.config.TEMPORAL_TASK_QUEUE,
+          input: {
+            orderId: id,
+            requeue: true,
+            searchAttributes: t.config.TEMPORAL_SEARCH_ATTRIBUTES,
+            timers: {
+              paymentTtlMs: t.config.STORE_ORDER_PAYMENT_TTL,
+              deliveryDeadlineMs: t.config.STORE_DELIVERY_DEADLINE,
+              pollIntervalMs: t.config.STORE_ORDER_POLL_EVERY,
+            },
+          },
+          searchAttributes: { OrderId: id },
+        },
+      },
+    ]);
     expect(await t.db.query(`select action, actor_user_id from audit_events where entity_id = $1`, [id])).toEqual([
       { action: 'store.order_requeued', actor_user_id: manager.userId },
     ]);
@@ -433,8 +471,9 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
     expect([missing.status, errorCode(missing)]).toEqual([404, 'STORE_ORDER_NOT_FOUND']);
   });
 
-  it('requeues awaiting_provider only past its deadline; STORE_REQUEUE_UNAVAILABLE when Temporal does not take it', async () => {
+  it('requeues awaiting_provider only past its deadline; with Temporal away it answers the same, and the signal relay tells the run later', async () => {
     const id = (await order('MOCK-ASYNC-EG-3GB')).body.data.id;
+    await runStarted(id);
     await t.db.query(`update store_orders set status = 'awaiting_provider', deliver_by = $2 where id = $1`, [
       id,
       new Date(t.clock().getTime() + 60_000),
@@ -443,8 +482,24 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
     expect([early.status, errorCode(early)]).toEqual([409, 'STORE_ORDER_NOT_REQUEUEABLE']);
     t.clock.advance(61_000);
     runs.fail = true;
-    const away = await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token));
-    expect([away.status, errorCode(away)]).toEqual([503, 'STORE_REQUEUE_UNAVAILABLE']);
-    expect(await t.db.query(`select status from store_orders where id = $1`, [id])).toEqual([{ status: 'awaiting_provider' }]);
+    const away = typed<AdminOne>(await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token)));
+    expect([away.status, away.body.data.status]).toEqual([202, 'provisioning']);
+    expect(await t.db.query(`select status from store_orders where id = $1`, [id])).toEqual([{ status: 'provisioning' }]);
+    expect(await t.db.query(`select action from audit_events where entity_id = $1`, [id])).toEqual([{ action: 'store.order_requeued' }]);
+    expect(await requeueRows(id)).toEqual([{ outcome: null, start: match.objectContaining({ workflowType: 'storeOrderWorkflow' }) }]);
+    expect(runs.requeued).not.toContain(id);
+
+    runs.fail = false;
+    const relay = createSignalRelay({
+      db: t.db.sql,
+      send: paidSignals,
+      logger: createLogger('silent'),
+      batchSize: 50,
+      pollIntervalMs: 60_000,
+      maxBackoffMs: 1_000,
+    });
+    await relay.drain();
+    expect(runs.requeued).toContain(id);
+    expect(await requeueRows(id)).toEqual([{ outcome: 'signalled', start: match.any(Object) }]);
   });
 });

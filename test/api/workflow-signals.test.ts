@@ -5,7 +5,7 @@
  * test/e2e/temporal-outage.test.ts).
  */
 import { createLogger } from '../../src/http/logger';
-import { pendingSignal, type PendingSignal, type SignalOutcome } from '../../src/workflow-signals/kinds';
+import { CANCEL_RUN, pendingSignal, type PendingSignal, type SignalOutcome } from '../../src/workflow-signals/kinds';
 import { createWorkflowSignals } from '../../src/workflow-signals/outbox';
 import { createSignalRelay, type SignalRelay } from '../../src/workflow-signals/relay';
 import { enqueueSignal } from '../../src/workflow-signals/repository';
@@ -135,4 +135,28 @@ it('waits for the run’s pending start, and is sent once it is made; a closed r
   temporal.closed.add(`activation:${gone}`);
   await enqueue(pendingSignal.activationPaid(gone, 'pay-late'));
   await eventually(async () => expect((await rows()).at(-1)).toMatchObject({ outcome: 'closed', delivered_at: match.any(Date) }), 10_000);
+});
+
+it('a requeue carries the run to start should its run have ended; a cancellation is a row of its own: both reach the sender as written', async () => {
+  temporal.away = true;
+  const launcher = createWorkflowSignals({ db: db.sql, send, logger });
+  const orderId = randomUUID();
+  const activationId = randomUUID();
+  const start = {
+    workflowType: 'storeOrderWorkflow',
+    taskQueue: 'orders',
+    input: { orderId, requeue: true },
+    searchAttributes: { OrderId: orderId },
+  };
+  const requeue = pendingSignal.storeOrderRequeue(orderId, start);
+  const cancel = pendingSignal.cancelRun(`activation:${activationId}`);
+  await launcher.launch([await enqueue(requeue), await enqueue(cancel)]);
+  expect(temporal.sent).toEqual([]);
+
+  temporal.away = false;
+  expect(await relay().drain()).toMatchObject({ signalled: 2 });
+  expect(temporal.sent).toEqual([
+    { workflowId: `store-order:${orderId}`, signal: 'requeue', args: {}, start, id: match.any(String) },
+    { workflowId: `activation:${activationId}`, signal: CANCEL_RUN, args: {}, id: match.any(String) },
+  ]);
 });

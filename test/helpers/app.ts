@@ -37,7 +37,6 @@ export interface TestAppOptions {
       | 'storeProviders'
       | 'storeSyncs'
       | 'storeOrderRuns'
-      | 'complianceRuns'
       | 'signalSender'
       | 'identity'
     >

@@ -1,7 +1,7 @@
 // Child processes and ports for the tests that run the compiled API and worker (test/e2e) or a
 // server of their own on loopback: one way to pick a port, start, stop and call them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 
@@ -79,4 +79,32 @@ export function lastCode(messagesFile: string, to: string): string {
     .split('\n')
     .map((l) => JSON.parse(l) as { to: string; text: string });
   return /\b(\d{6})\b/.exec(lines.reverse().find((m) => m.to === to)!.text)![1];
+}
+
+function codesTo(messagesFile: string, to: string): string[] {
+  if (!existsSync(messagesFile)) return [];
+  return readFileSync(messagesFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { to: string; text: string })
+    .filter((m) => m.to === to)
+    .map((m) => /\b(\d{6})\b/.exec(m.text)?.[1])
+    .filter((code): code is string => !!code);
+}
+
+/** How many one-time codes `to` was sent so far (before asking for one more). */
+export function codeOf(messagesFile: string, to: string): number {
+  return codesTo(messagesFile, to).length;
+}
+
+/** The first code sent to `to` after `sentBefore` codes, waited for (the sender may be a relay). */
+export async function newCode(messagesFile: string, to: string, sentBefore: number, timeoutMs = 30_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const codes = codesTo(messagesFile, to);
+    if (codes.length > sentBefore) return codes[codes.length - 1];
+    if (Date.now() > until) throw new Error(`no new code for ${to} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -3,6 +3,7 @@
 // API and worker run with (configured payload keys, not the development key: the test's client shares them).
 // The dev server keeps its state in a SQLite file on a fixed port, so a test can stop it and start it
 // again (an outage, not a new server).
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,9 +87,18 @@ export async function openStackFixture(name: string, extraEnv: NodeJS.ProcessEnv
 
 /** Starts the compiled API on the stack and waits until it is ready (Postgres and Temporal answer); returns its base URL. */
 export async function startApi(stack: StackFixture, processes: ReturnType<typeof compiledProcesses>): Promise<string> {
-  const port = await freePort();
-  processes.start('src/main.js', { ...stack.common, PORT: String(port), HOST: '127.0.0.1' }, 'api');
-  const baseUrl = `http://127.0.0.1:${port}`;
+  return (await startApiProcess(stack, processes)).baseUrl;
+}
+
+/** The same, with the process (to kill it) and on a given port (a restart where the clients are). */
+export async function startApiProcess(
+  stack: StackFixture,
+  processes: ReturnType<typeof compiledProcesses>,
+  port?: number,
+): Promise<{ baseUrl: string; api: ChildProcess }> {
+  const listen = port ?? (await freePort());
+  const api = processes.start('src/main.js', { ...stack.common, PORT: String(listen), HOST: '127.0.0.1' }, 'api');
+  const baseUrl = `http://127.0.0.1:${listen}`;
   await eventually(async () => expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200), 30_000);
-  return baseUrl;
+  return { baseUrl, api };
 }

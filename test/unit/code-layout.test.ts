@@ -134,7 +134,6 @@ describe('workflow ports', () => {
     expect(ports.map((p) => p.file).sort()).toEqual([
       'src/activations/runs.ts',
       'src/companies/runs.ts',
-      'src/compliance/runs.ts',
       'src/payments/runs.ts',
       'src/quotes/runs.ts',
       'src/store/runs.ts',

@@ -53,6 +53,7 @@ beforeAll(async () => {
     env: {
       PATH: process.env.PATH,
       PORT: String(port),
+      HOST: '127.0.0.1',
       MESSAGES_FILE: path.join(tmp, 'messages.jsonl'),
       MAILPIT_URL: mailpit.url,
       CARD_PROCESSOR_WEBHOOK_URL: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/webhooks/card-processor`,

@@ -5,6 +5,7 @@
  * waited for; callbacks before, during and after placement, twice, and for an unknown order; 50 parallel
  * payments and callbacks give one placement, one issuance and one e-mail.
  */
+import type { SignalSender } from '../../src/workflow-signals/kinds';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -24,7 +25,6 @@ import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue,
 
 jest.setTimeout(120_000);
 
-const MINUTE = 60_000;
 const taskQueue = uniqueTaskQueue('store-order');
 
 /** The mock provider's clock (pending orders complete `delay` after placement by it) and a gate to hold placements at. */
@@ -47,6 +47,9 @@ const registry = new StoreProviderRegistry([
   createMockStoreProvider('mock-store-external'),
 ]);
 
+/** While `away`, the API's own attempt at a signal fails (Temporal does not take it); the worker's signal relay still sends it. */
+const api = { away: false };
+
 let env: TestWorkflowEnvironment;
 let t: TestApp;
 let worker: RunningTestWorker;
@@ -56,16 +59,18 @@ let ackId: string;
 beforeAll(async () => {
   const [e, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
   env = e;
-  const base = loadConfig({ NODE_ENV: 'test' });
-  const runs = createStoreOrderRuns(env.client, {
-    ...base,
+  // The API's configuration starts the runs: their first start, and a requeue's new run.
+  const runsEnv = {
     TEMPORAL_TASK_QUEUE: taskQueue,
-    TEMPORAL_SEARCH_ATTRIBUTES: false,
-    STORE_ORDER_PAYMENT_TTL: 30 * MINUTE,
-    STORE_DELIVERY_DEADLINE: 70 * MINUTE,
-    STORE_ORDER_POLL_EVERY: 2 * MINUTE,
-  });
-  t = await createStoreApp({ deps: { storeOrderRuns: runs, storeProviders: registry, signalSender: temporalSignalSender(env.client) } });
+    TEMPORAL_SEARCH_ATTRIBUTES: 'false',
+    STORE_ORDER_PAYMENT_TTL: '30m',
+    STORE_DELIVERY_DEADLINE: '70m',
+    STORE_ORDER_POLL_EVERY: '2m',
+  };
+  const runs = createStoreOrderRuns(env.client, loadConfig({ NODE_ENV: 'test', ...runsEnv }));
+  const sender = temporalSignalSender(env.client);
+  const signalSender: SignalSender = (signal) => (api.away ? Promise.reject(new Error('Temporal unavailable')) : sender(signal));
+  t = await createStoreApp({ env: runsEnv, deps: { storeOrderRuns: runs, storeProviders: registry, signalSender } });
   worker = await runTestWorker(env, {
     taskQueue,
     workflowBundle: bundle,
@@ -88,6 +93,7 @@ beforeEach(() => {
   mock.nowMs = Date.now();
   mock.hold = undefined;
   mock.placements = 0;
+  api.away = false;
 });
 
 async function order(sku: string): Promise<string> {
@@ -192,6 +198,25 @@ describe('timers', () => {
     expect(requeued.status).toBe(202);
     expect(await result(id)).toBe('issued');
     expect(mock.placements).toBe(1);
+  });
+
+  it('a requeue the API could not tell Temporal: 202 `provisioning` all the same; the signal relay starts the finished order’s run again', async () => {
+    const id = await order('MOCK-KYC-SA-10GB');
+    await pay(id);
+    expect(await result(id)).toBe('failed');
+    mock.nowMs += DELAY;
+    const manager = await signInAs(t, 'admin', { view: ['store'], manage: ['store'] });
+    api.away = true;
+    const requeued = await request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token));
+    expect([requeued.status, (requeued.body as { data: { status: string } }).data.status]).toEqual([202, 'provisioning']);
+    // The API's attempt failed (one attempt counted); the relay's took it.
+    await eventually(async () => {
+      const rows = await t.db.query(`select outcome, attempts from workflow_signals where workflow_id = $1 and signal = 'requeue'`, [
+        storeOrderWorkflowId(id),
+      ]);
+      expect(rows).toEqual([{ outcome: 'signalled', attempts: 2 }]);
+    }, 20_000);
+    expect(await result(id)).toBe('issued');
   });
 });
 

@@ -41,6 +41,8 @@ import { Migration20261127084500_erased_seats_stay_drawn } from './Migration2026
 import { Migration20261127085303_dashboard_mints_index } from './Migration20261127085303_dashboard_mints_index';
 import { Migration20261129005614_workflow_signals } from './Migration20261129005614_workflow_signals';
 import { Migration20261129012322_erasure_everywhere } from './Migration20261129012322_erasure_everywhere';
+import { Migration20261129033453_signal_starts } from './Migration20261129033453_signal_starts';
+import { Migration20261129040000_activation_create_keys } from './Migration20261129040000_activation_create_keys';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -84,4 +86,6 @@ export const migrationsList = [
   { name: 'Migration20261127085303_dashboard_mints_index', class: Migration20261127085303_dashboard_mints_index },
   { name: 'Migration20261129005614_workflow_signals', class: Migration20261129005614_workflow_signals },
   { name: 'Migration20261129012322_erasure_everywhere', class: Migration20261129012322_erasure_everywhere },
+  { name: 'Migration20261129033453_signal_starts', class: Migration20261129033453_signal_starts },
+  { name: 'Migration20261129040000_activation_create_keys', class: Migration20261129040000_activation_create_keys },
 ];
