@@ -30,7 +30,7 @@ const SIGNAL_DEADLINE_MS = 5_000;
  * from the registration's pending start (by the API at once or by the start relay), with
  * REJECT_DUPLICATE + USE_EXISTING, so a start that finds the company's run (running, or closed by an
  * operator) counts as started and never opens a second one. `db`: a status action reads the
- * company's state there, for its update id.
+ * company's state there (its derived id) and takes its lease there (executeAction).
  */
 export function createCompanyRuns(
   client: Client,
@@ -64,11 +64,12 @@ export function createCompanyRuns(
     },
 
     async changeStatus(companyId, request) {
-      // The update id is derived from the action (statusActionKey), never from the client's X-Request-Id: the
-      // same request sent again (its answer lost, or SERVICE_UNAVAILABLE) joins the first and gets its answer.
+      // Leased on the action's derived id (statusActionKey), never on the client's X-Request-Id: the same request
+      // sent again after SERVICE_UNAVAILABLE (or its process's death) joins the first and gets its one result;
+      // any other, a repeat after an answer included, is judged afresh (COMPANY_INVALID_TRANSITION where the spec says so).
       const key = await statusActionKey(opts.db, companyId, request);
       try {
-        return await executeAction(handle(companyId), changeStatusUpdate, { args: [request], key });
+        return await executeAction(handle(companyId), changeStatusUpdate, { args: [request], key, db: opts.db });
       } catch (err) {
         // No run yet: its start is pending (Temporal was away at registration) and the start relay makes it
         // as soon as Temporal answers; the action may be repeated then. (Or an operator ended the run: docs/decisions/companies-and-invites.md.)
@@ -94,9 +95,11 @@ export function createCompanyRuns(
  * What makes a status action unique: the action, the state of the company it applies to (after its n-th
  * status change: statusAndChanges), who takes it and their reason (not the ip or user agent, which a retry
  * may change). A company already where the action leads may have got there by this very request, its
- * answer lost: it names the state before that change, so the repeat joins it. Any other request is then
- * a new update, which the run refuses (no action leads where it starts); suspend, reactivate, suspend
- * are three updates, each on a later state.
+ * answer lost (SERVICE_UNAVAILABLE): it names the state before that change, so the retry finds that
+ * request's expired lease and joins its update. A repeat after an answer finds no lease (it ended with
+ * the answer) and is a new update, which the run refuses (no action leads where it starts). The same
+ * request on a later state (suspend, reactivate, suspend) is another action: a late retry never joins
+ * an update made on an earlier state.
  */
 async function statusActionKey(db: Sql, companyId: string, request: StatusChangeRequest): Promise<ActionKey> {
   const state = await statusAndChanges(db, companyId);

@@ -42,10 +42,11 @@ export function createQuoteRuns(
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
   /**
-   * One action as the run's update, its id derived from the action (actionKey): the same request sent
-   * again (its answer lost, or SERVICE_UNAVAILABLE) joins the first and gets its answer, even from a run
-   * that has completed since; a refused one is judged anew (a confirm repeated once its missing price is
-   * fixed goes through). Never from the client's X-Request-Id, which a proxy may repeat for another action.
+   * One action as the run's update (executeAction, its lease on the action's derived id: actionKey): a
+   * request repeated after SERVICE_UNAVAILABLE, or after its process died, joins the first and gets its
+   * one result; any other request, a repeat after an answer included, is judged afresh as the spec
+   * answers it (a second confirm is CONTRACT_ALREADY_EXISTS, a confirm once its missing price is fixed
+   * goes through). Never from the client's X-Request-Id, which a proxy may repeat for another action.
    */
   async function act<Req extends QuoteActionRequest, Res>(
     action: QuoteAction,
@@ -57,6 +58,7 @@ export function createQuoteRuns(
       return await executeAction(handle(chainRootId), update, {
         args: [request],
         key: actionKey(action, request),
+        db: opts.db,
         deadlineMs: opts.updateDeadlineMs,
       });
     } catch (err) {

@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
+import type { Sql } from '../db/sql';
 import { AppError, isErrorCode } from '../http/errors';
+import { expireUpdateLease, releaseUpdateLease, takeUpdateLease } from '../workflow-updates/repository';
 
 /** How long an API request waits for a workflow to take and answer an update. */
 export const UPDATE_DEADLINE_MS = 15_000;
@@ -31,111 +33,110 @@ export function executeUpdate<Ret, Args extends [unknown, ...unknown[]]>(
   update: UpdateDefinition<Ret, Args>,
   options: UpdateOptions<Args>,
 ): Promise<Ret> {
-  return answered(handle, update.name, options.deadlineMs, () =>
-    handle.executeUpdate(update, { args: options.args, updateId: options.updateId }),
-  );
+  return answered(handle, update, options);
 }
 
 /**
- * What makes one action unique on the server. Its update id is derived from it (actionUpdateId), so
- * the same request sent again is the same update, and the run answers it with the first one's result.
+ * What makes one action unique on the server: the same request sent again has the same key, and its
+ * derived id (actionDerivedId) is the one its lease is taken on (executeAction).
  */
 export interface ActionKey {
   /** The update and, where one update carries several actions, the action: `counter`, `changeStatus:suspend`. */
   action: string;
   /**
    * The state the action applies to, as the server reads it (never a client header): the quote version
-   * acted on, the company after its n-th status change. A later action on a later state is a new update.
+   * acted on, the company after its n-th status change. A later action on a later state is another action.
    */
   appliesTo: string;
   /** What the request means: who acts and with what. Not its ip or user agent, which a retry may change. */
   body: unknown;
 }
 
-/** `<action>:<appliesTo>:<16 hex digits of the body's SHA-256>`: a different body never joins another's answer. */
-export function actionUpdateId(key: ActionKey): string {
+/** `<action>:<appliesTo>:<16 hex digits of the body's SHA-256>`: a different body is a different action. */
+export function actionDerivedId(key: ActionKey): string {
   return `${key.action}:${key.appliesTo}:${digest(key.body)}`;
 }
 
 export interface ActionOptions<Args> {
   args: Args;
   key: ActionKey;
+  /** Where the leases are (table workflow_update_leases). */
+  db: Sql;
   deadlineMs?: number;
 }
 
-/**
- * After this many remembered failures of one request in one run, its next try gets an id of its own:
- * it is still judged anew, only a repeat of that try no longer joins it.
- */
-const REMEMBERED_FAILURES_MAX = 32;
+/** How long a lease outlives its request's deadline: a process that died mid-update leaves it to a retry after this. */
+export const LEASE_MARGIN_MS = 5_000;
 
 /**
- * An action as an update whose id is derived from the action (actionUpdateId), so an answer is one of:
- * the result; an error after which nothing happened; or SERVICE_UNAVAILABLE, after which the same
- * request sent again gets the one result (it joins the first, pending or done, rather than being
- * applied twice or refused as a move from the state the first left).
+ * An action as an update, so its answer is one of: the result; an error after which nothing happened;
+ * or SERVICE_UNAVAILABLE, after which the same request sent again gets the one result. Every other
+ * request is judged afresh by the run, as the spec answers it (a repeat after an answer, or a twin
+ * sent at the same time, gets COMPANY_INVALID_TRANSITION, CONTRACT_ALREADY_EXISTS, …).
  *
- * A run remembers every update it accepted, failures too: a request whose update failed (the company
- * had no payment mode, a price was missing, the write gave up) is judged anew when repeated, under
- * the next id of its chain (`<id>#1`, `<id>#2`, …), since nothing happened and the cause may be
- * gone. So the chain is read first (a poll answers from the run's memory, no worker needed): a
- * remembered result is the answer, a remembered failure moves on, an unknown id is sent.
+ * The request first takes the lease on the action's derived id (src/workflow-updates/repository.ts):
+ * - no lease on it yet: it sends a new update, `<derived id>:<uuid>`, the lease naming it;
+ * - a lease that expired unanswered (a request that answered SERVICE_UNAVAILABLE, or whose process
+ *   died mid-update): it takes it over and sends that lease's update id, so it joins that update
+ *   (the run answers it from memory if it ran, or runs it now);
+ * - a live lease (the same request is in flight right now, a double click): it is not a retry of that
+ *   one; it sends an update id of its own, without a lease, and the run judges it on its own.
+ * A definite outcome (the update's result or its failure, or no run to take it: nothing happened) ends
+ * the lease, so the next identical request is a new update; an unknown one (the deadline, Temporal
+ * unreachable) expires it at once, for the client's retry. Lease bookkeeping is best effort: it never
+ * hides the update's answer.
  *
- * The run's memory is one run's: after a continue-as-new, or for a run that never started, an id is
- * unknown again and the request is judged anew (the run's state check refuses a second application).
- * Deadline and failures as executeUpdate.
+ * The run's memory is one run's: after a continue-as-new a joined id is unknown again and the retry is
+ * judged anew (the run's state check refuses a second application). Deadline and failures as executeUpdate.
  */
-export function executeAction<Ret, Args extends [unknown, ...unknown[]]>(
+export async function executeAction<Ret, Args extends [unknown, ...unknown[]]>(
   handle: WorkflowHandle,
   update: UpdateDefinition<Ret, Args>,
   options: ActionOptions<Args>,
 ): Promise<Ret> {
-  const first = actionUpdateId(options.key);
-  return answered(handle, update.name, options.deadlineMs, async () => {
-    for (let n = 0; n < REMEMBERED_FAILURES_MAX; n++) {
-      const updateId = n === 0 ? first : `${first}#${n}`;
-      const remembered = await recall<Ret>(handle, updateId);
-      if (remembered === 'unknown') return handle.executeUpdate(update, { args: options.args, updateId });
-      if (remembered.done) return remembered.result;
-    }
-    return handle.executeUpdate(update, { args: options.args, updateId: `${first}#${randomUUID()}` });
-  });
+  const deadlineMs = options.deadlineMs ?? UPDATE_DEADLINE_MS;
+  const derivedId = actionDerivedId(options.key);
+  const fresh = `${derivedId}:${randomUUID()}`;
+  const leased = await takeUpdateLease(options.db, derivedId, fresh, deadlineMs + LEASE_MARGIN_MS);
+  if (leased === null) return answered(handle, update, { args: options.args, updateId: fresh, deadlineMs });
+  return answered(handle, update, { args: options.args, updateId: leased, deadlineMs }, (definite) =>
+    (definite ? releaseUpdateLease : expireUpdateLease)(options.db, derivedId, leased),
+  );
 }
 
-type Remembered<Ret> = 'unknown' | { done: true; result: Ret } | { done: false };
-
-/** What the workflow's current run remembers of an update id (waiting for it, if it is still under way). */
-async function recall<Ret>(handle: WorkflowHandle, updateId: string): Promise<Remembered<Ret>> {
-  try {
-    return { done: true, result: await handle.getUpdateHandle<Ret>(updateId).result() };
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) return { done: false };
-    // No such update in the current run, or no run at all (executing it tells the caller which).
-    if (err instanceof WorkflowNotFoundError) return 'unknown';
-    throw err;
-  }
-}
-
-/** Runs `call` under the deadline and maps its failures for the API (executeUpdate says how). */
-async function answered<Ret>(
+/**
+ * Executes the update under the deadline and maps its failures for the API (executeUpdate says how).
+ * `settled` hears, before the caller does, whether the outcome is definite (the update's result or its
+ * failure, or no run: executeAction says why) or unknown; its own failure is ignored.
+ */
+async function answered<Ret, Args extends [unknown, ...unknown[]]>(
   handle: WorkflowHandle,
-  updateName: string,
-  deadlineMs: number | undefined,
-  call: () => Promise<Ret>,
+  update: UpdateDefinition<Ret, Args>,
+  options: UpdateOptions<Args>,
+  settled?: (definite: boolean) => Promise<void>,
 ): Promise<Ret> {
-  const ms = deadlineMs ?? UPDATE_DEADLINE_MS;
-  const signal = AbortSignal.timeout(ms);
+  const deadlineMs = options.deadlineMs ?? UPDATE_DEADLINE_MS;
+  const signal = AbortSignal.timeout(deadlineMs);
+  const settle = async (definite: boolean) => {
+    await settled?.(definite).catch(() => undefined);
+  };
+  let result: Ret;
   try {
-    return await handle.client.withAbortSignal(signal, call);
+    result = await handle.client.withAbortSignal(signal, () =>
+      handle.executeUpdate(update, { args: options.args, updateId: options.updateId }),
+    );
   } catch (err) {
+    await settle(err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError);
     if (err instanceof WorkflowUpdateFailedError) throw refusal(err);
     if (signal.aborted || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new AppError('SERVICE_UNAVAILABLE', {
-        message: `update ${updateName} of ${handle.workflowId} not answered within ${ms} ms`,
+        message: `update ${update.name} of ${handle.workflowId} not answered within ${deadlineMs} ms`,
       });
     }
     throw err;
   }
+  await settle(true);
+  return result;
 }
 
 /** The workflow's own answer: a spec code becomes that AppError, anything else stays as it is. */

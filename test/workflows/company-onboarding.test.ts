@@ -305,8 +305,7 @@ describe('status changes', () => {
     const rowBefore = await companyRow(f.companyId);
     const auditBefore = await auditRows(f.companyId);
 
-    // With a reason of its own: the very request that took the company here would join that change instead.
-    const err = await caught(runs.changeStatus(f.companyId, request(f, action, 'once more')));
+    const err = await caught(runs.changeStatus(f.companyId, request(f, action)));
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'COMPANY_INVALID_TRANSITION', details: { from, action } });
 
@@ -335,12 +334,11 @@ describe('status changes', () => {
     expect(await auditRows(f.companyId)).toHaveLength(1);
   });
 
-  it('a repeated approve joins the first (ids derived from the action, test/workflows/update-ids.test.ts): the same answer, written once; another is refused', async () => {
+  it('a repeated approve, sent after the first was answered, is judged afresh (test/workflows/update-ids.test.ts): refused, written once', async () => {
     const f = await registered();
     const req = request(f, 'approve');
     expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
-    expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
-    await expect(runs.changeStatus(f.companyId, { ...req, reason: 'papers in order' })).rejects.toMatchObject({
+    await expect(runs.changeStatus(f.companyId, req)).rejects.toMatchObject({
       code: 'COMPANY_INVALID_TRANSITION',
       details: { from: 'approved', action: 'approve' },
     });
@@ -454,18 +452,20 @@ describe('the run', () => {
     expect((await handle.describe()).runId).toBe(runId);
   });
 
-  it('keeps its run through suspend and reactivate, so a repeat of either joins it (STATUS_WAKE_PATCH)', async () => {
+  it('keeps its run through suspend and reactivate, so a retry of either can join it (STATUS_WAKE_PATCH); a repeat after the answer is refused', async () => {
     const f = await companyAt('approved');
     const handle = env.client.workflow.getHandle(companyWorkflowId(f.companyId));
     const { runId } = await handle.describe();
-    for (const [action, to] of [
-      ['suspend', 'suspended'],
-      ['reactivate', 'approved'],
+    for (const [action, from, to] of [
+      ['suspend', 'approved', 'suspended'],
+      ['reactivate', 'suspended', 'approved'],
     ] as const) {
       const req = request(f, action);
-      const first = await runs.changeStatus(f.companyId, req);
-      expect(first).toMatchObject({ to });
-      expect(await runs.changeStatus(f.companyId, req)).toEqual(first);
+      expect(await runs.changeStatus(f.companyId, req)).toEqual({ from, to });
+      await expect(runs.changeStatus(f.companyId, req)).rejects.toMatchObject({
+        code: 'COMPANY_INVALID_TRANSITION',
+        details: { from: to, action },
+      });
     }
     expect((await handle.describe()).runId).toBe(runId);
     expect(await auditRows(f.companyId)).toHaveLength(3);

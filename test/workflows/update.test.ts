@@ -1,8 +1,8 @@
 // The API's workflow-update helper (src/temporal/update.ts) against a real server: a refusal with
 // a spec code becomes that AppError (details included), other failures pass through, and an update
-// no worker takes ends at its deadline as SERVICE_UNAVAILABLE instead of hanging. An action's update
-// id is derived from the action (executeAction): a repeated request joins the first's result, a
-// different one is its own update, and a failed one is judged anew.
+// no worker takes ends at its deadline as SERVICE_UNAVAILABLE instead of hanging. An action
+// (executeAction) takes a lease on its derived id: a retry after SERVICE_UNAVAILABLE, or after its
+// process died, joins the first update; a repeat after an answer, or a twin in flight, is judged afresh.
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,20 +11,30 @@ import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { AppError } from '../../src/http/errors';
 import { createActivationRuns } from '../../src/temporal/activations';
-import { actionUpdateId, executeAction, executeUpdate, type ActionKey } from '../../src/temporal/update';
+import { actionDerivedId, executeAction, executeUpdate, type ActionKey } from '../../src/temporal/update';
 import { verifyByUpdate } from '../helpers/activations';
 import { IDENTITY_ERROR } from '../../workflows/activation-contract';
 import { closeSignal, statusWorkflow, transitionUpdate, type Action } from './fixtures/update-workflows';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
+/** Where executeAction takes its leases. */
+let db: TestDatabase;
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('./fixtures/update-workflows'))]);
+  [env, bundle, db] = await Promise.all([
+    createTimeSkippingEnv(),
+    bundleWorkflows(require.resolve('./fixtures/update-workflows')),
+    createTestDatabase(),
+  ]);
 });
-afterAll(() => env?.teardown());
+afterAll(async () => {
+  await env?.teardown();
+  await db?.drop();
+});
 
 /** Starts a status workflow (on `taskQueue`, default a fresh one) and drives it while a worker runs, then closes it. */
 async function withStatusWorkflow(
@@ -102,13 +112,13 @@ describe('executeUpdate', () => {
   });
 });
 
-describe('actionUpdateId', () => {
+describe('actionDerivedId', () => {
   const key: ActionKey = { action: 'counter', appliesTo: 'v1', body: { actor: 'u1', items: [{ packageId: 'p', qty: 2 }], note: null } };
 
   it('is the action, what it applies to and a short digest of the body, whatever order the body has its keys in', () => {
-    const id = actionUpdateId(key);
+    const id = actionDerivedId(key);
     expect(id).toMatch(/^counter:v1:[0-9a-f]{16}$/);
-    expect(actionUpdateId({ ...key, body: { note: null, items: [{ qty: 2, packageId: 'p' }], actor: 'u1' } })).toBe(id);
+    expect(actionDerivedId({ ...key, body: { note: null, items: [{ qty: 2, packageId: 'p' }], actor: 'u1' } })).toBe(id);
   });
 
   it('differs when the action, the state it applies to, who acts or what they send differs', () => {
@@ -119,57 +129,120 @@ describe('actionUpdateId', () => {
       { ...key, body: { actor: 'u1', items: [{ packageId: 'p', qty: 3 }], note: null } },
       { ...key, body: { actor: 'u1', items: [{ packageId: 'p', qty: 2 }], note: 'cheaper' } },
     ];
-    expect(new Set([key, ...others].map(actionUpdateId)).size).toBe(others.length + 1);
+    expect(new Set([key, ...others].map(actionDerivedId)).size).toBe(others.length + 1);
   });
 });
 
 describe('executeAction', () => {
-  const keyOf = (action: Action, reason: string | null = null): ActionKey => ({ action, appliesTo: 'company-1@0', body: { reason } });
-  const act = (handle: WorkflowHandle, action: Action, reason: string | null = null, deadlineMs?: number) =>
-    executeAction(handle, transitionUpdate, { args: [{ action }], key: keyOf(action, reason), deadlineMs });
+  const keyOf = (action: Action): ActionKey => ({ action, appliesTo: `company-${randomUUID()}@0`, body: { reason: null } });
+  const act = (handle: WorkflowHandle, key: ActionKey, deadlineMs?: number) =>
+    executeAction(handle, transitionUpdate, { args: [{ action: key.action as Action }], key, db: db.sql, deadlineMs });
+  const leases = (key: ActionKey) =>
+    db.query<{ updateId: string; expired: boolean }>(
+      'select update_id as "updateId", expires_at <= now() as expired from workflow_update_leases where derived_id = $1',
+      [actionDerivedId(key)],
+    );
+  const anUpdateId = (key: ActionKey) => expect.stringMatching(new RegExp(`^${actionDerivedId(key)}:[0-9a-f-]{36}$`)) as unknown;
 
-  it('answers a repeated request (its answer lost) with the first one’s result, applied once', async () => {
-    await withStatusWorkflow(async (handle) => {
-      expect(await act(handle, 'approve')).toBe('approved');
-      // Sent as a new update this would be refused: an approved company cannot be approved.
-      expect(await act(handle, 'approve')).toBe('approved');
-      expect(await acceptedUpdateIds(handle)).toEqual([actionUpdateId(keyOf('approve'))]);
-    });
-  });
-
-  it('sends a different request for the same state as its own update: the workflow refuses it', async () => {
-    await withStatusWorkflow(async (handle) => {
-      expect(await act(handle, 'approve', 'papers in order')).toBe('approved');
-      const err = await caught(act(handle, 'approve', 'another reason'));
-      expect(err).toMatchObject({ code: 'COMPANY_INVALID_TRANSITION', details: { from: 'approved', action: 'approve' } });
-      expect(await acceptedUpdateIds(handle)).toHaveLength(1);
-    });
-  });
-
-  it('judges a request whose update failed anew when it is repeated (the next id), and answers later repeats with that', async () => {
-    await withStatusWorkflow(async (handle) => {
-      const err = await caught(act(handle, 'flaky'));
-      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(err).toMatchObject({ cause: { type: 'Flaky' } });
-      expect(await act(handle, 'flaky')).toBe('approved');
-      expect(await act(handle, 'flaky')).toBe('approved');
-      const id = actionUpdateId(keyOf('flaky'));
-      expect(await acceptedUpdateIds(handle)).toEqual([id, `${id}#1`]);
-    });
-  });
-
-  it('answers SERVICE_UNAVAILABLE while no worker takes the update; the repeat, once one does, gets the one result', async () => {
+  it('retried after SERVICE_UNAVAILABLE (no worker took the update), the request gets the one result, applied once', async () => {
     const taskQueue = uniqueTaskQueue('no-worker-yet');
     const handle = await env.client.workflow.start(statusWorkflow, { taskQueue, workflowId: `company:${randomUUID()}` });
-    expect(await caught(act(handle, 'approve', null, 500))).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const key = keyOf('approve');
+    expect(await caught(act(handle, key, 500))).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    // The outcome is unknown: the lease ended at once, so the retry takes it over.
+    const [lease] = await leases(key);
+    expect(lease).toEqual({ updateId: anUpdateId(key), expired: true });
     await withStatusWorkflow(
       async () => {
-        expect(await act(handle, 'approve')).toBe('approved');
-        expect(await acceptedUpdateIds(handle)).toEqual([actionUpdateId(keyOf('approve'))]);
+        expect(await act(handle, key)).toBe('approved');
+        expect(await acceptedUpdateIds(handle)).toEqual([lease.updateId]);
       },
       taskQueue,
       handle,
     );
+    expect(await leases(key)).toEqual([]);
+  });
+
+  it('repeated after an answer, the request is a new update, judged afresh: refused, applied once', async () => {
+    await withStatusWorkflow(async (handle) => {
+      const key = keyOf('approve');
+      expect(await act(handle, key)).toBe('approved');
+      expect(await leases(key)).toEqual([]);
+      const err = await caught(act(handle, key));
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).toMatchObject({ code: 'COMPANY_INVALID_TRANSITION', details: { from: 'approved', action: 'approve' } });
+      expect(await acceptedUpdateIds(handle)).toEqual([anUpdateId(key)]);
+    });
+  });
+
+  it('sent five times at once, the request applies once; the others are judged on their own and refused', async () => {
+    await withStatusWorkflow(async (handle) => {
+      const key = keyOf('approve');
+      const results = await Promise.all(Array.from({ length: 5 }, () => act(handle, key).catch((err: unknown) => err)));
+      expect(results.filter((r) => r === 'approved')).toHaveLength(1);
+      expect(results.filter((r) => r instanceof AppError && r.code === 'COMPANY_INVALID_TRANSITION')).toHaveLength(4);
+      expect(await acceptedUpdateIds(handle)).toEqual([anUpdateId(key)]);
+      expect(await leases(key)).toEqual([]);
+    });
+  });
+
+  it('retried after its process died mid-update (its lease expired unanswered), the request joins that update', async () => {
+    await withStatusWorkflow(async (handle) => {
+      const key = keyOf('approve');
+      const updateId = `${actionDerivedId(key)}:${randomUUID()}`;
+      // What the dead process left: its lease, expired, and its update, which the run has applied.
+      await db.query(
+        `insert into workflow_update_leases (derived_id, update_id, expires_at) values ($1, $2, now() - interval '1 second')`,
+        [actionDerivedId(key), updateId],
+      );
+      expect(await handle.executeUpdate(transitionUpdate, { args: [{ action: 'approve' }], updateId })).toBe('approved');
+
+      expect(await act(handle, key)).toBe('approved');
+      expect(await acceptedUpdateIds(handle)).toEqual([updateId]);
+      expect(await leases(key)).toEqual([]);
+    });
+  });
+
+  it('sent while the same request holds a live lease, the request is not joined to it: the run judges it on its own', async () => {
+    await withStatusWorkflow(async (handle) => {
+      const key = keyOf('approve');
+      const inFlight = `${actionDerivedId(key)}:${randomUUID()}`;
+      await db.query(
+        `insert into workflow_update_leases (derived_id, update_id, expires_at) values ($1, $2, now() + interval '1 minute')`,
+        [actionDerivedId(key), inFlight],
+      );
+      expect(await act(handle, key)).toBe('approved');
+      const [accepted] = await acceptedUpdateIds(handle);
+      expect(accepted).toEqual(anUpdateId(key));
+      expect(accepted).not.toBe(inFlight);
+      // The lease is the other request's: left as it was.
+      expect(await leases(key)).toEqual([{ updateId: inFlight, expired: false }]);
+    });
+  });
+
+  it('repeated after its update failed, the request is judged anew', async () => {
+    await withStatusWorkflow(async (handle) => {
+      const key = keyOf('flaky');
+      const err = await caught(act(handle, key));
+      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(err).toMatchObject({ cause: { type: 'Flaky' } });
+      expect(await leases(key)).toEqual([]);
+      expect(await act(handle, key)).toBe('approved');
+      const ids = await acceptedUpdateIds(handle);
+      expect(ids).toEqual([anUpdateId(key), anUpdateId(key)]);
+      expect(new Set(ids).size).toBe(2);
+    });
+  });
+
+  it('clears leases left behind more than a day ago when a lease is released', async () => {
+    const stale = `stale:${randomUUID()}`;
+    await db.query(`insert into workflow_update_leases (derived_id, update_id, expires_at) values ($1, $1, now() - interval '25 hours')`, [
+      stale,
+    ]);
+    await withStatusWorkflow(async (handle) => {
+      expect(await act(handle, keyOf('approve'))).toBe('approved');
+    });
+    expect(await db.query('select 1 from workflow_update_leases where derived_id = $1', [stale])).toEqual([]);
   });
 });
 
