@@ -24,7 +24,7 @@ const CATALOG_DESCRIPTION =
 
 export const ACTION_NOTE =
   'SERVICE_UNAVAILABLE: the chain’s run did not answer in time; the action may still be applied: read the quote again, or ' +
-  'send the same request again (it gets the one result).';
+  'send the same request again (same caller and body: it gets the one result).';
 
 /** The B2B catalog and the company's quotes (spec "Portal: catalog and quotes"). */
 export function quoteRoutes(api: Api, deps: QuoteRouteDeps): void {
