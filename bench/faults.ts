@@ -56,6 +56,5 @@ export const faultsPhase: Phase<FaultsResult> = {
     );
     return { journeysPerFault: journeys, exitCode, faults };
   },
-  verdict: (r) =>
-    r.exitCode === 0 && Object.values(r.faults).every((f) => rowsOf('', f).every(([, c]) => clean(c))) ? 'PASS' : 'FAIL',
+  verdict: (r) => (r.exitCode === 0 && Object.values(r.faults).every((f) => rowsOf('', f).every(([, c]) => clean(c))) ? 'PASS' : 'FAIL'),
 };

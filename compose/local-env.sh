@@ -2,7 +2,9 @@
 # Prints a .env for `docker compose --profile local up`: fresh random secrets and keys (openssl), and every
 # provider pointed at the local profile's stand-ins (mailpit for e-mails; compose/local-stub.mjs for SMS,
 # identity, the telecom operators of the demo catalog and the card processor). Production mode still holds:
-# nothing here is a development default the API refuses.
+# nothing here is a development default the API refuses. The stub speaks plain http:// on compose's network,
+# which production refuses to any host PLAINTEXT_HOSTS does not list: the .env lists it, next to postgres
+# and temporal (docker-compose.yml's default), so that exception is written where it can be read.
 #   bash compose/local-env.sh > .env && docker compose --profile local up
 set -euo pipefail
 hex() { openssl rand -hex "$1"; }
@@ -14,6 +16,7 @@ esim_public_key="$(openssl pkey -in "$key_dir/esim.key" -pubout | awk '{printf "
 cat <<ENV
 # Written by compose/local-env.sh for the local profile: stand-ins only, never real providers.
 POSTGRES_PASSWORD=$(hex 24)
+PLAINTEXT_HOSTS=postgres,temporal,stub
 PUBLIC_BASE_URL=http://127.0.0.1:3000
 JWT_SECRET=$(hex 32)
 DATA_ENCRYPTION_KEY=$(openssl rand -base64 32)

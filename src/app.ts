@@ -28,7 +28,7 @@ import { mockStoreProviders } from './store/providers/mock';
 import type { StoreProviderRegistry } from './store/providers/plugin';
 import type { StoreOrderRuns, StoreSyncRuns } from './store/runs';
 import { createStoreOrders } from './store/orders';
-import { createStoreOrderCallbacks } from './store/callbacks';
+import { createStoreOrderCallbacks, partnerCallbacksOf } from './store/callbacks';
 import { createStoreBrowse } from './store/service';
 import { settingsRoutes } from './settings/routes';
 import { createAccountDeletion } from './compliance/deletion';
@@ -290,7 +290,16 @@ export function createApp(deps: AppDeps): Express {
   const api = createApi({ registry, guards, rateLimit, contract });
 
   healthRoutes(api, { db, temporalReady: deps.temporalReady ?? (() => Promise.reject(new Error('no Temporal'))), stopping: deps.stopping });
-  webhookRoutes(api, { db, logger: deps.logger, config, storeOrders: createStoreOrderCallbacks({ signals }), signals });
+  const storeProviders = deps.storeProviders ?? mockStoreProviders();
+  webhookRoutes(api, {
+    db,
+    logger: deps.logger,
+    config,
+    storeOrders: createStoreOrderCallbacks({ signals }),
+    // The real partner's own signed callbacks reach the same hand-off (the mocks sign the spec's way).
+    partners: partnerCallbacksOf(storeProviders),
+    signals,
+  });
   authRoutes(api, { accounts, phoneChange, emailChange, magicLinks, sessions, webSessionSeconds: config.WEB_SESSION_SECONDS });
   activationReadRoutes(api, { reads });
   activationRoutes(api, { creation, identity });
@@ -304,7 +313,6 @@ export function createApp(deps: AppDeps): Express {
   });
   const fx = createFxRates({ db, clock, maxAgeMs: config.FX_MAX_AGE });
   settingsRoutes(api, { db, organization: createOrganizationSettings({ db, clock }), config, fx });
-  const storeProviders = deps.storeProviders ?? mockStoreProviders();
   const storeOrders = createStoreOrders({
     db,
     config,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { parsePostgresUrl } from './db/postgres-url';
+import { parsePostgresUrl, type PostgresUrl } from './db/postgres-url';
 import { parseTrustProxy } from './http/trust-proxy';
 import { hostOfAddress, isLoopbackHost } from './lib/net';
+import { parseOperatorEndpoints } from './operators/http';
 
 /** The span exporters OTEL_TRACES_EXPORTER may name (src/telemetry/tracing.ts), and the OTLP protocols. */
 export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;
@@ -64,7 +65,8 @@ const schema = z
     SCHEMA_WAIT_SECONDS: z.coerce.number().int().positive().default(300),
     /**
      * PEM file of the CA that signed the Postgres server's certificate (a managed service's, or your own),
-     * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs.
+     * for sslmode=require, verify-ca or verify-full in DATABASE_URL. Unset: the system's CAs. Production
+     * takes verify-ca only with it (the chain must end at this CA; the host name is not checked).
      */
     DATABASE_SSL_CA_FILE: z.string().min(1).optional(),
     TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -85,7 +87,8 @@ const schema = z
     TEMPORAL_API_KEY: z.string().min(1).optional(),
     /**
      * Hosts production may reach without TLS, comma-separated: only names on a private network you control
-     * (docker compose: `postgres,temporal`). Loopback never needs listing.
+     * (docker compose: `postgres,temporal`; its local profile adds `stub`). Postgres, Temporal and the
+     * http:// provider and OTLP URLs alike. Loopback never needs listing.
      */
     PLAINTEXT_HOSTS: z
       .string()
@@ -228,6 +231,11 @@ const schema = z
       .default('partner-store'),
     STORE_HTTP_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     STORE_HTTP_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    /**
+     * POST /store/orders's live health check is shared per provider this long (a failure 1 s at most), so
+     * orders cannot multiply partner calls; 0 shares only the check in flight. At most a minute: it stays live.
+     */
+    STORE_HEALTH_CHECK_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
     /** How often the Temporal Schedule `store-catalog-sync` syncs every active provider's catalog. */
     STORE_SYNC_EVERY: duration('1h'),
     /** How often the Temporal Schedule `fx-fetch` fetches exchange rates. */
@@ -547,16 +555,7 @@ function productionRefusals(raw: RawEnv): Array<[string, string]> {
     found.push(['SMTP_FROM', 'must be set in production (the default sender is no-reply@localhost)']);
   }
   if (raw.FAULT_INJECTION !== undefined) found.push(['FAULT_INJECTION', 'is refused in production: it makes the process crash on purpose']);
-  for (const key of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] as const) {
-    const otlp = setting(raw, key);
-    if (otlp !== undefined && isPlainRemote(otlp)) {
-      found.push([
-        key,
-        'http:// to another host is refused in production: spans (routes, statements, ids) would cross the network in clear text; use https:// or a collector on this host',
-      ]);
-    }
-  }
-  found.push(...plaintextRefusals(raw));
+  found.push(...plaintextRefusals(raw), ...plainHttpRefusals(raw));
   return found;
 }
 
@@ -599,18 +598,27 @@ export function temporalUsesTls(config: TemporalTlsSettings): boolean {
   return config.TEMPORAL_TLS ?? TEMPORAL_TLS_SETTINGS.some((key) => config[key] !== undefined);
 }
 
-/** Production: a remote Postgres or Temporal without TLS, unless PLAINTEXT_HOSTS names the host. */
+/**
+ * The hosts production may reach without (checked) TLS: this one (loopback), and those PLAINTEXT_HOSTS
+ * lists, the one explicit exception for a private network (compose's postgres, temporal, its local stub).
+ */
+function plaintextAllowed(raw: RawEnv): (host: string) => boolean {
+  const listed = setting(raw, 'PLAINTEXT_HOSTS') ?? [];
+  return (host) => isLoopbackHost(host) || listed.includes(host.replace(/^\[|\]$/g, '').toLowerCase());
+}
+
+/**
+ * Production: a remote Postgres without a TLS mode that checks who answers, or a remote Temporal without
+ * TLS, unless PLAINTEXT_HOSTS names the host (there plaintext is accepted, so any mode is).
+ */
 function plaintextRefusals(raw: RawEnv): Array<[string, string]> {
   const found: Array<[string, string]> = [];
-  const allowed = setting(raw, 'PLAINTEXT_HOSTS') ?? [];
-  const refused = (host: string) => !isLoopbackHost(host) && !allowed.includes(host.toLowerCase());
+  const allowed = plaintextAllowed(raw);
+  const refused = (host: string) => !allowed(host);
   const database = raw.DATABASE_URL === undefined ? undefined : parsePostgresUrl(raw.DATABASE_URL);
-  if (database && 'url' in database && database.url.sslmode === 'disable' && refused(database.url.host)) {
-    found.push([
-      'DATABASE_URL',
-      `${database.url.host} is not a loopback address and the connection has no TLS: add ?sslmode=verify-full (DATABASE_SSL_CA_FILE ` +
-        `for a private CA), or list the host in PLAINTEXT_HOSTS if the network in between is private`,
-    ]);
+  if (database && 'url' in database && refused(database.url.host)) {
+    const why = unverifiedPostgres(database.url, raw.DATABASE_SSL_CA_FILE !== undefined);
+    if (why) found.push(['DATABASE_URL', why]);
   }
   const temporalHost = hostOfAddress(setting(raw, 'TEMPORAL_ADDRESS') ?? '');
   const tls = temporalUsesTls({
@@ -628,10 +636,81 @@ function plaintextRefusals(raw: RawEnv): Array<[string, string]> {
   return found;
 }
 
-/** An http:// URL to anything but this host (loopback). */
-function isPlainRemote(url: string): boolean {
+/**
+ * Why a connection to a remote Postgres would not know whom it talks to, or undefined when it would:
+ * verify-full checks the chain and the host name; verify-ca checks only the chain, which is enough when
+ * the chain must end at a private CA (DATABASE_SSL_CA_FILE) and not at any public CA the system trusts.
+ */
+function unverifiedPostgres(url: PostgresUrl, caFile: boolean): string | undefined {
+  const fix =
+    'use sslmode=verify-full (DATABASE_SSL_CA_FILE for a private CA), or list the host in PLAINTEXT_HOSTS if the network in between is private';
+  if (url.sslmode === 'disable') return `${url.host} is not a loopback address and the connection has no TLS: ${fix}`;
+  if (url.sslmode === 'require' && !caFile) {
+    return `sslmode=require does not check the certificate (anyone on the path could answer for ${url.host}): ${fix}`;
+  }
+  if (url.sslmode === 'require') {
+    // libpq's reading (a CA file turns require into verify-ca) is easy to lose with the file: the mode must say it.
+    return `sslmode=require checks the certificate only while DATABASE_SSL_CA_FILE is set: say sslmode=verify-full or verify-ca`;
+  }
+  if (url.sslmode === 'verify-ca' && !caFile) {
+    return `sslmode=verify-ca without DATABASE_SSL_CA_FILE accepts a certificate any public CA signed, for any name: ${fix}, or set DATABASE_SSL_CA_FILE to the server's private CA`;
+  }
+  return undefined;
+}
+
+/** The URLs production sends data to over HTTP, and what http:// would let cross the network in clear. */
+const HTTP_ENDPOINTS = [
+  ['SMS_HTTP_URL', 'phone numbers, one-time codes and SMS_HTTP_TOKEN'],
+  ['IDENTITY_HTTP_URL', 'national id numbers and IDENTITY_HTTP_TOKEN'],
+  ['STORE_HTTP_URL', 'the client secret, orders and eSIM profiles'],
+  ['FX_HTTP_URL', 'FX_HTTP_TOKEN and the rates prices are made from'],
+  ['CARD_PROCESSOR_API_BASE_URL', 'CARD_PROCESSOR_API_KEY and payments'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'spans (routes, statements, ids)'],
+  ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'spans (routes, statements, ids)'],
+] as const satisfies ReadonlyArray<readonly [keyof Config, string]>;
+
+/** Production: every provider URL (and the OTLP collector) over http:// to a host plaintext may not reach. */
+function plainHttpRefusals(raw: RawEnv): Array<[string, string]> {
+  const allowed = plaintextAllowed(raw);
+  const found: Array<[string, string]> = [];
+  for (const [key, what] of HTTP_ENDPOINTS) {
+    const url = setting(raw, key);
+    const host = url === undefined ? undefined : plainRemoteHost(url, allowed);
+    if (host !== undefined) found.push([key, plainHttpMessage(host, what)]);
+  }
+  for (const { slug, baseUrl } of operatorEndpoints(raw)) {
+    const host = plainRemoteHost(baseUrl, allowed);
+    if (host !== undefined) {
+      found.push([
+        'OPERATOR_HTTP_ENDPOINTS',
+        plainHttpMessage(`${host}, operator ${slug}`, 'SIM serials, eSIM activation codes and OPERATOR_HTTP_TOKEN'),
+      ]);
+    }
+  }
+  return found;
+}
+
+/** The host of an http:// URL that plaintext may not reach, or undefined (https://, loopback, listed). */
+function plainRemoteHost(url: string, allowed: (host: string) => boolean): string | undefined {
   const { protocol, hostname } = new URL(url);
-  return protocol === 'http:' && !isLoopbackHost(hostname);
+  return protocol === 'http:' && !allowed(hostname) ? hostname : undefined;
+}
+
+function plainHttpMessage(where: string, what: string): string {
+  return (
+    `http:// to another host (${where}) is refused in production: ${what} would cross the network in clear text; ` +
+    'use https://, a service on this host (loopback), or list the host in PLAINTEXT_HOSTS if the network in between is private'
+  );
+}
+
+/** OPERATOR_HTTP_ENDPOINTS as the operators read it; none when it does not parse (the providers name that at start). */
+function operatorEndpoints(raw: RawEnv): Array<{ slug: string; baseUrl: string }> {
+  if (raw.OPERATOR_HTTP_ENDPOINTS === undefined) return [];
+  try {
+    return parseOperatorEndpoints(raw.OPERATOR_HTTP_ENDPOINTS);
+  } catch {
+    return [];
+  }
 }
 
 /** Unset, or set to the public development value. */

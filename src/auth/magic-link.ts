@@ -85,27 +85,26 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     const activation = await lookups.latestActivation(user.id);
     if (activation?.status === 'activated') throw new AppError('MAGIC_LINK_USER_ALREADY_ACTIVE');
 
+    // What the answer tells besides the session is read before the claim (the claim changes none of it).
+    const live = isLive(activation) ? activation : null;
+    const b2b = {
+      nextStep: nextStepOf(activation),
+      packageId: live?.packageId ?? link.packageId ?? (await lookups.seatPackageId(link.id)),
+      activationId: live?.id ?? null,
+      consentsRequired: await deps.missingConsents(user.id),
+    };
+
     // The conditional update is the single point of truth under parallel redemptions (and a
     // concurrent revoke or re-mint): the row is claimed only while it is still redeemable.
-    // Claim, sign-in and session in one transaction: a redemption that fails in it (Postgres away) leaves
-    // the link redeemable for its retry.
+    // Claim, sign-in and session in one transaction, and nothing read after it: a redemption that fails in
+    // it (Postgres away) leaves the link redeemable for its retry, and one that committed answers 200.
     const now = clock();
     const session = await db.transaction(async (tx) => {
       if (!(await claimLink(tx, link.id, now))) throw new AppError(await lostClaim(link.id, now));
       if (!user.verifiedAt) await markVerified(tx, user.id, now);
       return sessions.issue(user.id, clientType, deviceId, tx);
     });
-    const live = isLive(activation) ? activation : null;
-    return {
-      user: signInView(user, cipher),
-      session,
-      b2b: {
-        nextStep: nextStepOf(activation),
-        packageId: live?.packageId ?? link.packageId ?? (await lookups.seatPackageId(link.id)),
-        activationId: live?.id ?? null,
-        consentsRequired: await deps.missingConsents(user.id),
-      },
-    };
+    return { user: signInView(user, cipher), session, b2b };
   }
 
   /** Why the claim found nothing: the row as it is now (another redemption, a revoke, expiry). */

@@ -19,6 +19,7 @@ import type { ContractResponse } from '../contracts/schemas';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
+import { MAX_LIMIT } from '../http/pagination';
 import { createPersonalDataCipher } from '../lib/crypto';
 import type { SendLinksResponse } from '../links/schemas';
 import type { QuoteDetailResponse } from '../quotes/schemas';
@@ -61,102 +62,13 @@ export async function runB2bDemo(opts: B2bDemoOptions): Promise<B2bDemoResult> {
   c.step('The stack is ready');
   await c.call('GET', '/readyz');
 
-  c.step('A super_admin signs in');
-  const adminPhone = opts.adminPhone ?? (await createSuperAdmin(c, opts.databaseUrl));
-  const root = (await signInByOtp(c, adminPhone)).token;
-
-  c.step('The super_admin invites the company admin (a portal user with no company yet)');
-  const portalPhone = demoPhone();
-  await c.call('POST', '/admin/companies/invites', { phone: portalPhone, name: 'Huda Demo', role: 'admin' }, as(root));
-  c.show('phone', portalPhone);
-
-  c.step('The company admin signs in and registers the company (pending; its run starts)');
-  const portal = (await signInByOtp(c, portalPhone)).token;
-  const registered = await c.call<z.infer<typeof RegisteredCompanyResponse>>(
-    'POST',
-    '/b2b/company',
-    {
-      inKsa: true,
-      crNumber: `10${digits(8)}`,
-      name: `Acme Demo ${digits(4)}`,
-      contactName: 'Huda Demo',
-      contactEmail: `huda.${digits(6)}@acme.example`,
-      contactPhone: portalPhone,
-    },
-    as(portal),
-  );
-  const companyId = registered.data.company.id;
-  c.show('companyId', companyId);
-  c.show('status', registered.data.company.status);
-
-  c.step('The super_admin approves it; the company picks prepaid');
-  await c.call('POST', `/admin/companies/${companyId}/status`, { action: 'approve', reason: 'CR checked (demo)' }, as(root));
-  await c.call('PATCH', '/b2b/company/payment-mode', { paymentMode: 'prepaid' }, as(portal));
-
-  c.step('Quote: the company asks for 2 Starter lines; staff counter with 3; the company accepts');
-  const packageId = DEMO.packages.starter;
-  const draft = await c.call<z.infer<typeof QuoteDetailResponse>>(
-    'POST',
-    '/b2b/quotes',
-    { needs: { userCount: 3, preference: 'data', budgetSar: 500 }, items: [{ packageId, qty: 2 }] },
-    as(portal),
-  );
-  const chainRootId = draft.data.id;
-  await c.call('POST', `/b2b/quotes/${chainRootId}/submit`, undefined, as(portal));
-  await c.call('POST', `/admin/quotes/${chainRootId}/start-review`, undefined, as(root));
-  const counter = await c.call<z.infer<typeof QuoteDetailResponse>>(
-    'POST',
-    `/admin/quotes/${chainRootId}/counter`,
-    { items: [{ packageId, qty: 3 }], note: 'Three lines at the volume price (demo)' },
-    as(root),
-  );
-  const counterId = counter.data.id;
-  await c.call('POST', `/b2b/quotes/${counterId}/accept`, undefined, as(portal));
-  c.show('chain', `${chainRootId} -> version ${counter.data.version} (${counterId}) accepted`);
-
-  c.step('Staff confirm the contract (B2B prices snapshotted) and record the bank transfer');
-  const contract = await c.call<z.infer<typeof ContractResponse>>(
-    'POST',
-    `/admin/quotes/${counterId}/confirm-contract`,
-    undefined,
-    as(root),
-  );
-  if (!contract.data) throw new DemoError('confirm-contract answered no contract');
-  const line = contract.data.items[0];
-  c.show('contract', `${contract.data.ref}: ${line.qty} x ${line.unitPriceSar} SAR = ${contract.data.totalSar} SAR`);
-  await c.call(
-    'POST',
-    `/admin/contracts/${contract.data.id}/payments`,
-    {
-      method: 'bank_transfer',
-      amountSar: contract.data.totalSar,
-      idempotencyKey: `demo-${randomUUID()}`,
-      document: { name: 'transfer.pdf', mime: 'application/pdf', dataBase64: PROOF_PDF },
-    },
-    as(root),
-  );
-  c.show('readiness', await c.call('GET', '/b2b/readiness', undefined, as(portal)));
-
-  c.step('The company stages a staff member and sends her an invitation link by SMS');
-  const staffPhone = demoPhone();
-  await c.call('POST', '/b2b/roster/stage', { rows: [{ name: 'Sara Demo', phone: staffPhone, identityType: 'citizen' }] }, as(portal));
-  const roster = await c.call<z.infer<typeof RosterList>>('GET', '/b2b/roster', undefined, as(portal));
-  const rosterId = roster.data.entries.find((e) => e.phone === staffPhone)?.id;
-  if (!rosterId) throw new DemoError('the staged person is not on the roster');
-  const since = new Date();
-  const sent = await c.call<z.infer<typeof SendLinksResponse>>(
-    'POST',
-    '/b2b/roster/links/send',
-    { rosterIds: [rosterId], contractItemId: line.id },
-    as(portal),
-  );
-  if (sent.data.sent !== 1) throw new DemoError(`the link was not sent: ${JSON.stringify(sent.data.failed)}`);
-  c.show('rosterId', rosterId);
+  const company = await setUpCompany(c, opts);
+  const { companyId, chainRootId, packageId, portal } = company;
+  const [{ rosterId, linkToken }] = company.staff;
 
   c.step('The staff member opens the link: redeemed, signed in, then the consents');
-  const token = await c.awaitMessage('the invitation SMS', staffPhone, /#token=([A-Za-z0-9_-]+)/, since);
-  c.show('link', `…/invite#token=${token.slice(0, 6)}…  (from ${c.messagesFile})`);
-  const redeemed = await c.call<z.infer<typeof MagicLinkResponse>>('POST', '/auth/magic-link', { token });
+  c.show('link', `…/invite#token=${linkToken.slice(0, 6)}…  (from ${c.messagesFile})`);
+  const redeemed = await c.call<z.infer<typeof MagicLinkResponse>>('POST', '/auth/magic-link', { token: linkToken });
   const staff = redeemed.session.token ?? '';
   c.show('b2b', redeemed.b2b);
   if (redeemed.b2b.consentsRequired.length > 0) {
@@ -190,13 +102,171 @@ export async function runB2bDemo(opts: B2bDemoOptions): Promise<B2bDemoResult> {
   return {
     companyId,
     chainRootId,
-    contractId: contract.data.id,
+    contractId: company.contractId,
     rosterId,
     staffUserId: redeemed.user.id,
     activationId: created.activationId,
     status: final.status ?? 'unknown',
     billing: billing.data,
     dashboard: dashboard.data,
+  };
+}
+
+/** A staged staff member of the company, with the token of the invitation link the SMS carried. */
+export interface StagedStaff {
+  name: string;
+  phone: string;
+  rosterId: string;
+  linkToken: string;
+}
+
+/** What `setUpCompany` leaves: the company approved and prepaid, its contract funded, its staff staged and sent their links. */
+export interface CompanySetUp {
+  companyId: string;
+  chainRootId: string;
+  contractId: string;
+  /** The contract line every staged person's link holds a seat of. */
+  contractItemId: string;
+  packageId: string;
+  /** The company admin's bearer token. */
+  portal: string;
+  staff: StagedStaff[];
+}
+
+/**
+ * The walk up to the invitation links sent: a super_admin invites the company admin, who registers the
+ * company; approved, prepaid; a quote for `staff + 1` Starter lines countered with `staff + 2`, accepted,
+ * confirmed as a contract and paid by bank transfer; `staff` people staged (the first is Sara Demo) and
+ * sent their links by SMS, whose tokens are read where the development sender writes them. The demo goes
+ * on with one person; the fault matrix (test/e2e/fault-matrix.test.ts) stages many once and redeems
+ * their links under faults.
+ */
+export async function setUpCompany(
+  c: DemoClient,
+  opts: Pick<B2bDemoOptions, 'adminPhone' | 'databaseUrl'>,
+  staff = 1,
+): Promise<CompanySetUp> {
+  const as = (token: string) => ({ token });
+
+  c.step('A super_admin signs in');
+  const adminPhone = opts.adminPhone ?? (await createSuperAdmin(c, opts.databaseUrl));
+  const root = (await signInByOtp(c, adminPhone)).token;
+
+  c.step('The super_admin invites the company admin (a portal user with no company yet)');
+  const portalPhone = demoPhone();
+  await c.call('POST', '/admin/companies/invites', { phone: portalPhone, name: 'Huda Demo', role: 'admin' }, as(root));
+  c.show('phone', portalPhone);
+
+  c.step('The company admin signs in and registers the company (pending; its run starts)');
+  const portal = (await signInByOtp(c, portalPhone)).token;
+  const registered = await c.call<z.infer<typeof RegisteredCompanyResponse>>(
+    'POST',
+    '/b2b/company',
+    {
+      inKsa: true,
+      crNumber: `10${digits(8)}`,
+      name: `Acme Demo ${digits(4)}`,
+      contactName: 'Huda Demo',
+      contactEmail: `huda.${digits(6)}@acme.example`,
+      contactPhone: portalPhone,
+    },
+    as(portal),
+  );
+  const companyId = registered.data.company.id;
+  c.show('companyId', companyId);
+  c.show('status', registered.data.company.status);
+
+  c.step('The super_admin approves it; the company picks prepaid');
+  await c.call('POST', `/admin/companies/${companyId}/status`, { action: 'approve', reason: 'CR checked (demo)' }, as(root));
+  await c.call('PATCH', '/b2b/company/payment-mode', { paymentMode: 'prepaid' }, as(portal));
+
+  const asked = staff + 1;
+  const lines = staff + 2;
+  c.step(`Quote: the company asks for ${asked} Starter lines; staff counter with ${lines}; the company accepts`);
+  const packageId = DEMO.packages.starter;
+  const draft = await c.call<z.infer<typeof QuoteDetailResponse>>(
+    'POST',
+    '/b2b/quotes',
+    { needs: { userCount: lines, preference: 'data', budgetSar: 500 }, items: [{ packageId, qty: asked }] },
+    as(portal),
+  );
+  const chainRootId = draft.data.id;
+  await c.call('POST', `/b2b/quotes/${chainRootId}/submit`, undefined, as(portal));
+  await c.call('POST', `/admin/quotes/${chainRootId}/start-review`, undefined, as(root));
+  const counter = await c.call<z.infer<typeof QuoteDetailResponse>>(
+    'POST',
+    `/admin/quotes/${chainRootId}/counter`,
+    { items: [{ packageId, qty: lines }], note: `${lines} lines at the volume price (demo)` },
+    as(root),
+  );
+  const counterId = counter.data.id;
+  await c.call('POST', `/b2b/quotes/${counterId}/accept`, undefined, as(portal));
+  c.show('chain', `${chainRootId} -> version ${counter.data.version} (${counterId}) accepted`);
+
+  c.step('Staff confirm the contract (B2B prices snapshotted) and record the bank transfer');
+  const contract = await c.call<z.infer<typeof ContractResponse>>(
+    'POST',
+    `/admin/quotes/${counterId}/confirm-contract`,
+    undefined,
+    as(root),
+  );
+  if (!contract.data) throw new DemoError('confirm-contract answered no contract');
+  const line = contract.data.items[0];
+  c.show('contract', `${contract.data.ref}: ${line.qty} x ${line.unitPriceSar} SAR = ${contract.data.totalSar} SAR`);
+  await c.call(
+    'POST',
+    `/admin/contracts/${contract.data.id}/payments`,
+    {
+      method: 'bank_transfer',
+      amountSar: contract.data.totalSar,
+      idempotencyKey: `demo-${randomUUID()}`,
+      document: { name: 'transfer.pdf', mime: 'application/pdf', dataBase64: PROOF_PDF },
+    },
+    as(root),
+  );
+  c.show('readiness', await c.call('GET', '/b2b/readiness', undefined, as(portal)));
+
+  c.step(
+    staff === 1
+      ? 'The company stages a staff member and sends her an invitation link by SMS'
+      : `The company stages ${staff} staff members and sends each an invitation link by SMS`,
+  );
+  const people = Array.from({ length: staff }, (_, i) => ({ name: i === 0 ? 'Sara Demo' : `Sara Demo ${i + 1}`, phone: demoPhone() }));
+  await c.call('POST', '/b2b/roster/stage', { rows: people.map((p) => ({ ...p, identityType: 'citizen' })) }, as(portal));
+  const onRoster = new Map<string, string>();
+  for (let page = 1; ; page += 1) {
+    const roster = await c.call<z.infer<typeof RosterList>>('GET', `/b2b/roster?limit=${MAX_LIMIT}&page=${page}`, undefined, as(portal));
+    for (const e of roster.data.entries) if (e.phone) onRoster.set(e.phone, e.id);
+    if (roster.data.entries.length < MAX_LIMIT) break;
+  }
+  const rosterIds = people.map((p) => {
+    const id = onRoster.get(p.phone);
+    if (!id) throw new DemoError(`${p.name} is not on the roster`);
+    return id;
+  });
+  const since = new Date();
+  const sent = await c.call<z.infer<typeof SendLinksResponse>>(
+    'POST',
+    '/b2b/roster/links/send',
+    { rosterIds, contractItemId: line.id },
+    as(portal),
+  );
+  if (sent.data.sent !== staff) throw new DemoError(`not every link was sent: ${JSON.stringify(sent.data.failed)}`);
+  c.show(staff === 1 ? 'rosterId' : 'rosterIds', staff === 1 ? rosterIds[0] : rosterIds);
+
+  const invited: StagedStaff[] = [];
+  for (const [i, p] of people.entries()) {
+    const linkToken = await c.awaitMessage('the invitation SMS', p.phone, /#token=([A-Za-z0-9_-]+)/, since);
+    invited.push({ ...p, rosterId: rosterIds[i], linkToken });
+  }
+  return {
+    companyId,
+    chainRootId,
+    contractId: contract.data.id,
+    contractItemId: line.id,
+    packageId,
+    portal,
+    staff: invited,
   };
 }
 

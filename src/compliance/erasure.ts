@@ -16,9 +16,10 @@ export type ErasureCause = { by: 'admin'; actor: Requester; reason: string } | {
 /**
  * Erases the person's data inside the caller's transaction, the user row locked: name, phone, e-mail
  * (held, retained or claimed), id numbers and every keyed hash of them; deletedAt on the activations;
- * sessions, codes, OTP counts and codes still waiting to be sent; the roster's nationality; the audit trail's name, address and user
- * agent of the person. Orders, payments, receipts, store orders and reconciliation records stay, without
- * personal data. Audited (`compliance.user_erased`) with the cause and counts, never the erased values.
+ * sessions, codes, OTP counts and codes still waiting to be sent; the roster's nationality; the audit
+ * trail's names of the person (renames included), address and user agent. Orders, payments, receipts,
+ * store orders and reconciliation records stay, without personal data. Audited (`compliance.user_erased`)
+ * with the cause and counts, never the erased values.
  */
 export async function erasePersonalData(
   tx: Sql,

@@ -175,12 +175,17 @@ export async function eraseRosterDetails(sql: Sql, userId: string): Promise<void
 }
 
 /**
- * The audit trail keeps what happened, not who the person was: the name a staff account was created
- * with leaves the rows about the user, and the address and user agent leave the rows the person acted in.
+ * The audit trail keeps what happened, not who the person was. The rows about the user lose every name
+ * they carry: `name` (admin_user.deleted's) and a rename's `before`/`after` (admin_user.renamed stays, saying
+ * a rename happened). No action puts the person's phone, e-mail or id number in details (src/audit/writer.ts).
+ * The rows the person acted in lose the address and user agent.
  */
-const ERASE_AUDIT_NAME = query(
-  'compliance.erase-audit-name',
-  `update audit_events set details = details - 'name' where entity_type = 'user' and entity_id = $1 and details ? 'name'`,
+const ERASE_AUDIT_NAMES = query(
+  'compliance.erase-audit-names',
+  `update audit_events
+      set details = case when action = 'admin_user.renamed' then details - array['name', 'before', 'after'] else details - 'name' end
+    where entity_type = 'user' and entity_id = $1
+      and (details ? 'name' or (action = 'admin_user.renamed' and details ?| array['before', 'after']))`,
 );
 const ERASE_AUDIT_CLIENT = query(
   'compliance.erase-audit-client',
@@ -188,7 +193,7 @@ const ERASE_AUDIT_CLIENT = query(
 );
 
 export async function eraseAuditTrail(sql: Sql, userId: string): Promise<void> {
-  await sql.exec(ERASE_AUDIT_NAME, [userId]);
+  await sql.exec(ERASE_AUDIT_NAMES, [userId]);
   await sql.exec(ERASE_AUDIT_CLIENT, [userId]);
 }
 

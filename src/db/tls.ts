@@ -15,6 +15,8 @@ export interface PostgresConnection {
  * - `require`: encrypted, the certificate unchecked; with a CA file it is checked as verify-ca (as libpq does).
  * - `verify-ca`: the certificate must chain to the CA (the file, or the system's), whatever name it carries.
  * - `verify-full`: that, and the certificate must name the host of the URL.
+ * Production accepts only the last two for a remote host, verify-ca only with the CA file (src/config.ts):
+ * verify-ca against the system's CAs would take any public certificate, for any name.
  */
 export function postgresConnection(url: string, caFile?: string): PostgresConnection {
   const parsed = parsePostgresUrl(url);

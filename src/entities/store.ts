@@ -144,6 +144,8 @@ export const StoreOrder = defineEntity({
     /** When the order must be issued by (paid, or requeued, plus STORE_DELIVERY_DEADLINE). */
     deliverBy: p.datetime().nullable(),
     requeues: p.integer().default(0),
+    /** The create's Idempotency-Key, if the buyer's client sent one: a repeat answers this order. */
+    createKey: p.string().length(128).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     issuedAt: p.datetime().nullable(),
@@ -156,4 +158,5 @@ export const StoreOrder = defineEntity({
     },
     { name: 'store_orders_status_created_index', properties: ['status', 'createdAt'] },
   ],
+  uniques: [{ name: 'store_orders_create_key_unique', properties: ['user', 'createKey'], where: 'create_key is not null' }],
 });

@@ -1,8 +1,17 @@
 import { isUuid } from '../http/fields';
-import type { EsimReceiptOutcome, StoreOrderReconciliation } from '../webhooks/esim-provider';
+import type { EsimReceiptOutcome, PartnerCallbackSource, StoreOrderReconciliation } from '../webhooks/esim-provider';
 import { pendingSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { findStoreOrderStatus } from './order-repository';
+import type { StoreProviderRegistry } from './providers/plugin';
+
+/** The registered plugins whose partner calls back in its own format (the HTTP partner), for the webhook to tell apart. */
+export function partnerCallbacksOf(providers: StoreProviderRegistry): PartnerCallbackSource[] {
+  return providers.slugs().flatMap((slug) => {
+    const callbacks = providers.get(slug)?.callbacks;
+    return callbacks ? [{ providerName: slug, callbacks }] : [];
+  });
+}
 
 /**
  * The eSIM provider webhook's hand-off (spec "The eSIM provider webhook"): a verified callback for a

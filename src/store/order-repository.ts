@@ -88,15 +88,38 @@ export interface NewStoreOrder {
   displayCurrency: string;
   displayMinor: number;
   fx: Record<string, unknown> | null;
+  /** The request's Idempotency-Key, if any. */
+  createKey: string | null;
   now: Date;
 }
 
 const INSERT_STORE_ORDER = query(
   'store-orders.insert',
   `insert into store_orders (id, user_id, product_id, provider_id, device_acknowledgement_id, sku, status, product_snapshot,
-                             charge_usd_cents, display_currency, display_minor, fx, created_at, updated_at)
-   values ($1, $2, $3, $4, $5, $6, 'pending_payment', $7::jsonb, $8, $9, $10, $11::jsonb, $12, $12)`,
+                             charge_usd_cents, display_currency, display_minor, fx, create_key, created_at, updated_at)
+   values ($1, $2, $3, $4, $5, $6, 'pending_payment', $7::jsonb, $8, $9, $10, $11::jsonb, $13, $12, $12)`,
 );
+
+/** The unique index a parallel repeat of a keyed create runs into. */
+export const STORE_ORDER_CREATE_KEY_UNIQUE = 'store_orders_create_key_unique';
+
+/** The order a buyer created with this Idempotency-Key, with what it was asked for. */
+export interface KeyedStoreOrder {
+  id: string;
+  productId: string;
+  deviceAcknowledgementId: string;
+  displayCurrency: string;
+}
+
+const KEYED = query(
+  'store-orders.keyed',
+  `select id, product_id as "productId", device_acknowledgement_id as "deviceAcknowledgementId", display_currency as "displayCurrency"
+     from store_orders where user_id = $1 and create_key = $2`,
+);
+
+export function findKeyedStoreOrder(sql: Sql, userId: string, key: string): Promise<KeyedStoreOrder | undefined> {
+  return sql.one<KeyedStoreOrder>(KEYED, [userId, key]);
+}
 
 /**
  * The order row (total in US cents, currency USD: the payment routes charge it as it is) and the store
@@ -117,6 +140,7 @@ export async function insertStoreOrder(sql: Sql, o: NewStoreOrder): Promise<stri
     o.displayMinor,
     o.fx === null ? null : JSON.stringify(o.fx),
     o.now,
+    o.createKey,
   ]);
   return id;
 }

@@ -1,6 +1,6 @@
 import { writeAudit } from '../audit/writer';
 import type { Config } from '../config';
-import type { Db } from '../db/sql';
+import { isUniqueViolation, type Db } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
 import type { FxRates } from '../fx/rates';
 import { AppError, validationError } from '../http/errors';
@@ -14,7 +14,7 @@ import { enqueueStart } from '../workflow-starts/repository';
 import { pendingSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreActor } from './admin-service';
-import { checkHealth } from './health';
+import { sharedHealthChecks } from './health';
 import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
 import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
 import * as repo from './order-repository';
@@ -42,6 +42,14 @@ export type AdminStoreOrderView = Omit<StoreOrderView, 'esimProfile'> & { userId
 export const qrUrlOf = (orderId: string) => `/store/orders/${orderId}/esim-qr`;
 
 /** The statuses of a paid order without an issued profile that staff may requeue (`awaiting_provider` only past its deadline). */
+/** POST /store/orders' body (./schemas.ts OrderBody). */
+interface OrderRequest {
+  productId: string;
+  currency?: string;
+  deviceAcknowledgementId: string;
+  expectedPrice?: { amount: number; currency: string };
+}
+
 const REQUEUEABLE = new Set<StoreOrderStatus>(['paid', 'provisioning', 'failed']);
 
 function requeueable(row: Pick<repo.RunStoreOrder, 'status' | 'deliverBy'>, now: Date): boolean {
@@ -51,8 +59,8 @@ function requeueable(row: Pick<repo.RunStoreOrder, 'status' | 'deliverBy'>, now:
 
 export interface StoreOrderDeps {
   db: Db;
-  /** The store's gate, and what a requeued order's new run is started with. */
-  config: Pick<Config, 'FEATURE_ESIM_STORE'> & StoreOrderRunsConfig;
+  /** The store's gate, the live health check's window, and what a requeued order's new run is started with. */
+  config: Pick<Config, 'FEATURE_ESIM_STORE' | 'STORE_HEALTH_CHECK_CACHE_SECONDS'> & StoreOrderRunsConfig;
   fx: FxRates;
   providers: StoreProviderRegistry;
   starts: StartLauncher;
@@ -68,6 +76,11 @@ export interface StoreOrderDeps {
  */
 export function createStoreOrders(deps: StoreOrderDeps) {
   const { db, clock, cipher } = deps;
+  // One live check per provider and window, whoever orders (issue 33): the partner sees no more calls than that.
+  const liveHealth = sharedHealthChecks({
+    windowMs: deps.config.STORE_HEALTH_CHECK_CACHE_SECONDS * 1000,
+    now: () => clock().getTime(),
+  });
   const gate = () => {
     if (!deps.config.FEATURE_ESIM_STORE) throw new AppError('STORE_DISABLED');
   };
@@ -118,6 +131,90 @@ export function createStoreOrders(deps: StoreOrderDeps) {
     return { currency, minor: rate ? displayMinor(cents, rate.ratePerUsd) : cents, fx };
   }
 
+  /**
+   * The first answer to this key: the one order, as it is now; another body under the key is a
+   * VALIDATION_ERROR on the header (the client reused a key).
+   */
+  async function keyedOrder(userId: string, body: OrderRequest, createKey: string | undefined): Promise<StoreOrderView | undefined> {
+    if (!createKey) return undefined;
+    const found = await repo.findKeyedStoreOrder(db, userId, createKey);
+    if (!found) return undefined;
+    const same =
+      found.productId === body.productId.toLowerCase() &&
+      found.deviceAcknowledgementId === body.deviceAcknowledgementId.toLowerCase() &&
+      found.displayCurrency === (body.currency ?? 'USD').toUpperCase();
+    if (!same) throw validationError([{ path: 'Idempotency-Key', message: 'This key was used for another order' }]);
+    return view((await findStoreOrder(db, found.id))!);
+  }
+
+  /**
+   * The contract's checks in its order (after the gate): the acknowledgement (VALIDATION_ERROR); product;
+   * provider (registered, active, healthy as recorded, then a live health check shared per provider for
+   * STORE_HEALTH_CHECK_CACHE_SECONDS: fail closed); payment mode; currency; KYC; expectedPrice; minimum charge. Then the order, its `orders` row and its run's
+   * pending start in one transaction, and the run's start tried once after the commit.
+   */
+  async function placeOrder(userId: string, body: OrderRequest, createKey: string | undefined): Promise<StoreOrderView> {
+    if (!(await repo.ownsAcknowledgement(db, body.deviceAcknowledgementId.toLowerCase(), userId))) {
+      throw validationError([{ path: 'deviceAcknowledgementId', message: 'No device acknowledgement of yours has this id' }]);
+    }
+    const product = await repo.findOrderableProduct(db, body.productId.toLowerCase());
+    if (!product) throw new AppError('STORE_PRODUCT_NOT_FOUND');
+    if (!product.isActive) throw new AppError('STORE_PRODUCT_INACTIVE');
+    const plugin = deps.providers.get(product.providerSlug);
+    if (!plugin || !product.providerActive || !product.providerHealthy) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
+    const health = await liveHealth(plugin, product.providerSlug);
+    if (!health.ok) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
+    if (product.paymentMode !== 'internal') throw new AppError('STORE_PROVIDER_PAYMENT_EXTERNAL');
+    const cents = Number(product.priceUsdCents);
+    const shown = await priceIn(body.currency ?? 'USD', cents);
+    if (product.requiresKyc && !product.supportsAsync) throw new AppError('STORE_KYC_REQUIRED');
+    if (body.expectedPrice) {
+      const expected = body.expectedPrice;
+      const current = expected.currency === shown.currency ? shown : await priceIn(expected.currency, cents);
+      if (minorUnitsOf(expected.amount) !== current.minor) {
+        throw new AppError('STORE_PRICE_CHANGED', {
+          details: { currentPrice: { amount: amountOf(current.minor), currency: current.currency } },
+        });
+      }
+    }
+    if (cents < MIN_CHARGE_USD_CENTS) throw new AppError('STORE_CHARGE_BELOW_MINIMUM');
+
+    const now = clock();
+    // The answer is read inside the transaction: once it commits the request touches Postgres no more, so
+    // losing it right after the commit cannot turn a made order into a 503 (whose retry would make another).
+    const { created, start } = await db.transaction(async (tx) => {
+      const orderId = await repo.insertStoreOrder(tx, {
+        userId,
+        productId: product.id,
+        providerId: product.providerId,
+        deviceAcknowledgementId: body.deviceAcknowledgementId.toLowerCase(),
+        sku: product.sku,
+        productSnapshot: {
+          productId: product.id,
+          nameEn: product.nameEn,
+          nameAr: product.nameAr,
+          countries: product.countries,
+          dataAmountMb: product.isUnlimited ? null : product.dataAmountMb,
+          isUnlimited: product.isUnlimited,
+          validityDays: product.validityDays,
+        },
+        chargeUsdCents: cents,
+        displayCurrency: shown.currency,
+        displayMinor: shown.minor,
+        fx: shown.fx,
+        createKey: createKey ?? null,
+        now,
+      });
+      const pending = pendingStart.storeOrder({ orderId, userId });
+      await enqueueStart(tx, pending);
+      return { created: (await findStoreOrder(tx, orderId))!, start: pending };
+    });
+    // The start is tried after the answer (it never throws; the start relay has it otherwise): the request
+    // does not wait on Temporal, and a payment made at once starts the run itself (signal-with-start).
+    void deps.starts.launch(start);
+    return view(created);
+  }
+
   return {
     async acknowledge(userId: string, body: { deviceModel: string }) {
       gate();
@@ -125,74 +222,19 @@ export function createStoreOrders(deps: StoreOrderDeps) {
       return { id: row.id, deviceModel: row.deviceModel, acknowledgedAt: row.acknowledgedAt.toISOString() };
     },
 
-    /**
-     * The contract's checks in its order: gate; the acknowledgement (VALIDATION_ERROR); product; provider
-     * (registered, active, healthy as recorded, then a live health check: fail closed); payment mode;
-     * currency; KYC; expectedPrice; minimum charge. Then the order, its `orders` row and its run's
-     * pending start in one transaction, and the run's start tried once after the commit.
-     */
-    async create(
-      userId: string,
-      body: { productId: string; currency?: string; deviceAcknowledgementId: string; expectedPrice?: { amount: number; currency: string } },
-    ): Promise<StoreOrderView> {
+    /** POST /store/orders (placeOrder below); a repeat of a keyed request answers its one order. */
+    async create(userId: string, body: OrderRequest, createKey?: string): Promise<StoreOrderView> {
       gate();
-      if (!(await repo.ownsAcknowledgement(db, body.deviceAcknowledgementId.toLowerCase(), userId))) {
-        throw validationError([{ path: 'deviceAcknowledgementId', message: 'No device acknowledgement of yours has this id' }]);
+      const earlier = await keyedOrder(userId, body, createKey);
+      if (earlier) return earlier;
+      try {
+        return await placeOrder(userId, body, createKey);
+      } catch (err) {
+        // A parallel repeat of the same keyed request committed first: this one answers its order.
+        const raced = isUniqueViolation(err, repo.STORE_ORDER_CREATE_KEY_UNIQUE) ? await keyedOrder(userId, body, createKey) : undefined;
+        if (raced) return raced;
+        throw err;
       }
-      const product = await repo.findOrderableProduct(db, body.productId.toLowerCase());
-      if (!product) throw new AppError('STORE_PRODUCT_NOT_FOUND');
-      if (!product.isActive) throw new AppError('STORE_PRODUCT_INACTIVE');
-      const plugin = deps.providers.get(product.providerSlug);
-      if (!plugin || !product.providerActive || !product.providerHealthy) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
-      const health = await checkHealth(plugin, product.providerSlug);
-      if (!health.ok) throw new AppError('STORE_PROVIDER_UNAVAILABLE');
-      if (product.paymentMode !== 'internal') throw new AppError('STORE_PROVIDER_PAYMENT_EXTERNAL');
-      const cents = Number(product.priceUsdCents);
-      const shown = await priceIn(body.currency ?? 'USD', cents);
-      if (product.requiresKyc && !product.supportsAsync) throw new AppError('STORE_KYC_REQUIRED');
-      if (body.expectedPrice) {
-        const expected = body.expectedPrice;
-        const current = expected.currency === shown.currency ? shown : await priceIn(expected.currency, cents);
-        if (minorUnitsOf(expected.amount) !== current.minor) {
-          throw new AppError('STORE_PRICE_CHANGED', {
-            details: { currentPrice: { amount: amountOf(current.minor), currency: current.currency } },
-          });
-        }
-      }
-      if (cents < MIN_CHARGE_USD_CENTS) throw new AppError('STORE_CHARGE_BELOW_MINIMUM');
-
-      const now = clock();
-      const { id, start } = await db.transaction(async (tx) => {
-        const orderId = await repo.insertStoreOrder(tx, {
-          userId,
-          productId: product.id,
-          providerId: product.providerId,
-          deviceAcknowledgementId: body.deviceAcknowledgementId.toLowerCase(),
-          sku: product.sku,
-          productSnapshot: {
-            productId: product.id,
-            nameEn: product.nameEn,
-            nameAr: product.nameAr,
-            countries: product.countries,
-            dataAmountMb: product.isUnlimited ? null : product.dataAmountMb,
-            isUnlimited: product.isUnlimited,
-            validityDays: product.validityDays,
-          },
-          chargeUsdCents: cents,
-          displayCurrency: shown.currency,
-          displayMinor: shown.minor,
-          fx: shown.fx,
-          now,
-        });
-        const pending = pendingStart.storeOrder({ orderId, userId });
-        await enqueueStart(tx, pending);
-        return { id: orderId, start: pending };
-      });
-      const created = (await findStoreOrder(db, id))!;
-      // The start is tried after the answer (it never throws; the start relay has it otherwise): the request
-      // does not wait on Temporal, and a payment made at once starts the run itself (signal-with-start).
-      void deps.starts.launch(start);
-      return view(created);
     },
 
     async list(userId: string, q: { cursor?: string; limit?: number; status?: StoreOrderStatus }) {

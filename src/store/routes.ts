@@ -104,8 +104,11 @@ export function storeRoutes(api: Api, deps: StoreRouteDeps): void {
         '(STORE_KYC_REQUIRED); `expectedPrice` equal to the current price in its currency (STORE_PRICE_CHANGED, ' +
         'details.currentPrice); a charge of at least USD 0.50 (STORE_CHARGE_BELOW_MINIMUM). Creates the store order and its ' +
         'order row (same id, `pending_payment`, total in USD) in one transaction and starts its workflow ' +
-        '(`store-order:<id>`); pay it with the payment routes (`orderId` = this id). ' +
+        '(`store-order:<id>`); pay it with the payment routes (`orderId` = this id). With an `Idempotency-Key` header ' +
+        '(optional, ours) a repeat of the same request answers the one order, as it is now; the key with another body is ' +
+        'VALIDATION_ERROR. ' +
         GATE,
+      headers: s.OrderHeaders,
       body: s.OrderBody,
       response: json(s.StoreOrderResponse, { status: 201 }),
       errors: [
@@ -120,7 +123,7 @@ export function storeRoutes(api: Api, deps: StoreRouteDeps): void {
         'STORE_CHARGE_BELOW_MINIMUM',
       ],
     },
-    async ({ body, principal }) => ({ data: await deps.orders.create(principal.user.id, body) }),
+    async ({ body, headers, principal }) => ({ data: await deps.orders.create(principal.user.id, body, headers['Idempotency-Key']) }),
   );
 
   api.define(

@@ -206,6 +206,16 @@ export const OrderBody = z
   })
   .openapi('StoreOrderRequest');
 
+/**
+ * Optional, ours: a client that lost the answer repeats the request with the same key and gets the one
+ * order. Without it a repeat is a new order.
+ */
+export const OrderHeaders = z.object({
+  'Idempotency-Key': chars(8, 128, 'Idempotency-Key must be 8-128 characters')
+    .optional()
+    .openapi({ description: 'Same key and same body answer the one order again; scoped to the caller' }),
+});
+
 const OrderProduct = z
   .object({
     productId: z.uuid(),

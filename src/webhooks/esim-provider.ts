@@ -3,9 +3,11 @@ import type { EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { Logger } from 'pino';
 import type { Db, Sql } from '../db/sql';
-import { AppError } from '../http/errors';
+import { AppError, validationError } from '../http/errors';
 import { chars } from '../http/fields';
+import { issuesOf } from '../http/validate';
 import { z } from '../openapi/registry';
+import type { ProviderCallbacks } from '../store/providers/plugin';
 import { claimEsimReceipt, setReceiptOutcome } from './repository';
 
 // --- The callback body (the spec leaves it open; this is our definition) -----------------------
@@ -87,6 +89,12 @@ export interface StoreOrderReconciliation {
 
 // --- The handler -----------------------------------------------------------------------------
 
+/** A partner whose own signed callbacks this route also takes (a store plugin's `callbacks`), under its slug. */
+export interface PartnerCallbackSource {
+  providerName: string;
+  callbacks: ProviderCallbacks;
+}
+
 export interface EsimProviderWebhookDeps {
   db: Db;
   logger: Logger;
@@ -94,6 +102,8 @@ export interface EsimProviderWebhookDeps {
   publicKey: string;
   merchantId: string;
   reconciliation: StoreOrderReconciliation;
+  /** Partners calling back in their own format, told apart by their signature header (none with the mocks). */
+  partners?: readonly PartnerCallbackSource[];
   /** Sends what the hand-off wrote after the receipt commits; without it, the worker's signal relay does. */
   signals?: WorkflowSignals;
   clock?: () => Date;
@@ -124,6 +134,23 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`hand-off took longer than ${ms} ms`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The spec's callback from the raw body (the route keeps the bytes for a partner's signature), answered as
+ * the JSON parser and the route's validation would: VALIDATION_ERROR with the fields.
+ */
+export function parseEsimCallback(rawBody: Buffer): EsimProviderCallback {
+  if (rawBody.length === 0) throw validationError([{ path: '', message: 'A JSON body is required (Content-Type: application/json)' }]);
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw validationError([{ path: '', message: 'Request body is not valid JSON' }]);
+  }
+  const parsed = EsimProviderCallback.safeParse(json);
+  if (!parsed.success) throw validationError(issuesOf(parsed.error));
+  return parsed.data;
 }
 
 /**
@@ -165,36 +192,65 @@ export function createEsimProviderWebhook(deps: EsimProviderWebhookDeps) {
     }
   }
 
-  return {
-    async receive(callback: EsimProviderCallback): Promise<EsimProviderAck> {
-      verify(callback);
-      const facts: EsimCallbackFacts = { orderId: callback.orderId, providerName: callback.providerName, status: callback.status };
-      // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
-      const detail = {
-        ...facts,
-        ...(callback.reason ? { reason: callback.reason } : {}),
-        ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
-      };
-      const toSend: EnqueuedSignal[] = [];
-      const outcome = await deps.db.transaction(async (tx) => {
-        const claimed = await claimEsimReceipt(tx, {
-          eventId: `${callback.orderId}:${callback.status}`,
-          type: `order.${callback.status}`,
-          detail,
-          now: clock(),
-        });
-        if (!claimed) return 'duplicate' as const;
-        const handedOff = await handOff(facts, tx, toSend);
-        await setReceiptOutcome(tx, claimed, handedOff);
-        return handedOff;
+  /** Keeps the receipt of a verified callback and hands its order off, once per (order, status). */
+  async function keep(facts: EsimCallbackFacts, extra: Record<string, unknown>): Promise<EsimProviderAck> {
+    // The minimal receipt: who, which order, which status. Never the credentials the body may carry.
+    const detail = { ...facts, ...extra };
+    const toSend: EnqueuedSignal[] = [];
+    const outcome = await deps.db.transaction(async (tx) => {
+      const claimed = await claimEsimReceipt(tx, {
+        eventId: `${facts.orderId}:${facts.status}`,
+        type: `order.${facts.status}`,
+        detail,
+        now: clock(),
       });
-      if (toSend.length > 0) await deps.signals?.launch(toSend);
-      if (outcome === 'duplicate') return { received: true, duplicate: true };
-      deps.logger.info(
-        { orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome },
-        'eSIM provider callback received',
-      );
-      return { received: true };
-    },
-  };
+      if (!claimed) return 'duplicate' as const;
+      const handedOff = await handOff(facts, tx, toSend);
+      await setReceiptOutcome(tx, claimed, handedOff);
+      return handedOff;
+    });
+    if (toSend.length > 0) await deps.signals?.launch(toSend);
+    if (outcome === 'duplicate') return { received: true, duplicate: true };
+    deps.logger.info(
+      { orderId: facts.orderId, providerName: facts.providerName, status: facts.status, outcome },
+      'eSIM provider callback received',
+    );
+    return { received: true };
+  }
+
+  /**
+   * A partner's own callback: its signature is checked on the raw bytes before anything is parsed (a bad
+   * one answers as the spec's invalid signature), then only the order it names is used: the run reads it.
+   */
+  async function receivePartner(partner: PartnerCallbackSource, rawBody: Buffer, signature: string): Promise<EsimProviderAck> {
+    if (signature.trim() === '') throw new AppError('WEBHOOK_SIGNATURE_MISSING');
+    if (!partner.callbacks.verify(rawBody, signature.trim())) throw new AppError('WEBHOOK_SIGNATURE_INVALID');
+    const named = partner.callbacks.orderOf(rawBody);
+    if (!named) throw validationError([{ path: 'description', message: 'A signed partner callback must name our order' }]);
+    return keep({ orderId: named.orderId, providerName: partner.providerName, status: named.status }, {});
+  }
+
+  /** The spec's callback, validated: its RSA signature over the signed fields and our merchant id. */
+  async function receive(callback: EsimProviderCallback): Promise<EsimProviderAck> {
+    verify(callback);
+    const facts: EsimCallbackFacts = { orderId: callback.orderId, providerName: callback.providerName, status: callback.status };
+    return keep(facts, {
+      ...(callback.reason ? { reason: callback.reason } : {}),
+      ...(callback.eventId ? { providerEventId: callback.eventId } : {}),
+    });
+  }
+
+  /**
+   * The route's entry: a request carrying a configured partner's signature header is that partner's
+   * callback; any other is the spec's (its body parsed and validated here, from the raw bytes).
+   */
+  async function receiveRaw(rawBody: Buffer, header: (name: string) => string | undefined): Promise<EsimProviderAck> {
+    for (const partner of deps.partners ?? []) {
+      const signature = header(partner.callbacks.header);
+      if (signature !== undefined) return receivePartner(partner, rawBody, signature);
+    }
+    return receive(parseEsimCallback(rawBody));
+  }
+
+  return { receive, receiveRaw };
 }

@@ -6,7 +6,13 @@ import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import { createCardProcessorWebhook } from './card-processor';
-import { createEsimProviderWebhook, EsimProviderAck, EsimProviderCallback, type StoreOrderReconciliation } from './esim-provider';
+import {
+  createEsimProviderWebhook,
+  EsimProviderAck,
+  EsimProviderCallback,
+  type PartnerCallbackSource,
+  type StoreOrderReconciliation,
+} from './esim-provider';
 
 export interface WebhookRouteDeps {
   db: Db;
@@ -17,6 +23,8 @@ export interface WebhookRouteDeps {
   >;
   /** The store-order side of eSIM callbacks (src/store/callbacks.ts: a pending signal to the order's run). */
   storeOrders: StoreOrderReconciliation;
+  /** The store partner's own signed callbacks, told apart by their header (STORE_PROVIDER=http); none with the mocks. */
+  partners?: readonly PartnerCallbackSource[];
   /** Sends the signals a callback wrote once its receipt commits (src/workflow-signals). */
   signals?: WorkflowSignals;
   clock?: () => Date;
@@ -84,7 +92,12 @@ const ESIM_PROVIDER_DESCRIPTION =
   '`merchantId` compared with ours. A minimal receipt per (orderId, status) is kept and the order is handed to a read-only ' +
   'reconciliation. A repeated (orderId, status) answers 200 with `duplicate: true`. A valid callback for an unknown order ' +
   'answers 200 (kept as a receipt). Activation credentials in the body (QR, LPA) are never stored. WEBHOOK_SIGNATURE_MISSING: ' +
-  'no `signature`; WEBHOOK_SIGNATURE_INVALID: signature not base64 or not valid for the signed fields, or another merchant.';
+  'no `signature`; WEBHOOK_SIGNATURE_INVALID: signature not base64 or not valid for the signed fields, or another merchant.\n\n' +
+  'With a wholesale partner configured (STORE_PROVIDER=http), a request carrying its `partner-signature` header is that ' +
+  "partner's own callback instead: the hex HMAC-SHA512 of the raw body with our client secret is checked before the body " +
+  'is parsed (WEBHOOK_SIGNATURE_MISSING when empty, WEBHOOK_SIGNATURE_INVALID when it does not match), the body must name ' +
+  'our order in `description` (or `data.description`; VALIDATION_ERROR otherwise), and the same receipt and reconciliation ' +
+  'follow; nothing else in its body is used.';
 
 /**
  * The signature header as the document states it (required). The route reads it leniently, so a
@@ -103,7 +116,10 @@ const SignatureHeader = z.object({
 
 // --- Routes ----------------------------------------------------------------------------------
 
-/** Both webhooks: outside the per-IP limit, each with its own body parser (raw bytes for the card processor's signature). */
+/** A request header as one string (Node joins a repeated custom header; a list is joined the same way). */
+const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
+
+/** Both webhooks: outside the per-IP limit, on raw bytes (each signature covers the exact body), parsed by their handlers. */
 export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
   const cardProcessor = createCardProcessorWebhook({
     db: deps.db,
@@ -118,6 +134,7 @@ export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
     publicKey: deps.config.ESIM_PROVIDER_PUBLIC_KEY,
     merchantId: deps.config.ESIM_PROVIDER_MERCHANT_ID,
     reconciliation: deps.storeOrders,
+    partners: deps.partners,
     signals: deps.signals,
     clock: deps.clock,
   });
@@ -150,12 +167,12 @@ export function webhookRoutes(api: Api, deps: WebhookRouteDeps): void {
       rateLimit: false,
       summary: 'eSIM provider order callbacks',
       description: ESIM_PROVIDER_DESCRIPTION,
-      body: EsimProviderCallback,
-      bodyOptions: { limit: '64kb', anyContentType: true },
+      // Raw bytes, whatever Content-Type says: a partner's HMAC covers the exact body (the spec's is parsed after).
+      body: { raw: true, schema: EsimProviderCallback, limit: '64kb' },
       response: json(EsimProviderAck, { description: 'Received' }),
       errors: ['WEBHOOK_SIGNATURE_MISSING', 'WEBHOOK_SIGNATURE_INVALID', 'SERVICE_UNAVAILABLE'],
       errorNotes: { 503: 'The reconciliation handoff failed; nothing was kept; redeliver' },
     },
-    ({ body }) => esimProvider.receive(body),
+    ({ body, req }) => esimProvider.receiveRaw(body, (name) => headerText(req.headers[name])),
   );
 }

@@ -233,8 +233,7 @@ describe('POST /activations', () => {
 
   describe('Idempotency-Key (a retry after a lost answer)', () => {
     const keyed = (token: string, key: string, body: object) => create(token, body).set('Idempotency-Key', key);
-    const rows = (userId: string) =>
-      t.db.query<{ n: number }>(`select count(*)::int as n from activations where user_id = $1`, [userId]);
+    const rows = (userId: string) => t.db.query<{ n: number }>(`select count(*)::int as n from activations where user_id = $1`, [userId]);
 
     it('answers a repeat of the same request with the first answer, creating nothing more', async () => {
       const { token, userId } = await signUp(t);

@@ -775,6 +775,39 @@ describe('POST /admin/compliance/users/:id/erase', () => {
   });
 });
 
+// Issue 33: "The erasure removes details.name from audit rows but not the names under before/after of admin_user.renamed."
+describe('an erasure and the audit trail of a staff account', () => {
+  it('leaves none of the names the account ever had: the rename rows stay, without before/after', async () => {
+    const [first, second, third] = ['Nouf Alharbi', 'Nouf Alharbi-Saleh', 'Nouf Saleh'];
+    const created = await request(t.app)
+      .post('/admin/users')
+      .set(bearer(root.token))
+      .send({ appRole: 'support', name: first, email: `renamed-${randomUUID()}@example.com` });
+    expect(created.status).toBe(201);
+    const id = (created.body as { data: { id: string } }).data.id;
+    for (const name of [second, third]) {
+      t.clock.advance(1000); // the trail's order is its rows' time
+      const renamed = await request(t.app).patch(`/admin/users/${id}`).set(bearer(root.token)).send({ name });
+      expect(renamed.status).toBe(200);
+    }
+    const trail = () =>
+      t.db.query<{ action: string; details: Record<string, unknown> }>(
+        `select action, details from audit_events where entity_type = 'user' and entity_id = $1 order by created_at, action`,
+        [id],
+      );
+    expect((await trail()).filter((r) => r.action === 'admin_user.renamed').map((r) => r.details)).toEqual([
+      { before: first, after: second },
+      { before: second, after: third },
+    ]);
+
+    expect((await erase(id)).status).toBe(200);
+    const after = await trail();
+    expect(after.filter((r) => r.action === 'admin_user.renamed').map((r) => r.details)).toEqual([{}, {}]);
+    // No name anywhere in the person's rows, whatever the action.
+    expect(after.filter((r) => /Nouf|Alharbi|Saleh/.test(JSON.stringify(r.details)))).toEqual([]);
+  });
+});
+
 describe('an erasure reaches every process (issue 32)', () => {
   it('deletes the person’s messages still waiting for the relay, and makes another process forget the values it decrypted', async () => {
     const person = await signUp(t, { phone: newPhone(), email: `waiting-${randomBytes(3).toString('hex')}@example.com` });

@@ -262,6 +262,40 @@ describe('POST /store/orders', () => {
   });
 });
 
+describe('POST /store/orders with an Idempotency-Key (a retry after a lost answer)', () => {
+  const keyed = (key: string, body: object, token = buyer.token) =>
+    request(t.app).post('/store/orders').set(bearer(token)).set('Idempotency-Key', key).send(body);
+  const ordersOf = (userId: string) =>
+    t.db.query<{ n: number }>(`select count(*)::int as n from store_orders where user_id = $1`, [userId]);
+
+  it('answers a repeat, and parallel repeats, with the one order', async () => {
+    const buyer2 = await signUp(t, { email: `keyed-${process.pid}@example.com` });
+    const ack = (await acknowledge(buyer2.token)).body.data.id;
+    const body = { productId: productId('MOCK-SYNC-SA-5GB'), deviceAcknowledgementId: ack };
+    const answers = await Promise.all(Array.from({ length: 4 }, () => keyed('order-key-01', body, buyer2.token)));
+    expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(answers.map((res) => (res.body as Body).data.id)).size).toBe(1);
+    const again = await keyed('order-key-01', body, buyer2.token);
+    expect([again.status, (again.body as Body).data.id]).toEqual([201, (answers[0].body as Body).data.id]);
+    expect(await ordersOf(buyer2.userId)).toEqual([{ n: 1 }]);
+  });
+
+  it('refuses the key with another body (VALIDATION_ERROR on the header), and keeps keys per person', async () => {
+    const body = { productId: productId('MOCK-SYNC-SA-5GB'), deviceAcknowledgementId: ackId };
+    expect((await keyed('order-key-02', body)).status).toBe(201);
+    const reused = await keyed('order-key-02', { ...body, productId: productId('MOCK-SYNC-AE-1GB') });
+    expect([reused.status, errorCode(reused)]).toEqual([400, 'VALIDATION_ERROR']);
+    const theirAck = (await acknowledge(other.token)).body.data.id;
+    const theirs = await keyed('order-key-02', { ...body, deviceAcknowledgementId: theirAck }, other.token);
+    expect(theirs.status).toBe(201);
+  });
+
+  it('answers VALIDATION_ERROR for a key outside 8-128 characters', async () => {
+    const res = await keyed('short', { productId: productId('MOCK-SYNC-SA-5GB'), deviceAcknowledgementId: ackId });
+    expect([res.status, errorCode(res)]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+});
+
 describe('paying a store order through the payment routes', () => {
   it('charges a card method in USD: the order is paid, its run told, the receipt (JSON and PDF) in USD', async () => {
     const created = await order('MOCK-SYNC-GLOBAL-UNL', { currency: 'EUR' });

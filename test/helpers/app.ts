@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { createApp, type AppDeps } from '../../src/app';
 import type { RegisterResponse, SignInResponse } from '../../src/auth/schemas';
 import { loadConfig, type Config } from '../../src/config';
+import type { Db } from '../../src/db/sql';
 import { createLogger } from '../../src/http/logger';
 import { createMemoryMessageSender, type OutgoingMessage } from '../../src/providers/messages';
 import { createTestClock, type TestClock } from './clock';
@@ -23,6 +24,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /** What the app reaches its database through (a test that makes Postgres fail at a chosen point wraps it). */
+  wrapDb?: (db: Db) => Db;
   deps?: Partial<
     Pick<
       AppDeps,
@@ -54,7 +57,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const config = loadConfig({ NODE_ENV: 'test', RATE_LIMIT_MAX: '1000000', SESSION_CACHE_SECONDS: '0', PORTAL_CACHE_MS: '0', ...opts.env });
   const app = createApp({
     config,
-    db: db.sql,
+    db: opts.wrapDb ? opts.wrapDb(db.sql) : db.sql,
     logger,
     clock,
     messages: sender,

@@ -9,6 +9,7 @@
  * benchmarks or embedded PostgreSQL and bundles the workflows at build time.
  * Issue 31: Prometheus scrapes the API and the worker over a network of its own with nothing published,
  * and every image (compose's and the Dockerfile's) names an exact version.
+ * Issue 33: plaintext only to the hosts PLAINTEXT_HOSTS names (the local profile adds its stub there).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -167,6 +168,12 @@ describe('docker-compose.yml with a complete .env', () => {
       SMS_HTTP_TOKEN: sample.SMS_HTTP_TOKEN,
       RATE_LIMIT_MAX: '250',
     });
+  });
+
+  // Issue 33: plaintext reaches compose's own postgres and temporal, and no other host unless .env says.
+  it('lets the API and the worker reach only postgres and temporal without TLS by default', () => {
+    expect(services.api.environment?.PLAINTEXT_HOSTS).toBe('postgres,temporal');
+    expect(services.worker.environment?.PLAINTEXT_HOSTS).toBe('postgres,temporal');
   });
 
   it('gives the database the password from .env', () => {
@@ -407,6 +414,21 @@ describe('the local profile', () => {
     });
     expect(services.mailpit.environment?.MP_WEBHOOK_URL).toBe('http://stub:4010/mailpit-webhook');
     expect(services['demo-seed'].command).toEqual(['node', 'dist/src/cli/prepare-database.js']);
+  });
+
+  // Issue 33: production refuses http:// to another host; the stub is admitted by name, in the .env the
+  // script writes, through the one exception production has for a private network (PLAINTEXT_HOSTS).
+  it('admits the stub over http:// only because its .env lists it in PLAINTEXT_HOSTS', () => {
+    expect(env.PLAINTEXT_HOSTS).toBe('postgres,temporal,stub');
+    expect(services.api.environment?.PLAINTEXT_HOSTS).toBe('postgres,temporal,stub');
+    let refused = '';
+    try {
+      loadConfig({ ...services.api.environment, PLAINTEXT_HOSTS: 'postgres,temporal' });
+    } catch (err) {
+      refused = (err as Error).message;
+    }
+    const named = [...refused.matchAll(/^ {2}([A-Z][A-Z0-9_]*): http:\/\/ to another host \(stub/gm)].map((m) => m[1]);
+    expect(named.sort()).toEqual(['CARD_PROCESSOR_API_BASE_URL', 'IDENTITY_HTTP_URL', 'OPERATOR_HTTP_ENDPOINTS', 'SMS_HTTP_URL']);
   });
 
   it('writes fresh secrets each time', () => {

@@ -200,7 +200,7 @@ describe('telemetry settings (issues 22 and 31)', () => {
   it('refuses in production a plain-HTTP OTLP endpoint on another host: traces would cross the network in clear text', () => {
     const text = refusal({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' });
     expect(named(text)).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
-    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host is refused in production/);
+    expect(text).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT: http:\/\/ to another host \(otel.internal\) is refused in production/);
     // TLS, or a collector on the same host (a sidecar), is fine.
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.internal:4318' })).not.toThrow();
     expect(() => loadConfig({ ...productionEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).not.toThrow();
@@ -211,6 +211,46 @@ describe('telemetry settings (issues 22 and 31)', () => {
     ]);
     // Development leaves it alone.
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel.internal:4318' })).not.toThrow();
+  });
+});
+
+// Issue 33: "Remote provider URLs … are accepted as http:// in production: refuse them as is done for OTLP."
+describe('provider URLs in production', () => {
+  const production = (overrides: Record<string, string>) => ({ ...productionEnv(), ...overrides });
+
+  it.each(['SMS_HTTP_URL', 'IDENTITY_HTTP_URL', 'STORE_HTTP_URL', 'FX_HTTP_URL', 'CARD_PROCESSOR_API_BASE_URL'])(
+    'refuses %s as http:// to another host, and takes https://, loopback, or a host PLAINTEXT_HOSTS lists',
+    (key) => {
+      const text = refusal(production({ [key]: 'http://partner.example.com/api' }));
+      expect(named(text)).toEqual([key]);
+      expect(text).toMatch(
+        new RegExp(
+          `${key}: http:// to another host \\(partner.example.com\\) is refused in production: .* would cross the network in clear text`,
+        ),
+      );
+      for (const url of ['https://partner.example.com/api', 'http://127.0.0.1:4010/api', 'http://localhost:4010/api']) {
+        expect(() => loadConfig(production({ [key]: url }))).not.toThrow();
+      }
+      expect(() => loadConfig(production({ [key]: 'http://stub:4010/api', PLAINTEXT_HOSTS: 'postgres,temporal,stub' }))).not.toThrow();
+      // Development leaves it alone.
+      expect(() => loadConfig({ [key]: 'http://partner.example.com/api' })).not.toThrow();
+    },
+  );
+
+  it('refuses an operator of OPERATOR_HTTP_ENDPOINTS at http:// to another host, naming the operator', () => {
+    const text = refusal(production({ OPERATOR_HTTP_ENDPOINTS: 'stc=https://stc.example.com,mobily:esim=http://mobily.example.com' }));
+    expect(named(text)).toEqual(['OPERATOR_HTTP_ENDPOINTS']);
+    expect(text).toContain(
+      'OPERATOR_HTTP_ENDPOINTS: http:// to another host (mobily.example.com, operator mobily) is refused in production',
+    );
+    const listed = { OPERATOR_HTTP_ENDPOINTS: 'stc=http://stub:4010/stc,zain=http://127.0.0.1:4011', PLAINTEXT_HOSTS: 'stub' };
+    expect(() => loadConfig(production(listed))).not.toThrow();
+  });
+
+  it('holds OTLP to the same rule: a collector PLAINTEXT_HOSTS lists may be reached over http://', () => {
+    const env = production({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
+    expect(named(refusal(env))).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
+    expect(loadConfig({ ...env, PLAINTEXT_HOSTS: 'collector' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://collector:4318');
   });
 });
 
@@ -231,9 +271,49 @@ describe('TLS to Postgres and Temporal', () => {
     expect(text).not.toContain('secret');
   });
 
-  it.each(['require', 'verify-ca', 'verify-full'])('accepts a remote Postgres with sslmode=%s', (mode) => {
-    const config = loadConfig(production({ DATABASE_URL: `postgres://app:secret@db.internal:5432/activation_sys?sslmode=${mode}` }));
-    expect(config.DATABASE_URL).toContain(`sslmode=${mode}`);
+  // Issue 33: only a mode that checks who answers is accepted for a remote Postgres.
+  const remote = (mode: string) => `postgres://app:secret@db.internal:5432/activation_sys?sslmode=${mode}`;
+
+  it('accepts a remote Postgres with sslmode=verify-full (the system CAs or a CA file), or verify-ca with a CA file', () => {
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-full') })).DATABASE_URL).toContain('sslmode=verify-full');
+    const ca = { DATABASE_SSL_CA_FILE: '/etc/ssl/db-ca.pem' };
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-full'), ...ca })).DATABASE_SSL_CA_FILE).toBe(ca.DATABASE_SSL_CA_FILE);
+    expect(loadConfig(production({ DATABASE_URL: remote('verify-ca'), ...ca })).DATABASE_URL).toContain('sslmode=verify-ca');
+  });
+
+  it('refuses sslmode=require for a remote Postgres in production, with a CA file or without: it must say verify-ca or verify-full', () => {
+    const text = refusal(production({ DATABASE_URL: remote('require') }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain('DATABASE_URL: sslmode=require does not check the certificate');
+    expect(text).not.toContain('secret');
+    // With a CA file libpq checks the chain, but only while the file is set: the mode must say so itself.
+    const withCa = refusal(production({ DATABASE_URL: remote('require'), DATABASE_SSL_CA_FILE: '/etc/ssl/db-ca.pem' }));
+    expect(named(withCa)).toEqual(['DATABASE_URL']);
+    expect(withCa).toContain('DATABASE_URL: sslmode=require checks the certificate only while DATABASE_SSL_CA_FILE is set');
+  });
+
+  it('refuses sslmode=verify-ca without DATABASE_SSL_CA_FILE for a remote Postgres in production: any public certificate would do', () => {
+    const text = refusal(production({ DATABASE_URL: remote('verify-ca') }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain('DATABASE_URL: sslmode=verify-ca without DATABASE_SSL_CA_FILE');
+  });
+
+  it.each(['prefer', 'allow'])('refuses sslmode=%s in production (it would fall back to plaintext)', (mode) => {
+    const text = refusal(production({ DATABASE_URL: remote(mode) }));
+    expect(named(text)).toEqual(['DATABASE_URL']);
+    expect(text).toContain(`sslmode=${mode} is not supported`);
+  });
+
+  it('lets loopback and PLAINTEXT_HOSTS hosts use any mode, as they may use none', () => {
+    for (const mode of ['require', 'verify-ca']) {
+      expect(() => loadConfig(production({ DATABASE_URL: `postgres://app:secret@127.0.0.1:5432/x?sslmode=${mode}` }))).not.toThrow();
+      const env = production({ DATABASE_URL: `postgres://app:secret@postgres:5432/x?sslmode=${mode}`, PLAINTEXT_HOSTS: 'postgres' });
+      expect(() => loadConfig(env)).not.toThrow();
+    }
+  });
+
+  it('leaves development alone: sslmode=require and verify-ca without a CA file load', () => {
+    for (const mode of ['require', 'verify-ca']) expect(loadConfig({ DATABASE_URL: remote(mode) }).DATABASE_URL).toContain(mode);
   });
 
   it.each([
@@ -278,6 +358,7 @@ describe('TLS to Postgres and Temporal', () => {
   // Nothing in the URL is silently dropped any more: what we do not honour stops start-up, whatever NODE_ENV says.
   it.each([
     ['sslmode=prefer', 'sslmode=prefer is not supported'],
+    ['sslmode=allow', 'sslmode=allow is not supported'],
     ['sslmode=bogus', 'sslmode=bogus is not supported'],
     ['sslrootcert=/etc/ca.pem', 'sslrootcert is not read from the URL: use DATABASE_SSL_CA_FILE'],
     ['sslcert=/etc/c.pem&sslkey=/etc/c.key', 'sslcert is not read from the URL'],

@@ -35,7 +35,16 @@ describe('store configuration', () => {
       MOCK_STORE_CALLBACK_DELAY: 2_000,
       STORE_PROVIDER: 'mock',
       FX_SOURCE: 'mock',
+      STORE_HEALTH_CHECK_CACHE_SECONDS: 5,
     });
+  });
+
+  it('bounds the order health check’s window to 0-60 whole seconds', () => {
+    expect(loadConfig({ STORE_HEALTH_CHECK_CACHE_SECONDS: '0' }).STORE_HEALTH_CHECK_CACHE_SECONDS).toBe(0);
+    expect(loadConfig({ STORE_HEALTH_CHECK_CACHE_SECONDS: '60' }).STORE_HEALTH_CHECK_CACHE_SECONDS).toBe(60);
+    for (const value of ['61', '-1', '2.5', 'soon']) {
+      expect(named(refusal({ STORE_HEALTH_CHECK_CACHE_SECONDS: value }))).toEqual(['STORE_HEALTH_CHECK_CACHE_SECONDS']);
+    }
   });
 
   it.each([

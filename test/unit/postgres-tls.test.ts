@@ -119,6 +119,26 @@ describe('Postgres over TLS', () => {
     expect(await ormSessionSsl(withMode('verify-ca', 'localhost'), certs.ca)).toBe(true);
   });
 
+  // Issue 33: production accepts verify-ca only with DATABASE_SSL_CA_FILE; that pairing must check the chain.
+  it('verify-ca with a CA file checks the chain, by the pool and by the migrations: a certificate of another CA is refused', async () => {
+    const database = await openDatabase(config(withMode('verify-ca'), certs.otherCa), { schema: 'as-is' });
+    try {
+      await expect(sessionSsl(database)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    } finally {
+      await database.close();
+    }
+    await expect(ormSessionSsl(withMode('verify-ca'), certs.otherCa)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    // Without the file the chain must end at a CA the system trusts, which ours is not.
+    await expect(ormSessionSsl(withMode('verify-ca'))).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    // The right CA passes, and the pool's session is encrypted.
+    const verified = await openDatabase(config(withMode('verify-ca'), certs.ca), { schema: 'as-is' });
+    try {
+      expect(await sessionSsl(verified)).toBe(true);
+    } finally {
+      await verified.close();
+    }
+  });
+
   it('an unreadable CA file stops start-up, naming the setting', async () => {
     await expect(openDatabase(config(withMode('verify-full'), path.join(certs.dir, 'missing.pem')), { schema: 'as-is' })).rejects.toThrow(
       /DATABASE_SSL_CA_FILE: cannot read/,

@@ -309,14 +309,29 @@ describe('orders', () => {
 });
 
 describe('signed callback', () => {
-  it('names our order when signed with our secret (HMAC-SHA512 of the raw body), nothing otherwise', () => {
-    const raw = Buffer.from(JSON.stringify({ request_id: 'req-1', description: ORDER_ID, sims: [SIM] }));
-    const signature = createHmac('sha512', SECRET).update(raw).digest('hex');
-    const p = plugin();
-    expect(p.verifyCallback(raw, signature)).toEqual({ orderId: ORDER_ID });
-    expect(p.verifyCallback(raw, createHmac('sha512', 'other').update(raw).digest('hex'))).toBeNull();
-    expect(p.verifyCallback(Buffer.from(raw.toString().replace(ORDER_ID, 'x')), signature)).toBeNull();
-    expect(p.verifyCallback(raw, undefined)).toBeNull();
+  const raw = Buffer.from(JSON.stringify({ request_id: 'req-1', data: { description: ORDER_ID, status: 'completed', sims: [SIM] } }));
+  const signature = createHmac('sha512', SECRET).update(raw).digest('hex');
+
+  it('is told apart by its partner-signature header: the hex HMAC-SHA512 of the raw body with our secret', () => {
+    const { callbacks } = plugin();
+    expect(callbacks.header).toBe('partner-signature');
+    expect(callbacks.verify(raw, signature)).toBe(true);
+    expect(callbacks.verify(raw, signature.toUpperCase())).toBe(true);
+    expect(callbacks.verify(raw, createHmac('sha512', 'other').update(raw).digest('hex'))).toBe(false);
+    expect(callbacks.verify(Buffer.from(raw.toString().replace(ORDER_ID, 'x')), signature)).toBe(false);
+    expect(callbacks.verify(raw, signature.slice(2))).toBe(false);
+    expect(callbacks.verify(raw, '')).toBe(false);
+  });
+
+  it('names our order (description, top level or under data) with the partner outcome as a hint, nothing else', () => {
+    const { callbacks } = plugin();
+    const of = (body: unknown) => callbacks.orderOf(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));
+    expect(of(raw.toString())).toEqual({ orderId: ORDER_ID, status: 'completed' });
+    expect(of({ description: ORDER_ID, status: 'pending' })).toEqual({ orderId: ORDER_ID, status: 'completed' });
+    expect(of({ data: { description: ORDER_ID, status: 'cancelled' } })).toEqual({ orderId: ORDER_ID, status: 'failed' });
+    for (const body of ['{nope', 'null', '42', { data: {} }, { description: '' }, { description: 'x'.repeat(129) }]) {
+      expect(of(body)).toBeNull();
+    }
   });
 });
 
@@ -325,5 +340,28 @@ describe('health', () => {
     serve(() => ({ status: 200, body: { data: [], meta: { last_page: 1 } } }));
     expect(await plugin().health()).toEqual({ ok: true, detail: 'store provider partner-store: token and package list answered' });
     expect(apiRequests()[0].path).toBe('/partner/v2/packages?limit=1&page=1');
+  });
+
+  it('proves the credentials with a fresh token by default (toggle, sync), and reuses a valid one when asked (orders)', async () => {
+    serve(() => ({ status: 200, body: { data: [], meta: { last_page: 1 } } }));
+    const p = plugin();
+    await p.health();
+    await p.health();
+    expect(tokens).toBe(2);
+    await p.health({ freshToken: false });
+    await p.health({ freshToken: false });
+    expect(tokens).toBe(2);
+    expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-2', 'Bearer tok-2', 'Bearer tok-2']);
+  });
+
+  it('without a fresh token, still finds revoked credentials: a refused token is renewed once, and the renewal refused', async () => {
+    serve(() => ({ status: 200, body: { data: [], meta: { last_page: 1 } } }));
+    const p = plugin();
+    expect(await p.health({ freshToken: false })).toMatchObject({ ok: true });
+    stub.answer(() => ({ status: 401, body: { message: 'revoked' } }));
+    expect(await p.health({ freshToken: false })).toEqual({
+      ok: false,
+      detail: 'store provider partner-store refused our credentials (HTTP 401)',
+    });
   });
 });

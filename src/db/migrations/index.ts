@@ -43,7 +43,8 @@ import { Migration20261129005614_workflow_signals } from './Migration20261129005
 import { Migration20261129012322_erasure_everywhere } from './Migration20261129012322_erasure_everywhere';
 import { Migration20261129033453_signal_starts } from './Migration20261129033453_signal_starts';
 import { Migration20261129040000_activation_create_keys } from './Migration20261129040000_activation_create_keys';
-import { Migration20261129050000_workflow_update_leases } from './Migration20261129050000_workflow_update_leases';
+import { Migration20261129050000_store_order_create_keys } from './Migration20261129050000_store_order_create_keys';
+import { Migration20261129060000_workflow_update_leases } from './Migration20261129060000_workflow_update_leases';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -89,5 +90,6 @@ export const migrationsList = [
   { name: 'Migration20261129012322_erasure_everywhere', class: Migration20261129012322_erasure_everywhere },
   { name: 'Migration20261129033453_signal_starts', class: Migration20261129033453_signal_starts },
   { name: 'Migration20261129040000_activation_create_keys', class: Migration20261129040000_activation_create_keys },
-  { name: 'Migration20261129050000_workflow_update_leases', class: Migration20261129050000_workflow_update_leases },
+  { name: 'Migration20261129050000_store_order_create_keys', class: Migration20261129050000_store_order_create_keys },
+  { name: 'Migration20261129060000_workflow_update_leases', class: Migration20261129060000_workflow_update_leases },
 ];

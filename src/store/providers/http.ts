@@ -7,7 +7,10 @@ import {
   StoreProviderRejection,
   StoreProviderUnavailable,
   type EsimProfile,
+  type HealthCheckOptions,
+  type CallbackOrder,
   type PlacedOrder,
+  type ProviderCallbacks,
   type ProviderHealth,
   type ProviderOrder,
   type ProviderProduct,
@@ -48,6 +51,31 @@ interface PartnerOrder {
   description?: unknown;
 }
 
+/** Longer is not one of our order ids (uuids); the receipt keeps the id in a bounded column. */
+const MAX_ORDER_ID = 128;
+
+/** Whether `signature` is the hex HMAC-SHA512 of exactly `rawBody` with `secret`, compared in constant time. */
+function signedBySecret(secret: string, rawBody: Buffer, signature: string): boolean {
+  if (!/^[0-9a-f]{128}$/i.test(signature)) return false;
+  const expected = createHmac('sha512', secret).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+/** The order a verified callback names, and the partner's outcome as a hint (failed or cancelled: failed). */
+function callbackOrderOf(rawBody: Buffer): CallbackOrder | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const body = (parsed ?? {}) as PartnerOrder & { data?: PartnerOrder };
+  const order = typeof body.data?.description === 'string' ? body.data : body;
+  const orderId = order.description;
+  if (typeof orderId !== 'string' || orderId === '' || orderId.length > MAX_ORDER_ID) return null;
+  return { orderId, status: order.status === 'failed' || order.status === 'cancelled' ? 'failed' : 'completed' };
+}
+
 /**
  * A wholesale eSIM partner over HTTP, modeled on a public partner API (Airalo Partner API v2; the
  * contract is in docs/configuration.md, "The eSIM store"):
@@ -70,9 +98,7 @@ interface PartnerOrder {
  * Timeouts, 408/425/429/5xx and network failures are retried (`retries`), then StoreProviderUnavailable.
  * Messages name the partner, the status and the attempts only: never the secret, the token or a profile.
  */
-export function createHttpStoreProvider(options: HttpStoreProviderOptions): StoreProviderPlugin & {
-  verifyCallback(rawBody: Buffer, signature: string | undefined): { orderId: string } | null;
-} {
+export function createHttpStoreProvider(options: HttpStoreProviderOptions): StoreProviderPlugin & { callbacks: ProviderCallbacks } {
   const now = options.now ?? Date.now;
   const provider = `store provider ${options.slug}`;
   const policy: HttpPolicy = {
@@ -186,9 +212,11 @@ export function createHttpStoreProvider(options: HttpStoreProviderOptions): Stor
   return {
     slug: options.slug,
 
-    async health(): Promise<ProviderHealth> {
+    async health(options: HealthCheckOptions = {}): Promise<ProviderHealth> {
       try {
-        await bearer(true);
+        // A fresh token proves the credentials (staff's toggle, the sync); an order's shared check reuses a
+        // valid one: a token is meant to last until it expires, and a refused one is renewed by call().
+        await bearer(options.freshToken ?? true);
         await call({ method: 'GET', url: url('v2/packages?limit=1&page=1') });
         return { ok: true, detail: `${provider}: token and package list answered` };
       } catch (err) {
@@ -237,22 +265,14 @@ export function createHttpStoreProvider(options: HttpStoreProviderOptions): Stor
     },
 
     /**
-     * A callback is ours when its signature is the hex HMAC-SHA512 of the raw body with our client secret;
-     * it names our order in `description` (or `data.description`). Only a trigger: the order is then read
-     * with getOrder, and whatever profile the body carries is discarded.
+     * The partner's callbacks (POST /webhooks/esim-provider, by their `partner-signature` header): ours when
+     * signed with our client secret, naming our order in `description` (or `data.description`). Only a
+     * trigger: the order's run reads it with getOrder, and whatever profile the body carries is discarded.
      */
-    verifyCallback(rawBody: Buffer, signature: string | undefined): { orderId: string } | null {
-      if (!signature || !/^[0-9a-f]{128}$/i.test(signature)) return null;
-      const expected = createHmac('sha512', options.clientSecret).update(rawBody).digest();
-      if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return null;
-      let body: { description?: unknown; data?: { description?: unknown } };
-      try {
-        body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-      } catch {
-        return null;
-      }
-      const orderId = typeof body.description === 'string' ? body.description : body.data?.description;
-      return typeof orderId === 'string' && orderId !== '' ? { orderId } : null;
+    callbacks: {
+      header: PARTNER_SIGNATURE_HEADER,
+      verify: (rawBody, signature) => signedBySecret(options.clientSecret, rawBody, signature),
+      orderOf: callbackOrderOf,
     },
   };
 }

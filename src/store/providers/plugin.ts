@@ -26,6 +26,15 @@ export class StoreProviderUnavailable extends Error {
   }
 }
 
+export interface HealthCheckOptions {
+  /**
+   * Default true: prove the credentials themselves (a partner's fresh token), as staff turning a provider
+   * on and the sync want. false (an order's shared check): a valid token will do; a refused one is
+   * renewed once, as on any call, so revoked credentials still show.
+   */
+  freshToken?: boolean;
+}
+
 export interface ProviderHealth {
   ok: boolean;
   /** One printable line for staff (never a credential or a provider's raw answer). */
@@ -65,9 +74,30 @@ export type PlacedOrder = { status: 'issued'; profile: EsimProfile } | { status:
 export type ProviderOrder =
   { status: 'issued'; profile: EsimProfile } | { status: 'pending' } | { status: 'failed'; reason: string } | { status: 'not_found' };
 
+/** What a partner's callback names once its signature is verified; the status is a hint, never trusted. */
+export interface CallbackOrder {
+  orderId: string;
+  status: 'completed' | 'failed';
+}
+
+/**
+ * A partner's own signed callbacks, which POST /webhooks/esim-provider tells apart by their signature
+ * header (src/webhooks/esim-provider.ts). Only a trigger: the order's run then reads it with getOrder.
+ */
+export interface ProviderCallbacks {
+  /** The header carrying the signature, lower case; its presence marks the partner's callback. */
+  readonly header: string;
+  /** Whether `signature` signs exactly these bytes (checked before the body is parsed). */
+  verify(rawBody: Buffer, signature: string): boolean;
+  /** The order a verified body names; null when it names none (or is not JSON). */
+  orderOf(rawBody: Buffer): CallbackOrder | null;
+}
+
 export interface StoreProviderPlugin {
   readonly slug: string;
-  health(): Promise<ProviderHealth>;
+  /** Set by a plugin whose partner calls back in its own format (the HTTP partner); the mocks use the spec's. */
+  readonly callbacks?: ProviderCallbacks;
+  health(options?: HealthCheckOptions): Promise<ProviderHealth>;
   listProducts(): Promise<ProviderProduct[]>;
   /** Idempotent by `orderId` (the provider's unique reference). */
   placeOrder(orderId: string, sku: string): Promise<PlacedOrder>;

@@ -4,8 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Leases on an action's derived update id (src/workflow-updates/repository.ts): one live request per
  * derived id, and the update id a retry of a request whose outcome was unknown joins.
  */
-export class Migration20261129050000_workflow_update_leases extends Migration {
-  override name = 'Migration20261129050000_workflow_update_leases';
+export class Migration20261129060000_workflow_update_leases extends Migration {
+  override name = 'Migration20261129060000_workflow_update_leases';
 
   override up(): void | Promise<void> {
     this.addSql(
