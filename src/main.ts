@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     temporalReady: () => temporal.ready(),
     activationRuns: createActivationRuns(temporal.client, config),
     paymentRuns: createPaymentRuns(temporal.client, config),
-    companyRuns: createCompanyRuns(temporal.client, config, { logger }),
+    companyRuns: createCompanyRuns(temporal.client, config, { db, logger }),
     quoteRuns: createQuoteRuns(temporal.client, config, { db }),
     storeProviders: providers.store,
     storeSyncs: createStoreSyncRuns(temporal.client, config),

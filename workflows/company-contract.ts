@@ -53,6 +53,13 @@ export const READINESS_RECHECK_MS = 6 * 3600_000;
 /** A run keeps its history short: about 10 history events per handled event, far below the server's limits. */
 export const COMPANY_EVENTS_PER_RUN = 500;
 
+/**
+ * patched() id: a run woken by a status change alone (suspend, reactivate) waits again instead of
+ * continuing as new, so it keeps the change's update id and answers a repeat of it (src/temporal/update.ts).
+ * Runs that passed such a wake before the patch replay the way they went: they continued as new.
+ */
+export const STATUS_WAKE_PATCH = 'status-wake-keeps-run';
+
 /** An administrator's status action, with what its audit row records. */
 export interface StatusChangeRequest {
   action: CompanyAction;

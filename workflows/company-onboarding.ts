@@ -5,6 +5,7 @@ import {
   condition,
   log,
   makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -18,6 +19,7 @@ import {
   companyStateQuery,
   READINESS_RECHECK_MS,
   readinessChangedSignal,
+  STATUS_WAKE_PATCH,
   transitionOf,
   type CompanyAction,
   type CompanyNotice,
@@ -103,7 +105,7 @@ export async function companyOnboardingWorkflow(input: CompanyWorkflowInput): Pr
       await recomputeReadiness();
     } else if (pendingNotices.length > 0) {
       await sendNotice(pendingNotices.shift()!);
-    } else {
+    } else if (timeToContinue() || !patched(STATUS_WAKE_PATCH)) {
       await condition(allHandlersFinished);
       // A handler may have left work (a notice, a stale readiness) on its way out: do it in this run.
       if (!readinessStale && pendingNotices.length === 0) {
@@ -114,6 +116,7 @@ export async function companyOnboardingWorkflow(input: CompanyWorkflowInput): Pr
         return next({ ...input, status: state.status, readiness: state.readiness, canSendLinksFlips: state.canSendLinksFlips });
       }
     }
+    // Else woken by a status change alone: the next wait has or loses its recheck (STATUS_WAKE_PATCH).
   }
 
   /** Waits for work; false when an approved company's run waited READINESS_RECHECK_MS without any. */

@@ -95,8 +95,9 @@ export function companyAdminRoutes(api: Api, deps: CompanyAdminRouteDeps): void 
         'suspended → reactivate → approved (no re-stamp, no notice). Any other pair is COMPANY_INVALID_TRANSITION with ' +
         '`details: { from, action }` and nothing is written. The company’s onboarding run decides and writes the status with ' +
         'its audit row (`company.status_changed`, the reason only there), one action at a time: of two administrators acting ' +
-        'at once, one wins and the other gets COMPANY_INVALID_TRANSITION. SERVICE_UNAVAILABLE: the run did not answer in ' +
-        'time; the action may still be applied, read the company again.',
+        'at once, one wins and the other gets COMPANY_INVALID_TRANSITION, and so does a request repeated after its answer. ' +
+        'SERVICE_UNAVAILABLE: the run did not answer in time; the action may still be applied: read the company again, or send ' +
+        'the same request again (same action, reason and administrator: it gets the one result).',
       params: s.CompanyIdParams,
       body: s.CompanyStatusBody,
       response: json(s.CompanyResponse),

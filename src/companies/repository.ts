@@ -261,6 +261,26 @@ export async function writeCompanyStatus(sql: Sql, w: StatusWrite): Promise<bool
   return changed > 0;
 }
 
+/**
+ * The company's status and how many status changes it has had (its `company.status_changed` audit rows,
+ * written in each change's transaction), read in one statement: the state a status action applies to
+ * (src/temporal/companies.ts). Statuses come back (suspend, reactivate, suspend); the count never does.
+ */
+export async function statusAndChanges(sql: Sql, companyId: string): Promise<{ status: CompanyStatus; changes: number } | null> {
+  if (!isUuid(companyId)) return null;
+  const row = await sql.one<{ status: CompanyStatus; changes: number }>(
+    query(
+      'companies.status-and-changes',
+      `select c.status,
+              (select count(*)::int from audit_events a
+                where a.entity_type = 'company' and a.entity_id = c.id::text and a.action = 'company.status_changed') as changes
+         from companies c where c.id = $1`,
+    ),
+    [companyId],
+  );
+  return row ?? null;
+}
+
 export async function companyStatus(sql: Sql, companyId: string): Promise<CompanyStatus | undefined> {
   const row = await sql.one<{ status: CompanyStatus }>(query('companies.status', 'select status from companies where id = $1'), [
     companyId,

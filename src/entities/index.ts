@@ -21,6 +21,7 @@ import { User } from './user';
 import { WebhookInboxEvent } from './webhook-inbox';
 import { WorkflowSignal } from './workflow-signal';
 import { WorkflowStart } from './workflow-start';
+import { WorkflowUpdateLease } from './workflow-update-lease';
 
 export * from './activation';
 export * from './audit-event';
@@ -45,6 +46,7 @@ export * from './user';
 export * from './webhook-inbox';
 export * from './workflow-start';
 export * from './workflow-signal';
+export * from './workflow-update-lease';
 
 export const entities = [
   User,
@@ -89,4 +91,5 @@ export const entities = [
   FxRateSnapshot,
   StoreDeviceAcknowledgement,
   StoreOrder,
+  WorkflowUpdateLease,
 ];

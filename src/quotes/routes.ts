@@ -23,7 +23,8 @@ const CATALOG_DESCRIPTION =
   'and `operatorName` follow Accept-Language (`en` default, `ar`).';
 
 export const ACTION_NOTE =
-  'SERVICE_UNAVAILABLE: the chain’s run did not answer in time; the action may still be applied, read the quote again.';
+  'SERVICE_UNAVAILABLE: the chain’s run did not answer in time; the action may still be applied: read the quote again, or ' +
+  'send the same request again (same caller and body: it gets the one result).';
 
 /** The B2B catalog and the company's quotes (spec "Portal: catalog and quotes"). */
 export function quoteRoutes(api: Api, deps: QuoteRouteDeps): void {

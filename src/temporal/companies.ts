@@ -1,16 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from 'pino';
+import { statusAndChanges } from '../companies/repository';
 import type { CompanyRuns } from '../companies/runs';
 import type { Config } from '../config';
+import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { createLogger } from '../http/logger';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
-import { changeStatusUpdate, companyWorkflowId, readinessChangedSignal, type CompanyWorkflowInput } from '../../workflows/company-contract';
+import {
+  changeStatusUpdate,
+  COMPANY_TRANSITIONS,
+  companyWorkflowId,
+  readinessChangedSignal,
+  type CompanyWorkflowInput,
+  type StatusChangeRequest,
+} from '../../workflows/company-contract';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
-import { executeUpdate } from './update';
+import { executeAction, type ActionKey } from './update';
 
 export type CompanyRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'LOG_LEVEL'>;
 
@@ -21,12 +29,13 @@ const SIGNAL_DEADLINE_MS = 5_000;
  * The CompanyRuns port on a Temporal client. Id policies, chosen on purpose: the run is started once,
  * from the registration's pending start (by the API at once or by the start relay), with
  * REJECT_DUPLICATE + USE_EXISTING, so a start that finds the company's run (running, or closed by an
- * operator) counts as started and never opens a second one.
+ * operator) counts as started and never opens a second one. `db`: a status action reads the
+ * company's state there (its derived id) and takes its lease there (executeAction).
  */
 export function createCompanyRuns(
   client: Client,
   config: CompanyRunsConfig,
-  opts: { logger?: Pick<Logger, 'warn'>; startDeadlineMs?: number } = {},
+  opts: { db: Sql; logger?: Pick<Logger, 'warn'>; startDeadlineMs?: number },
 ): CompanyRuns {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
@@ -55,11 +64,12 @@ export function createCompanyRuns(
     },
 
     async changeStatus(companyId, request) {
-      // Made here, per call, never from the client (X-Request-Id): the run answers a repeated id from memory,
-      // writing nothing. The status table keeps a repeated action from applying twice; the SDK resends this id on retry.
-      const updateId = `changeStatus:${request.action}:${randomUUID()}`;
+      // Leased on the action's derived id (statusActionKey), never on the client's X-Request-Id: the same request
+      // sent again after SERVICE_UNAVAILABLE (or its process's death) joins the first and gets its one result;
+      // any other, a repeat after an answer included, is judged afresh (COMPANY_INVALID_TRANSITION where the spec says so).
+      const key = await statusActionKey(opts.db, companyId, request);
       try {
-        return await executeUpdate(handle(companyId), changeStatusUpdate, { args: [request], updateId });
+        return await executeAction(handle(companyId), changeStatusUpdate, { args: [request], key, db: opts.db });
       } catch (err) {
         // No run yet: its start is pending (Temporal was away at registration) and the start relay makes it
         // as soon as Temporal answers; the action may be repeated then. (Or an operator ended the run: docs/decisions/companies-and-invites.md.)
@@ -78,5 +88,27 @@ export function createCompanyRuns(
         logger.warn({ err, companyId, gate }, 'readiness signal not delivered to the company run');
       }
     },
+  };
+}
+
+/**
+ * What makes a status action unique: the action, the state of the company it applies to (after its n-th
+ * status change: statusAndChanges), who takes it and their reason (not the ip or user agent, which a retry
+ * may change). A company already where the action leads may have got there by this very request, its
+ * answer lost (SERVICE_UNAVAILABLE): it names the state before that change, so the retry finds that
+ * request's expired lease and joins its update. A repeat after an answer finds no lease (it ended with
+ * the answer) and is a new update, which the run refuses (no action leads where it starts). The same
+ * request on a later state (suspend, reactivate, suspend) is another action: a late retry never joins
+ * an update made on an earlier state.
+ */
+async function statusActionKey(db: Sql, companyId: string, request: StatusChangeRequest): Promise<ActionKey> {
+  const state = await statusAndChanges(db, companyId);
+  if (!state) throw new AppError('COMPANY_NOT_FOUND');
+  const arrived = COMPANY_TRANSITIONS[request.action].to === state.status;
+  const changes = arrived ? Math.max(state.changes - 1, 0) : state.changes;
+  return {
+    action: `changeStatus:${request.action}`,
+    appliesTo: `${companyId}@${changes}`,
+    body: { actor: request.actorUserId, reason: request.reason },
   };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
@@ -23,7 +22,7 @@ import { tipRefusal } from '../../workflows/quote-rules';
 import { readQuoteTip } from '../quotes/tip';
 import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
-import { executeUpdate } from './update';
+import { executeAction, type ActionKey } from './update';
 
 export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
 
@@ -43,11 +42,11 @@ export function createQuoteRuns(
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
   /**
-   * One action as the run's update. Its id is made here, per call: the run answers a repeated id from
-   * memory and writes nothing, so an id taken from the client (X-Request-Id, which a proxy may repeat)
-   * would hand one action another's answer, and one made of the action and version alone would answer a
-   * confirm retried after its missing price was fixed with the old refusal. The tip check already keeps a
-   * repeated action from applying twice; the SDK resends this same id when it retries the call.
+   * One action as the run's update (executeAction, its lease on the action's derived id: actionKey): a
+   * request repeated after SERVICE_UNAVAILABLE, or after its process died, joins the first and gets its
+   * one result; any other request, a repeat after an answer included, is judged afresh as the spec
+   * answers it (a second confirm is CONTRACT_ALREADY_EXISTS, a confirm once its missing price is fixed
+   * goes through). Never from the client's X-Request-Id, which a proxy may repeat for another action.
    */
   async function act<Req extends QuoteActionRequest, Res>(
     action: QuoteAction,
@@ -55,9 +54,13 @@ export function createQuoteRuns(
     chainRootId: string,
     request: Req,
   ): Promise<Res> {
-    const updateId = `${action}:${request.versionId}:${randomUUID()}`;
     try {
-      return await executeUpdate(handle(chainRootId), update, { args: [request], updateId, deadlineMs: opts.updateDeadlineMs });
+      return await executeAction(handle(chainRootId), update, {
+        args: [request],
+        key: actionKey(action, request),
+        db: opts.db,
+        deadlineMs: opts.updateDeadlineMs,
+      });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return answerFinished(action, chainRootId, request);
       throw err;
@@ -111,4 +114,14 @@ export function createQuoteRuns(
     reject: (chainRootId, request) => act('reject', rejectUpdate, chainRootId, request),
     confirmContract: (chainRootId, request) => act('confirmContract', confirmContractUpdate, chainRootId, request),
   };
+}
+
+/**
+ * What makes a quote action unique: the action, the version it is taken on (a version takes each
+ * action at most once: every action moves it or its chain on), who takes it and what they send (a
+ * counter's lines and note, a reject's note). Not the ip or user agent, which a retry may change.
+ */
+function actionKey(action: QuoteAction, request: QuoteActionRequest): ActionKey {
+  const { versionId, actor, ...body } = request;
+  return { action, appliesTo: versionId, body: { actor: actor.userId, ...body } };
 }

@@ -94,7 +94,7 @@ export function startStartRelay(config: StartRelayConfig, deps: { db: Db; logger
       db: deps.db,
       starters: workflowStarters({
         activation: activationStarter({ db: deps.db, runs: createActivationRuns(client, config), config }),
-        companies: createCompanyRuns(client, config, { logger }),
+        companies: createCompanyRuns(client, config, { db: deps.db, logger }),
         quotes: createQuoteRuns(client, config, { db: deps.db }),
         storeOrders: createStoreOrderRuns(client, config),
       }),

@@ -208,7 +208,7 @@ export async function startFuzzTarget(opts: { dir?: string; port?: number } = {}
       activationRuns: createActivationRuns(client, config),
       paymentRuns: createPaymentRuns(client, config),
       // The company and quote runs, as src/main.ts wires them: portal routes reach their workflows.
-      companyRuns: createCompanyRuns(client, config, { logger: workerLog }),
+      companyRuns: createCompanyRuns(client, config, { db, logger: workerLog }),
       quoteRuns: createQuoteRuns(client, config, { db }),
       storeProviders: mockStoreProviders(),
       storeSyncs: createStoreSyncRuns(client, config),

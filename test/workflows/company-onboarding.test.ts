@@ -3,7 +3,10 @@
 // that can be told to fail; readiness is a fake the tests set (contract and payment gates are always
 // false until contracts exist, so canSendLinks can only turn true through it), except in the test of
 // the real readiness query.
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createCompanyActivities } from '../../activities/companies';
@@ -89,7 +92,11 @@ beforeAll(async () => {
     },
   });
   running = worker.run();
-  runs = createCompanyRuns(env.client, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false, LOG_LEVEL: 'silent' });
+  runs = createCompanyRuns(
+    env.client,
+    { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false, LOG_LEVEL: 'silent' },
+    { db: db.sql },
+  );
 });
 afterAll(async () => {
   worker?.shutdown();
@@ -327,7 +334,7 @@ describe('status changes', () => {
     expect(await auditRows(f.companyId)).toHaveLength(1);
   });
 
-  it('each call is its own update (ids are made per call, test/workflows/update-ids.test.ts): a repeated approve is refused, written once', async () => {
+  it('a repeated approve, sent after the first was answered, is judged afresh (test/workflows/update-ids.test.ts): refused, written once', async () => {
     const f = await registered();
     const req = request(f, 'approve');
     expect(await runs.changeStatus(f.companyId, req)).toEqual({ from: 'pending', to: 'approved' });
@@ -445,6 +452,25 @@ describe('the run', () => {
     expect((await handle.describe()).runId).toBe(runId);
   });
 
+  it('keeps its run through suspend and reactivate, so a retry of either can join it (STATUS_WAKE_PATCH); a repeat after the answer is refused', async () => {
+    const f = await companyAt('approved');
+    const handle = env.client.workflow.getHandle(companyWorkflowId(f.companyId));
+    const { runId } = await handle.describe();
+    for (const [action, from, to] of [
+      ['suspend', 'approved', 'suspended'],
+      ['reactivate', 'suspended', 'approved'],
+    ] as const) {
+      const req = request(f, action);
+      expect(await runs.changeStatus(f.companyId, req)).toEqual({ from, to });
+      await expect(runs.changeStatus(f.companyId, req)).rejects.toMatchObject({
+        code: 'COMPANY_INVALID_TRANSITION',
+        details: { from: to, action },
+      });
+    }
+    expect((await handle.describe()).runId).toBe(runId);
+    expect(await auditRows(f.companyId)).toHaveLength(3);
+  });
+
   it('continues as new after its quota of events, keeping status, readiness and flips', async () => {
     const companyId = await insertCompany(db, 'pending');
     const actorId = await insertUser(db, 'Reviewer', 'admin');
@@ -473,5 +499,14 @@ describe('the run', () => {
       await eventually(async () => expect((await state(companyId)).readiness).toEqual(value), 10_000);
     }
     await eventually(async () => expect((await state(companyId)).canSendLinksFlips).toBe(2), 10_000);
+  });
+});
+
+describe('runs recorded before STATUS_WAKE_PATCH', () => {
+  it('replay without a nondeterminism error: a run woken by a suspend continued as new then, and still does', async () => {
+    // Recorded with the workflow as it was before the patch: pending, approve (its notice), suspend, continued as new.
+    const file = path.join(__dirname, 'fixtures', 'company-history-before-status-wake.json');
+    const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history)).resolves.toBeUndefined();
   });
 });

@@ -29,11 +29,16 @@ beforeAll(async () => {
   const taskQueue = uniqueTaskQueue('company-routes');
   t = await createTestApp({
     deps: {
-      companyRuns: createCompanyRuns(env.client, {
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        TEMPORAL_SEARCH_ATTRIBUTES: false,
-        LOG_LEVEL: 'silent',
-      }),
+      companyRuns: createCompanyRuns(
+        env.client,
+        { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false, LOG_LEVEL: 'silent' },
+        // The status actions read the app's database (the company's state), which exists by then.
+        {
+          get db() {
+            return t.db.sql;
+          },
+        },
+      ),
     },
   });
   worker = await runTestWorker(env, {

@@ -10,6 +10,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/company-contract';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import { eventually } from '../helpers/app';
+import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { bundleWorkflows, createLocalEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 
 jest.setTimeout(60_000);
@@ -17,11 +18,15 @@ jest.setTimeout(60_000);
 const READY: Readiness = { contractConfirmed: true, paymentSatisfied: true, rosterStaged: true, canSendLinks: true };
 
 let env: TestWorkflowEnvironment;
+let db: TestDatabase;
 
 beforeAll(async () => {
-  env = await createLocalEnv({ server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } });
+  [env, db] = await Promise.all([createLocalEnv({ server: { searchAttributes: Object.values(SEARCH_ATTRIBUTES) } }), createTestDatabase()]);
 });
-afterAll(() => env?.teardown());
+afterAll(async () => {
+  await env?.teardown();
+  await db?.drop();
+});
 
 async function runsOf(companyId: string): Promise<{ runId: string; status: string; companyId: string | undefined }[]> {
   const found = [];
@@ -46,7 +51,11 @@ it('finds the run by CompanyId, and still finds the new run after continue-as-ne
   });
   await worker.runUntil(async () => {
     const companyId = randomUUID();
-    const runs = createCompanyRuns(env.client, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: true, LOG_LEVEL: 'silent' });
+    const runs = createCompanyRuns(
+      env.client,
+      { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: true, LOG_LEVEL: 'silent' },
+      { db: db.sql },
+    );
     await runs.start(companyId);
     const handle = env.client.workflow.getHandle<typeof companyOnboardingWorkflow>(companyWorkflowId(companyId));
     const first = (await handle.describe()).runId;

@@ -39,18 +39,20 @@ const taskQueue = uniqueTaskQueue('pending-runs');
 let refuseStarts = true;
 const refused = () => Promise.reject(new Error('Temporal unavailable'));
 
+/** The app's database for the runs: read when they are asked (a company's state, a finished chain), long after the app exists. */
+const appDb = {
+  get db() {
+    return t.db.sql;
+  },
+};
+
 /** The ports on the test server, as the API and the worker's relay build them. */
 function ports(config: ReturnType<typeof loadConfig>) {
   const temporalConfig = { ...config, TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: false };
   return {
     activations: createActivationRuns(env.client, temporalConfig),
-    companies: createCompanyRuns(env.client, { ...temporalConfig, LOG_LEVEL: 'silent' }),
-    // Read when an action meets a finished chain, long after the app (and its database) exists.
-    quotes: createQuoteRuns(env.client, temporalConfig, {
-      get db() {
-        return t.db.sql;
-      },
-    }),
+    companies: createCompanyRuns(env.client, { ...temporalConfig, LOG_LEVEL: 'silent' }, appDb),
+    quotes: createQuoteRuns(env.client, temporalConfig, appDb),
     storeOrders: createStoreOrderRuns(env.client, temporalConfig),
   };
 }

@@ -276,7 +276,7 @@ describe('negotiation', () => {
     }
   });
 
-  it('each call is its own update (ids are made per call, test/workflows/update-ids.test.ts): a repeated counter is refused, written once', async () => {
+  it('a repeated counter, sent after the first was answered, is judged afresh (test/workflows/update-ids.test.ts): refused, written once', async () => {
     const chain = await chainAt('submitted');
     const request = { ...on(chain.tip), items: lines(), note: null };
     await runs.counter(chain.chainRootId, request);

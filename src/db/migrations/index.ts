@@ -44,6 +44,7 @@ import { Migration20261129012322_erasure_everywhere } from './Migration202611290
 import { Migration20261129033453_signal_starts } from './Migration20261129033453_signal_starts';
 import { Migration20261129040000_activation_create_keys } from './Migration20261129040000_activation_create_keys';
 import { Migration20261129050000_store_order_create_keys } from './Migration20261129050000_store_order_create_keys';
+import { Migration20261129060000_workflow_update_leases } from './Migration20261129060000_workflow_update_leases';
 
 export const migrationsList = [
   { name: 'Migration20261122023614_initial', class: Migration20261122023614_initial },
@@ -90,4 +91,5 @@ export const migrationsList = [
   { name: 'Migration20261129033453_signal_starts', class: Migration20261129033453_signal_starts },
   { name: 'Migration20261129040000_activation_create_keys', class: Migration20261129040000_activation_create_keys },
   { name: 'Migration20261129050000_store_order_create_keys', class: Migration20261129050000_store_order_create_keys },
+  { name: 'Migration20261129060000_workflow_update_leases', class: Migration20261129060000_workflow_update_leases },
 ];
