@@ -1,0 +1,91 @@
+/**
+ * The paths of the replay corpus (src/cli/replay-corpus.ts) that the demos do not walk, through the real API
+ * with the demos' steps: an activation paid first by mobile wallet (a settlement run hears the wallet's
+ * callback), one whose first identity check is rejected, one cancelled by its owner's account deletion, and a
+ * company suspended then reactivated. Each walk only needs to reach the end its run records.
+ */
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { DEMO } from '../catalog/demo-seed';
+import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
+import type { PaymentResult } from '../payments/schemas';
+import { createSuperAdmin, setUpCompany } from './demo-b2b';
+import { createDemoClient, type DemoClient, type DemoClientOptions } from './demo-client';
+import { awaitActivated, createActivation, demoPhone, digits, signInByOtp, verifyIdentity, verifyOtp } from './demo-steps';
+
+type Walk = (opts: DemoClientOptions) => Promise<void>;
+
+/** A registered, signed-in customer's token. */
+async function customer(c: DemoClient): Promise<string> {
+  const phone = demoPhone();
+  const consents = REQUIRED_CONSENT_TYPES.map((type) => ({ type, version: '2026-01' }));
+  const since = new Date();
+  await c.call('POST', '/auth/register', { phone, name: 'Corpus User', consents });
+  return (await verifyOtp(c, phone, since)).token;
+}
+
+/** Pays by local debit: the mock provider completes it at once (no settlement run). */
+async function payAtOnce(c: DemoClient, token: string, orderId: string): Promise<void> {
+  await c.call('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: `corpus-${randomUUID()}` }, { token });
+}
+
+/** Paid before identity, by mobile wallet: `processing`, a settlement run, then the wallet's approval page. */
+const paidFirstByWallet: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const payment = await c.call<z.infer<typeof PaymentResult>>(
+    'POST',
+    '/payments/mobile-wallet',
+    { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
+    { token },
+  );
+  // Opening the redirect stands for approving in the wallet app (src/payments/mock-wallet.ts).
+  await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}`);
+  await verifyIdentity(c, token, activationId);
+  await awaitActivated(c, token, activationId);
+};
+
+/** The mock identity provider rejects an id number ending in 1; the customer tries again and goes on. */
+const identityRejectedThenVerified: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const path = `/activations/${activationId}/verify-identity`;
+  await c.call('POST', path, { identityType: 'citizen', idNumber: `1${digits(8)}1` }, { token });
+  await c.until(
+    'the rejection',
+    async () =>
+      (await c.call<{ status: string }>('GET', path, undefined, { token, quiet: true })).status === 'rejected' ? true : undefined,
+    500,
+  );
+  await verifyIdentity(c, token, activationId);
+  await payAtOnce(c, token, orderId);
+  await awaitActivated(c, token, activationId);
+};
+
+/** An activation waiting for identity and payment when its owner deletes the account: the run cancels it. */
+const cancelledByDeletion: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  await createActivation(c, token, DEMO.packages.starter, 'physical');
+  await c.call('POST', '/auth/me/deletion-request', undefined, { token, expected: [202] });
+};
+
+/** A company approved (setUpCompany), then suspended and reactivated by the super_admin. */
+const companySuspendedAndReactivated: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const adminPhone = await createSuperAdmin(c);
+  const { companyId } = await setUpCompany(c, { adminPhone }, 1);
+  const root = (await signInByOtp(c, adminPhone)).token;
+  for (const action of ['suspend', 'reactivate']) {
+    await c.call('POST', `/admin/companies/${companyId}/status`, { action, reason: 'replay corpus' }, { token: root });
+  }
+};
+
+export const CORPUS_WALKS: Record<string, Walk> = {
+  paidFirstByWallet,
+  identityRejectedThenVerified,
+  cancelledByDeletion,
+  companySuspendedAndReactivated,
+};
