@@ -8,7 +8,7 @@
  * data from a stack run with it, so the test data converter (that key) reads them.
  */
 import path from 'node:path';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { bundleProductionWorkflows, formatReport, loadHistoryFiles, replayHistories, type NamedHistory } from '../../src/temporal/replay';
 import { testDataConverter } from '../helpers/temporal';
 
@@ -35,6 +35,12 @@ let bundle: WorkflowBundleWithSourceMap;
 let corpus: NamedHistory[];
 
 beforeAll(async () => {
+  // Each replay worker's state changes are INFO lines: only warnings (a replay's failure) are worth reading.
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Another test in this module registry installed one already: keep it.
+  }
   corpus = loadHistoryFiles(CORPUS);
   bundle = await bundleProductionWorkflows();
 });
@@ -48,4 +54,20 @@ it('every history replays against the current bundle', async () => {
   // The whole report on failure: each failed history with its type, file and the SDK's error.
   expect(report.failures.length === 0 ? [] : formatReport(report)).toEqual([]);
   expect([...report.replayed.values()].reduce((a, b) => a + b, 0)).toBe(corpus.length);
+});
+
+it('a non-deterministic edit fails the replay, naming the history, its type and the first mismatching event', async () => {
+  // fxFetchWorkflow with a timer moved in front of its activity (test/fixtures/nondeterministic-workflows.ts).
+  const edited = await bundleProductionWorkflows(require.resolve('../fixtures/nondeterministic-workflows'));
+  const fx = corpus.filter((h) => h.workflowType === 'fxFetchWorkflow');
+  const housekeeping = corpus.filter((h) => h.workflowType === 'housekeepingWorkflow');
+  expect(fx.length).toBeGreaterThan(0);
+  const report = await replayHistories(edited, testDataConverter, [...fx, ...housekeeping]);
+  // Only the edited workflow's histories fail; the others still replay.
+  expect(report.failures.map((f) => [f.workflowType, f.name, f.errorName])).toEqual(
+    fx.map((h) => ['fxFetchWorkflow', h.name, 'DeterminismViolationError']),
+  );
+  // The first event the edited code does not expect: the activity the old code scheduled where the timer now is.
+  expect(report.failures[0].error).toMatch(/Nondeterminism error: .*HistoryEvent\(id: 5, ActivityTaskScheduled\)/);
+  expect(formatReport(report)).toContain(`fxFetchWorkflow: ${fx.length} replayed, ${fx.length} failed`);
 });
