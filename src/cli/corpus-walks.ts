@@ -9,11 +9,17 @@ import type { z } from 'zod';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import type { PaymentResult } from '../payments/schemas';
+import { activationWorkflowId } from '../../workflows/activation-contract';
+import { companyWorkflowId } from '../../workflows/company-contract';
+import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { paymentWorkflowId } from '../../workflows/settlement-contract';
 import { createSuperAdmin, setUpCompany } from './demo-b2b';
 import { createDemoClient, type DemoClient, type DemoClientOptions } from './demo-client';
 import { awaitActivated, createActivation, demoPhone, digits, signInByOtp, verifyIdentity, verifyOtp } from './demo-steps';
 
-type Walk = (opts: DemoClientOptions) => Promise<void>;
+/** What a walk started: each run's workflow id under the name of the path it took (the history's file name). */
+export type Labels = Record<string, string>;
+type Walk = (opts: DemoClientOptions) => Promise<Labels>;
 
 /** A registered, signed-in customer's token. */
 async function customer(c: DemoClient): Promise<string> {
@@ -44,6 +50,10 @@ const paidFirstByWallet: Walk = async (opts) => {
   await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}`);
   await verifyIdentity(c, token, activationId);
   await awaitActivated(c, token, activationId);
+  return {
+    [activationWorkflowId(activationId)]: 'paid-first-by-mobile-wallet',
+    [paymentWorkflowId(payment.paymentId)]: 'mobile-wallet-approved-by-callback',
+  };
 };
 
 /** The mock identity provider rejects an id number ending in 1; the customer tries again and goes on. */
@@ -62,25 +72,31 @@ const identityRejectedThenVerified: Walk = async (opts) => {
   await verifyIdentity(c, token, activationId);
   await payAtOnce(c, token, orderId);
   await awaitActivated(c, token, activationId);
+  return { [activationWorkflowId(activationId)]: 'identity-rejected-then-verified' };
 };
 
 /** An activation waiting for identity and payment when its owner deletes the account: the run cancels it. */
 const cancelledByDeletion: Walk = async (opts) => {
   const c = createDemoClient(opts);
   const token = await customer(c);
-  await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const { activationId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
   await c.call('POST', '/auth/me/deletion-request', undefined, { token, expected: [202] });
+  return { [activationWorkflowId(activationId)]: 'cancelled-by-account-deletion' };
 };
 
 /** A company approved (setUpCompany), then suspended and reactivated by the super_admin. */
 const companySuspendedAndReactivated: Walk = async (opts) => {
   const c = createDemoClient(opts);
   const adminPhone = await createSuperAdmin(c);
-  const { companyId } = await setUpCompany(c, { adminPhone }, 1);
+  const { companyId, chainRootId } = await setUpCompany(c, { adminPhone }, 1);
   const root = (await signInByOtp(c, adminPhone)).token;
   for (const action of ['suspend', 'reactivate']) {
     await c.call('POST', `/admin/companies/${companyId}/status`, { action, reason: 'replay corpus' }, { token: root });
   }
+  return {
+    [companyWorkflowId(companyId)]: 'approved-suspended-reactivated',
+    [quoteWorkflowId(chainRootId)]: 'countered-then-accepted',
+  };
 };
 
 export const CORPUS_WALKS: Record<string, Walk> = {

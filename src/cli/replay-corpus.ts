@@ -11,14 +11,18 @@
  * the stack runs with the development payload key (a public constant, src/temporal/codec.ts) and the runs
  * hold demo data; the generator refuses any other key. Never build a corpus from a real namespace.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { loadConfig } from '../config';
 import { connectTemporal } from '../temporal/connection';
-import { CORPUS_WALKS } from './corpus-walks';
+import { activationWorkflowId } from '../../workflows/activation-contract';
+import { companyWorkflowId } from '../../workflows/company-contract';
+import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { CORPUS_WALKS, type Labels } from './corpus-walks';
 import { runDemo } from './demo';
 import { runB2bDemo } from './demo-b2b';
 import { runStoreDemo } from './demo-store';
@@ -39,12 +43,13 @@ async function main(): Promise<void> {
   const { client, connection } = connectTemporal(config);
   try {
     const since = new Date();
-    await walkDemos(baseUrl, messagesFile);
+    const labels = await walkDemos(baseUrl, messagesFile);
     await triggerSchedules(client);
-    const runs = await runsSince(client, since);
+    // The named runs first: of two runs on one path, the one whose name says which path it is stays.
+    const runs = (await runsSince(client, since)).sort((a, b) => Number(b.workflowId in labels) - Number(a.workflowId in labels));
     const shapes = new Set<string>();
     let written = 0;
-    for (const run of runs) if (await saveHistory(client, run, out, shapes)) written += 1;
+    for (const run of runs) if (await saveHistory(client, run, fileName(run, labels), out, shapes)) written += 1;
     console.log(`${written} histories of ${runs.length} runs written to ${path.relative(ROOT, out)} (the rest repeat a path)`);
   } finally {
     await connection.close();
@@ -57,19 +62,32 @@ function defaultRelease(): string {
   return `${version}-${new Date().toISOString().slice(0, 10)}`;
 }
 
-/** The demos, one after the other: each walk is the path a real client takes, through the real API. */
-async function walkDemos(baseUrl: string, messagesFile: string): Promise<void> {
+/**
+ * The demos, then the corpus walks, one after the other: each is the path a real client takes, through the
+ * real API. Returns the runs they started, by workflow id, named after their path.
+ */
+async function walkDemos(baseUrl: string, messagesFile: string): Promise<Labels> {
   // Quiet: the demos' step-by-step output is for people watching one walk.
   const opts = { baseUrl, messagesFile, log: () => undefined };
-  await runDemo({ ...opts, simType: 'physical' });
-  await runDemo({ ...opts, simType: 'esim' });
-  await runB2bDemo(opts);
-  await runStoreDemo(opts);
+  const physical = await runDemo({ ...opts, simType: 'physical' });
+  const esim = await runDemo({ ...opts, simType: 'esim' });
+  const b2b = await runB2bDemo(opts);
+  const store = await runStoreDemo(opts);
+  const labels: Labels = {
+    [activationWorkflowId(physical.activationId)]: 'identity-first-physical',
+    [activationWorkflowId(esim.activationId)]: 'identity-first-esim',
+    [activationWorkflowId(b2b.activationId)]: 'company-paid-seat',
+    [companyWorkflowId(b2b.companyId)]: 'approved',
+    [quoteWorkflowId(b2b.chainRootId)]: 'countered-then-accepted',
+    [storeOrderWorkflowId(store.orderId)]: 'card-paid-issued',
+  };
   for (const [name, walk] of Object.entries(CORPUS_WALKS)) {
-    await walk(opts).catch((err: unknown) => {
+    const walked = await walk(opts).catch((err: unknown) => {
       throw new Error(`corpus walk ${name} failed`, { cause: err });
     });
+    Object.assign(labels, walked);
   }
+  return labels;
 }
 
 /** Each schedule once, now, and waits until the runs they started have closed (their histories are whole). */
@@ -100,21 +118,40 @@ function runsSince(client: Client, since: Date): Promise<WorkflowExecutionInfo[]
 }
 
 /**
- * `<out>/<type>/<status>-<workflow id>.json`: the status says which end the path reached. A run whose events
+ * `<status>-<path>`: the status says which end the run reached (a running one is what a deploy meets), the
+ * path is the walk's name for it, or for a scheduled run its schedule's id (its workflow id less the time),
+ * else the workflow id.
+ */
+function fileName(run: WorkflowExecutionInfo, labels: Labels): string {
+  const scheduled = /^(.*)-\d{4}-\d{2}-\d{2}T[\d:]+Z$/.exec(run.workflowId)?.[1];
+  const path = labels[run.workflowId] ?? scheduled ?? run.workflowId;
+  return `${run.status.name.toLowerCase()}-${path.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+}
+
+/**
+ * `<out>/<type>/<name>`. A run whose events
  * (their types, in order) repeat an earlier run's of its type walked the same path: it is skipped, so the
  * corpus stays small (one history per path) and its replay fast.
  */
-async function saveHistory(client: Client, run: WorkflowExecutionInfo, out: string, shapes: Set<string>): Promise<boolean> {
+async function saveHistory(client: Client, run: WorkflowExecutionInfo, name: string, out: string, shapes: Set<string>): Promise<boolean> {
   const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
   const shape = [run.type, ...(history.events ?? []).map((event) => event.eventType)].join(' ');
   if (shapes.has(shape)) return false;
   shapes.add(shape);
   const dir = path.join(out, run.type);
   mkdirSync(dir, { recursive: true });
-  const name = `${run.status.name.toLowerCase()}-${run.workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
   // One line: the files are read by the replay, not by people (the Temporal UI shows a run's events).
-  writeFileSync(path.join(dir, name), historyToJSON(history) + '\n');
+  writeFileSync(path.join(dir, unused(dir, name)), historyToJSON(history) + '\n');
   return true;
+}
+
+/** `name`, or `name` with -2, -3… when two runs of one path differ (their names alone would collide). */
+function unused(dir: string, name: string): string {
+  const base = name.replace(/\.json$/, '');
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${base}-${n}.json`;
+    if (!existsSync(path.join(dir, candidate))) return candidate;
+  }
 }
 
 main().catch((err: unknown) => {
