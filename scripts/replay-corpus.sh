@@ -11,6 +11,8 @@ export PORT="${CORPUS_PORT:-3400}" TEMPORAL_PORT="${CORPUS_TEMPORAL_PORT:-7433}"
 # The walks make hundreds of requests from one address: the per-IP limit would stop them.
 export WORKER_HEALTH_PORT="${CORPUS_WORKER_HEALTH_PORT:-3401}" FEATURE_ESIM_STORE=true METRICS_ENABLED=false RATE_LIMIT_MAX=100000
 export TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
+# The mock store sends its signed callbacks there (default localhost:3000, another stack's port).
+export PUBLIC_BASE_URL="http://127.0.0.1:$PORT"
 unset TEMPORAL_PAYLOAD_KEYS
 
 setsid bash scripts/stack.sh > "$ROOT_DIR/.data/corpus-stack.log" 2>&1 &

@@ -1,8 +1,9 @@
 /**
  * The paths of the replay corpus (src/cli/replay-corpus.ts) that the demos do not walk, through the real API
  * with the demos' steps: an activation paid first by mobile wallet (a settlement run hears the wallet's
- * callback), one whose first identity check is rejected, one cancelled by its owner's account deletion, and a
- * company suspended then reactivated. Each walk only needs to reach the end its run records.
+ * callback), one whose first identity check is rejected, two whose hand-off the operator rejects or fails once,
+ * one cancelled by its owner's account deletion, a store order issued by the provider's callback, and a company
+ * suspended then reactivated. Each walk only needs to reach the end its run records.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -13,7 +14,10 @@ import { activationWorkflowId } from '../../workflows/activation-contract';
 import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId } from '../../workflows/quote-contract';
 import { paymentWorkflowId } from '../../workflows/settlement-contract';
+import { withLuhnDigit } from '../operators/mock';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { createSuperAdmin, setUpCompany } from './demo-b2b';
+import { runStoreDemo } from './demo-store';
 import { createDemoClient, type DemoClient, type DemoClientOptions } from './demo-client';
 import { awaitActivated, createActivation, demoPhone, digits, signInByOtp, verifyIdentity, verifyOtp } from './demo-steps';
 
@@ -84,6 +88,39 @@ const cancelledByDeletion: Walk = async (opts) => {
   return { [activationWorkflowId(activationId)]: 'cancelled-by-account-deletion' };
 };
 
+/** A physical SIM whose behaviour digits (15-18) pick the mock operator's hand-off outcome (src/operators/mock.ts). */
+const iccidWith = (behaviour: string) => withLuhnDigit(`89966${digits(9)}${behaviour}`);
+
+/** Identity and payment done, then the hand-off: `9004` is rejected (the activation fails), `9003` fails once and is retried. */
+function handoff(behaviour: string, label: string): Walk {
+  return async (opts) => {
+    const c = createDemoClient(opts);
+    const token = await customer(c);
+    const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical', iccidWith(behaviour));
+    await verifyIdentity(c, token, activationId);
+    await payAtOnce(c, token, orderId);
+    await c.until(
+      'the hand-off to end',
+      async () => {
+        const res = await c.call<{ status?: string }>('GET', `/activations/${activationId}/status`, undefined, {
+          token,
+          expected: [200, 422],
+          quiet: true,
+        });
+        return ['activated', 'failed'].includes(res.status ?? '') ? true : undefined;
+      },
+      500,
+    );
+    return { [activationWorkflowId(activationId)]: label };
+  };
+}
+
+/** A store product the mock provider places as pending: issued when its signed callback arrives (the async path). */
+const storeOrderByCallback: Walk = async (opts) => {
+  const { orderId } = await runStoreDemo({ ...opts, country: 'EG', choose: (p) => p.nameEn.includes('delayed') });
+  return { [storeOrderWorkflowId(orderId)]: 'issued-by-provider-callback' };
+};
+
 /** A company approved (setUpCompany), then suspended and reactivated by the super_admin. */
 const companySuspendedAndReactivated: Walk = async (opts) => {
   const c = createDemoClient(opts);
@@ -101,6 +138,9 @@ const companySuspendedAndReactivated: Walk = async (opts) => {
 
 export const CORPUS_WALKS: Record<string, Walk> = {
   paidFirstByWallet,
+  handoffRejected: handoff('9004', 'handoff-rejected'),
+  handoffFailsOnceThenActivated: handoff('9003', 'handoff-retried-then-activated'),
+  storeOrderByCallback,
   identityRejectedThenVerified,
   cancelledByDeletion,
   companySuspendedAndReactivated,

@@ -11,7 +11,7 @@
  * the stack runs with the development payload key (a public constant, src/temporal/codec.ts) and the runs
  * hold demo data; the generator refuses any other key. Never build a corpus from a real namespace.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
@@ -38,8 +38,9 @@ async function main(): Promise<void> {
   const baseUrl = values.url ?? `http://127.0.0.1:${config.PORT}`;
   const messagesFile = path.resolve(ROOT, values.messages ?? '.data/messages.jsonl');
   const out = path.join(ROOT, 'test/workflows/corpus', values.release ?? defaultRelease());
-  // A release's histories are one generator run's: an earlier run of the same release is replaced.
-  rmSync(out, { recursive: true, force: true });
+  // Written aside, then put in place: a walk that fails leaves the committed corpus as it was.
+  const staging = `${out}.partial`;
+  rmSync(staging, { recursive: true, force: true });
   const { client, connection } = connectTemporal(config);
   try {
     const since = new Date();
@@ -49,7 +50,10 @@ async function main(): Promise<void> {
     const runs = (await runsSince(client, since)).sort((a, b) => Number(b.workflowId in labels) - Number(a.workflowId in labels));
     const shapes = new Set<string>();
     let written = 0;
-    for (const run of runs) if (await saveHistory(client, run, fileName(run, labels), out, shapes)) written += 1;
+    for (const run of runs) if (await saveHistory(client, run, fileName(run, labels), staging, shapes)) written += 1;
+    // A release's histories are one generator run's: an earlier run of the same release is replaced.
+    rmSync(out, { recursive: true, force: true });
+    renameSync(staging, out);
     console.log(`${written} histories of ${runs.length} runs written to ${path.relative(ROOT, out)} (the rest repeat a path)`);
   } finally {
     await connection.close();
