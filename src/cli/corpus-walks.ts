@@ -2,7 +2,8 @@
  * The paths of the replay corpus (src/cli/replay-corpus.ts) that the demos do not walk, through the real API
  * with the demos' steps: an activation paid first by mobile wallet (a settlement run hears the wallet's
  * callback), one whose first identity check is rejected, two whose hand-off the operator rejects or fails once,
- * one cancelled by its owner's account deletion, a store order issued by the provider's callback, and a company
+ * one over a visitor's SIM limit at verification (and its twin left waiting for payment), one cancelled by its
+ * owner's account deletion, a store order issued by the provider's callback, and a company
  * suspended then reactivated. Each walk only needs to reach the end its run records.
  */
 import { randomUUID } from 'node:crypto';
@@ -99,21 +100,53 @@ function handoff(behaviour: string, label: string): Walk {
     const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical', iccidWith(behaviour));
     await verifyIdentity(c, token, activationId);
     await payAtOnce(c, token, orderId);
-    await c.until(
-      'the hand-off to end',
-      async () => {
-        const res = await c.call<{ status?: string }>('GET', `/activations/${activationId}/status`, undefined, {
-          token,
-          expected: [200, 422],
-          quiet: true,
-        });
-        return ['activated', 'failed'].includes(res.status ?? '') ? true : undefined;
-      },
-      500,
-    );
+    await awaitStatus(c, token, activationId, ['activated', 'failed']);
     return { [activationWorkflowId(activationId)]: label };
   };
 }
+
+/** Polls an activation until its status is one of `statuses`. */
+async function awaitStatus(c: DemoClient, token: string, activationId: string, statuses: string[]): Promise<void> {
+  await c.until(
+    `activation ${activationId} to be ${statuses.join(' or ')}`,
+    async () => {
+      const res = await c.call<{ status?: string }>('GET', `/activations/${activationId}/status`, undefined, {
+        token,
+        expected: [200, 422],
+        quiet: true,
+      });
+      return statuses.includes(res.status ?? '') ? true : undefined;
+    },
+    500,
+  );
+}
+
+/**
+ * A visitor may hold one SIM (docs/decisions/sim-limits.md): two activations verified with one visitor's id
+ * number; the second verification finds the first and its run fails it. The first waits for payment (running).
+ */
+const simLimitAtVerification: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const first = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const second = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const idNumber = `V${digits(8)}0`; // ending in 0: the mock provider confirms it
+  for (const { activationId } of [first, second]) {
+    const path = `/activations/${activationId}/verify-identity`;
+    await c.call('POST', path, { identityType: 'visitor', idNumber }, { token });
+    await c.until(
+      'the verification',
+      async () =>
+        (await c.call<{ status: string }>('GET', path, undefined, { token, quiet: true })).status !== 'waiting' ? true : undefined,
+      500,
+    );
+  }
+  await awaitStatus(c, token, second.activationId, ['failed']);
+  return {
+    [activationWorkflowId(first.activationId)]: 'verified-awaiting-payment',
+    [activationWorkflowId(second.activationId)]: 'sim-limit-at-verification',
+  };
+};
 
 /** A store product the mock provider places as pending: issued when its signed callback arrives (the async path). */
 const storeOrderByCallback: Walk = async (opts) => {
@@ -140,6 +173,7 @@ export const CORPUS_WALKS: Record<string, Walk> = {
   paidFirstByWallet,
   handoffRejected: handoff('9004', 'handoff-rejected'),
   handoffFailsOnceThenActivated: handoff('9003', 'handoff-retried-then-activated'),
+  simLimitAtVerification,
   storeOrderByCallback,
   identityRejectedThenVerified,
   cancelledByDeletion,
