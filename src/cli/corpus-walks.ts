@@ -61,24 +61,32 @@ const paidFirstByWallet: Walk = async (opts) => {
   };
 };
 
-/** The mock identity provider rejects an id number ending in 1; the customer tries again and goes on. */
-const identityRejectedThenVerified: Walk = async (opts) => {
-  const c = createDemoClient(opts);
-  const token = await customer(c);
-  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
-  const path = `/activations/${activationId}/verify-identity`;
-  await c.call('POST', path, { identityType: 'citizen', idNumber: `1${digits(8)}1` }, { token });
-  await c.until(
-    'the rejection',
-    async () =>
-      (await c.call<{ status: string }>('GET', path, undefined, { token, quiet: true })).status === 'rejected' ? true : undefined,
-    500,
-  );
-  await verifyIdentity(c, token, activationId);
-  await payAtOnce(c, token, orderId);
-  await awaitActivated(c, token, activationId);
-  return { [activationWorkflowId(activationId)]: 'identity-rejected-then-verified' };
-};
+/**
+ * Identity checks that do not succeed, then one that does: the mock provider's answer is chosen by the id
+ * number's last digit (src/identity/provider.ts: 1 rejected, 2 expired, 3 error). The customer tries again
+ * after each, then pays and the SIM is activated.
+ */
+function identityRetried(outcomes: Array<[digit: string, status: string]>, label: string): Walk {
+  return async (opts) => {
+    const c = createDemoClient(opts);
+    const token = await customer(c);
+    const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+    const path = `/activations/${activationId}/verify-identity`;
+    for (const [digit, status] of outcomes) {
+      await c.call('POST', path, { identityType: 'citizen', idNumber: `1${digits(8)}${digit}` }, { token });
+      await c.until(
+        `identity ${status}`,
+        async () =>
+          (await c.call<{ status: string }>('GET', path, undefined, { token, quiet: true })).status === status ? true : undefined,
+        500,
+      );
+    }
+    await verifyIdentity(c, token, activationId);
+    await payAtOnce(c, token, orderId);
+    await awaitActivated(c, token, activationId);
+    return { [activationWorkflowId(activationId)]: label };
+  };
+}
 
 /** An activation waiting for identity and payment when its owner deletes the account: the run cancels it. */
 const cancelledByDeletion: Walk = async (opts) => {
@@ -175,7 +183,14 @@ export const CORPUS_WALKS: Record<string, Walk> = {
   handoffFailsOnceThenActivated: handoff('9003', 'handoff-retried-then-activated'),
   simLimitAtVerification,
   storeOrderByCallback,
-  identityRejectedThenVerified,
+  identityRejectedThenVerified: identityRetried([['1', 'rejected']], 'identity-rejected-then-verified'),
+  identityExpiredAndErrorThenVerified: identityRetried(
+    [
+      ['2', 'expired'],
+      ['3', 'error'],
+    ],
+    'identity-expired-then-error-then-verified',
+  ),
   cancelledByDeletion,
   companySuspendedAndReactivated,
 };
