@@ -144,8 +144,10 @@ async function saveHistory(client: Client, run: WorkflowExecutionInfo, name: str
   shapes.add(shape);
   const dir = path.join(out, run.type);
   mkdirSync(dir, { recursive: true });
-  // One line: the files are read by the replay, not by people (the Temporal UI shows a run's events).
-  writeFileSync(path.join(dir, unused(dir, name)), historyToJSON(history) + '\n');
+  // Compact (historyToJSON indents): a third smaller, and the files are read by the replay, not by people
+  // (the Temporal UI, or any JSON viewer, shows a run's events).
+  const json = JSON.stringify(JSON.parse(historyToJSON(history)));
+  writeFileSync(path.join(dir, unused(dir, name)), json + '\n');
   return true;
 }
 
