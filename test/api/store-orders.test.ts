@@ -369,11 +369,18 @@ describe('GET /store/orders, GET /store/orders/:id, GET /store/orders/:id/esim-q
       `/store/orders/${id}`,
       `/store/orders/${id}/esim-qr`,
       `/store/orders/${randomUUID()}`,
-      '/store/orders/not-a-uuid',
+      '/store/orders/not-a-uuid/esim-qr',
     ]) {
       const res = await request(t.app).get(path).set(bearer(other.token)).set('Accept-Language', 'ar');
       expect([res.status, errorCode(res)]).toEqual([404, 'STORE_ORDER_NOT_FOUND']);
     }
+    // The order read lists VALIDATION_ERROR (the QR does not): a malformed id is one.
+    const malformed = await request(t.app).get('/store/orders/not-a-uuid').set(bearer(other.token));
+    expect([malformed.status, errorCode(malformed), errorOf(malformed).details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [expect.objectContaining({ path: 'id' })],
+    ]);
     const anon = await request(t.app).get(`/store/orders/${id}`);
     expect([anon.status, errorCode(anon)]).toEqual([401, 'AUTH_REQUIRED']);
   });
