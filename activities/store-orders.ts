@@ -6,7 +6,7 @@ import { handOver } from '../src/messages/repository';
 import { renderEmail } from '../src/providers/templates';
 import type { OutgoingMessage } from '../src/providers/messages';
 import { ACCOUNT_DELETED } from '../src/compliance/reasons';
-import { failStoreOrder, PAID_OPEN } from '../src/store/failure';
+import { failStoreOrder, PAID_OPEN, reopenFailed } from '../src/store/failure';
 import * as repo from '../src/store/order-repository';
 import {
   StoreProviderRejection,
@@ -188,19 +188,23 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
 
     /**
      * The order moves to `provisioning` (from `paid`, or on a requeue from any paid status without a
-     * profile, or from `failed` unless an account's deletion failed it: nothing is issued to a deleted
-     * account) with the delivery deadline the run computed. Answers the status afterwards.
+     * profile) with the delivery deadline the run computed. From `failed` only as the staff's requeue may
+     * (./src/store/failure.ts: never for a deleted account or a refunded order; the refund record closes).
+     * Answers the status afterwards.
      */
     async beginProvisioning(input: { orderId: string; requeue: boolean; deliverByMs: number }): Promise<{ status: StoreOrderStatus }> {
       return db.transaction(async (tx) => {
         const row = await repo.lockRunStoreOrder(tx, input.orderId);
         if (!row) throw missing(input.orderId);
+        const now = clock();
         const movable =
           row.status === 'paid' ||
           row.status === 'provisioning' ||
-          (input.requeue && (PAID_OPEN.has(row.status) || (row.status === 'failed' && row.failureReason !== ACCOUNT_DELETED)));
+          (input.requeue &&
+            (PAID_OPEN.has(row.status) || (row.status === 'failed' && 'closed' in (await reopenFailed(tx, row, { by: null, now })))));
         if (!movable) return { status: row.status };
-        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'provisioning', now: clock(), deliverBy: new Date(input.deliverByMs) });
+        const deliverBy = new Date(input.deliverByMs);
+        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'provisioning', now, deliverBy, requeued: row.status === 'failed' });
         return { status: 'provisioning' as const };
       });
     },

@@ -163,6 +163,7 @@ export interface RunStoreOrder {
   orderStatus: string;
   deliverBy: Date | null;
   failureReason: string | null;
+  /** Requeues from `failed` so far: the refund record of the next failure is this occurrence. */
   requeues: number;
 }
 
@@ -234,4 +235,11 @@ const STATUS = query('store-orders.status', `select status from store_orders whe
 
 export async function findStoreOrderStatus(sql: Sql, id: string): Promise<StoreOrderStatus | undefined> {
   return (await sql.one<{ status: StoreOrderStatus }>(STATUS, [id]))?.status;
+}
+
+const BUYER_DELETED = query('store-orders.buyer-deleted', `select deletion_requested_at is not null as deleted from users where id = $1`);
+
+/** Whether the buyer asked for the account's deletion (nothing may be issued to it from then on). */
+export async function isBuyerDeleted(sql: Sql, userId: string): Promise<boolean> {
+  return (await sql.one<{ deleted: boolean }>(BUYER_DELETED, [userId]))?.deleted ?? true;
 }

@@ -209,6 +209,10 @@ describe('timers', () => {
     expect(requeued.status).toBe(202);
     expect(await result(id)).toBe('issued');
     expect(mock.placements).toBe(1);
+    // The refund the failure owed was closed by the requeue: the order was delivered after all.
+    expect(
+      await t.db.query(`select resolved_by_id from reconciliation_records where order_id = $1 and resolved_at is not null`, [id]),
+    ).toEqual([{ resolved_by_id: manager.userId }]);
   });
 
   it('a requeue the API could not tell Temporal: 202 `provisioning` all the same; the signal relay starts the finished order’s run again', async () => {
