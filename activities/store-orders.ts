@@ -189,7 +189,7 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
     /**
      * The order moves to `provisioning` (from `paid`, or on a requeue from any paid status without a
      * profile) with the delivery deadline the run computed. From `failed` only as the staff's requeue may
-     * (./src/store/failure.ts: never for a deleted account or a refunded order; the refund record closes).
+     * (src/store/failure.ts: never for a deleted account or a refunded order; the refund record closes).
      * Answers the status afterwards.
      */
     async beginProvisioning(input: { orderId: string; requeue: boolean; deliverByMs: number }): Promise<{ status: StoreOrderStatus }> {
