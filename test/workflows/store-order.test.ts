@@ -9,7 +9,11 @@ import type { SignalSender } from '../../src/workflow-signals/kinds';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
@@ -60,14 +64,16 @@ const registry = new StoreProviderRegistry([
 const api = { away: false };
 
 let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 let worker: RunningTestWorker;
 let buyer: { token: string; userId: string };
 let ackId: string;
 
 beforeAll(async () => {
-  const [e, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
+  const [e, b] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
   env = e;
+  bundle = b;
   // The API's configuration starts the runs: their first start, and a requeue's new run.
   const runsEnv = {
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -82,7 +88,7 @@ beforeAll(async () => {
   t = await createStoreApp({ env: runsEnv, deps: { storeOrderRuns: runs, storeProviders: registry, signalSender } });
   worker = await runTestWorker(env, {
     taskQueue,
-    workflowBundle: bundle,
+    workflowBundle: b,
     activities: realActivities(t.db, t.config, { clock: () => new Date(), storeProviders: registry }),
     signals: t.db.sql,
   });
@@ -392,4 +398,11 @@ describe('the buyer’s account deleted while the order is paid and not issued (
     expect(await refundRecords(id)).toEqual([{ code: 'PAYMENT_REFUND_REQUIRED' }]);
     expect(await qrEmails()).toBe(emails);
   });
+});
+
+it('a run cancelled before the withdrawal existed replays with today’s code (the patch keeps its path)', async () => {
+  // Recorded with the workflow as it was before: cancelled while waiting for its payment.
+  const file = path.join(__dirname, 'fixtures', 'store-order-history-cancelled-before-withdraw.json');
+  const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+  await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history)).resolves.toBeUndefined();
 });
