@@ -301,6 +301,8 @@ describe('paying a store order through the payment routes', () => {
   it('charges a card method in USD: the order is paid, its run told, the receipt (JSON and PDF) in USD', async () => {
     const created = await order('MOCK-SYNC-GLOBAL-UNL', { currency: 'EUR' });
     const id = created.body.data.id;
+    // The API tells the run itself only once it exists (a signal before waits for the start, for the relay).
+    await runStarted(id);
     const res = await pay(id, 'card_scheme_2');
     expect([res.status, res.body.status]).toEqual([201, 'completed']);
     const paymentId = res.body.paymentId;
