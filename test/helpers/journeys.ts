@@ -146,6 +146,9 @@ export async function call<T>(
     }
     w.trail.push(`${step} ${res.status}`);
     if (res.status === 503 && Date.now() < until) {
+      // Nothing happened, but for one instant: Postgres lost during the COMMIT itself, which it may have
+      // applied (docs/decisions/operations.md). Its repeat then gets the spec's answer to a repeat.
+      lost = true;
       w.waited += 1;
       await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
       continue;
