@@ -5,7 +5,8 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { handOver } from '../src/messages/repository';
 import { renderEmail } from '../src/providers/templates';
 import type { OutgoingMessage } from '../src/providers/messages';
-import { flagRefund } from '../src/reconciliation/records';
+import { ACCOUNT_DELETED } from '../src/compliance/reasons';
+import { failStoreOrder, PAID_OPEN, reopenFailed } from '../src/store/failure';
 import * as repo from '../src/store/order-repository';
 import {
   StoreProviderRejection,
@@ -28,8 +29,15 @@ export const STORE_QR_EMAIL_PURPOSE = 'esim.qr';
 /** How long the message relay keeps trying to deliver a QR e-mail. */
 const QR_EMAIL_LIFE_MS = 7 * 24 * 3_600_000;
 
-/** Statuses after which no placement or callback changes anything. */
-const FINAL = new Set<StoreOrderStatus>(['issued', 'expired']);
+/** What the workflow is told of an order that is no longer going (issued, or ended without a profile): no provider answer changes it. */
+function endedOutcome(row: Pick<repo.RunStoreOrder, 'status' | 'failureReason'>): ProviderOutcome {
+  if (row.status === 'issued') return { status: 'issued' };
+  return { status: 'failed', reason: row.failureReason ?? row.status };
+}
+
+/** An order the buyer's account deletion failed: its provider order is withdrawn where the partner allows it. */
+const withdrawable = (row: Pick<repo.RunStoreOrder, 'status' | 'failureReason'>) =>
+  row.status === 'failed' && row.failureReason === ACCOUNT_DELETED;
 
 const missing = (orderId: string) => ApplicationFailure.nonRetryable(`store order ${orderId} not found`, STORE_ORDER_MISSING);
 
@@ -56,22 +64,48 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
   }
 
   /**
+   * Withdraws the order at its provider, where the plugin can (the partner API may not: the refund record
+   * tells support). Never throws: the order is failed already, and this only saves the provider's charge.
+   */
+  async function withdraw(row: repo.RunStoreOrder): Promise<void> {
+    const plugin = deps.storeProviders.get(row.providerSlug);
+    if (!plugin?.cancelOrder) {
+      log.warn('store order failed for a deleted account; its provider cannot cancel orders: support settles it', { orderId: row.id });
+      return;
+    }
+    try {
+      const answer = await plugin.cancelOrder(row.id);
+      log.info('store order withdrawn at its provider after the account was deleted', { orderId: row.id, answer: answer.status });
+    } catch (err) {
+      log.warn('store order could not be withdrawn at its provider: support settles it', { orderId: row.id, error: String(err) });
+    }
+  }
+
+  /** A provider answer for an order that ended meanwhile changes nothing; one a deletion failed is withdrawn again (it may be newly placed). */
+  async function answeredTooLate(row: repo.RunStoreOrder): Promise<ProviderOutcome> {
+    if (withdrawable(row)) await withdraw(row);
+    return endedOutcome(row);
+  }
+
+  /**
    * `issued`, final, in one transaction: the encrypted profile, and the QR e-mail handed to the message
-   * outbox (the worker's message relay sends it). Only the transaction that makes the order `issued`
-   * writes the e-mail, so it is queued exactly once whatever retries, callbacks and polls race here.
+   * outbox (the worker's message relay sends it). Only the transaction that makes a paid order still
+   * going `issued` writes the e-mail, so it is queued exactly once whatever retries, callbacks and polls
+   * race here, and never for an order that ended meanwhile (a deleted account's is failed: no profile kept).
    */
   async function issue(orderId: string, profile: EsimProfile): Promise<ProviderOutcome> {
     const now = clock();
-    const issued = await db.transaction(async (tx) => {
+    const ended = await db.transaction(async (tx) => {
       // Lock order: the store order and its orders row (as the payment's completion takes the orders row).
       const row = await repo.lockRunStoreOrder(tx, orderId);
       if (!row) throw missing(orderId);
-      if (row.status === 'issued') return false;
-      if (!(await repo.issueStoreOrder(tx, orderId, cipher.encrypt(JSON.stringify(profile)), now))) return false;
+      if (!PAID_OPEN.has(row.status)) return row;
+      await repo.issueStoreOrder(tx, orderId, cipher.encrypt(JSON.stringify(profile)), now);
       await queueQrEmail(tx, orderId, profile);
-      return true;
+      return null;
     });
-    if (issued) log.info('store order issued', { orderId });
+    if (ended) return answeredTooLate(ended);
+    log.info('store order issued', { orderId });
     return { status: 'issued' };
   }
 
@@ -101,13 +135,14 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
   }
 
   async function awaiting(orderId: string): Promise<ProviderOutcome> {
-    await db.transaction(async (tx) => {
+    const ended = await db.transaction(async (tx) => {
       const row = await repo.lockRunStoreOrder(tx, orderId);
-      if (row && !FINAL.has(row.status) && row.status !== 'awaiting_provider') {
-        await repo.setStoreOrderStatus(tx, orderId, { status: 'awaiting_provider', now: clock() });
-      }
+      if (!row) throw missing(orderId);
+      if (!PAID_OPEN.has(row.status)) return row;
+      if (row.status !== 'awaiting_provider') await repo.setStoreOrderStatus(tx, orderId, { status: 'awaiting_provider', now: clock() });
+      return null;
     });
-    return { status: 'pending' };
+    return ended ? answeredTooLate(ended) : { status: 'pending' };
   }
 
   /** A provider's answer (placement or order read) as the workflow's outcome; the profile goes to the row, never back. */
@@ -152,27 +187,32 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
     },
 
     /**
-     * The order moves to `provisioning` (from `paid`, or on a requeue from any status but issued, unpaid or
-     * expired) with the delivery deadline the run computed. Answers the status afterwards.
+     * The order moves to `provisioning` (from `paid`, or on a requeue from any paid status without a
+     * profile) with the delivery deadline the run computed. From `failed` only as the staff's requeue may
+     * (src/store/failure.ts: never for a deleted account or a refunded order; the refund record closes).
+     * Answers the status afterwards.
      */
     async beginProvisioning(input: { orderId: string; requeue: boolean; deliverByMs: number }): Promise<{ status: StoreOrderStatus }> {
       return db.transaction(async (tx) => {
         const row = await repo.lockRunStoreOrder(tx, input.orderId);
         if (!row) throw missing(input.orderId);
+        const now = clock();
         const movable =
           row.status === 'paid' ||
           row.status === 'provisioning' ||
-          (input.requeue && row.status !== 'issued' && row.status !== 'pending_payment' && row.status !== 'expired');
+          (input.requeue &&
+            (PAID_OPEN.has(row.status) || (row.status === 'failed' && 'closed' in (await reopenFailed(tx, row, { by: null, now })))));
         if (!movable) return { status: row.status };
-        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'provisioning', now: clock(), deliverBy: new Date(input.deliverByMs) });
+        const deliverBy = new Date(input.deliverByMs);
+        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'provisioning', now, deliverBy, requeued: row.status === 'failed' });
         return { status: 'provisioning' as const };
       });
     },
 
-    /** Places the order with its provider (idempotent: the order id is the provider's reference). */
+    /** Places the order with its provider (idempotent: the order id is the provider's reference); not one that ended meanwhile. */
     async placeStoreOrder(input: { orderId: string }): Promise<ProviderOutcome> {
       const row = await load(input.orderId);
-      if (row.status === 'issued') return { status: 'issued' };
+      if (!PAID_OPEN.has(row.status)) return endedOutcome(row);
       return place(row);
     },
 
@@ -182,7 +222,7 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
      */
     async reconcileStoreOrder(input: { orderId: string }): Promise<ProviderOutcome> {
       const row = await load(input.orderId);
-      if (row.status === 'issued') return { status: 'issued' };
+      if (!PAID_OPEN.has(row.status)) return endedOutcome(row);
       const answer = await pluginFor(row.providerSlug).getOrder(row.id);
       if (answer.status === 'not_found') return place(row);
       return apply(row.id, answer);
@@ -190,25 +230,28 @@ export function createStoreOrderActivities(deps: StoreOrderActivityDeps) {
 
     /**
      * `failed` with its reason and, in the same transaction, the reconciliation record of the payment
-     * (paid, not issued: refund due). An order issued meanwhile stays issued (answered as such).
+     * (paid, not issued: refund due). An order that ended meanwhile (issued, or failed by the buyer's
+     * account deletion) stays as it is, answered as such.
      */
     async failStoreOrder(input: { orderId: string; reason: string }): Promise<{ status: StoreOrderStatus }> {
       return db.transaction(async (tx) => {
-        const row = await repo.lockRunStoreOrder(tx, input.orderId);
-        if (!row) throw missing(input.orderId);
-        if (FINAL.has(row.status)) return { status: row.status };
-        const now = clock();
-        await repo.setStoreOrderStatus(tx, input.orderId, { status: 'failed', now, failureReason: input.reason.slice(0, 255) });
-        const flagged = row.paymentId
-          ? await flagRefund(tx, { paymentId: row.paymentId, reason: `store order failed: ${input.reason}`, now })
-          : null;
-        log.warn('store order failed: paid, not issued, refund due', {
-          orderId: input.orderId,
-          reason: input.reason,
-          flagged: Boolean(flagged),
-        });
-        return { status: 'failed' as const };
+        const ended = await failStoreOrder(tx, input.orderId, input.reason, clock());
+        if (!ended) throw missing(input.orderId);
+        if (ended.changed) {
+          log.warn('store order failed: paid, not issued, refund due', {
+            orderId: input.orderId,
+            reason: input.reason,
+            flagged: Boolean(ended.refund),
+          });
+        }
+        return { status: ended.status };
       });
+    },
+
+    /** The run is cancelled (the buyer's account was deleted): an order the deletion failed is withdrawn at its provider. */
+    async withdrawStoreOrder(input: { orderId: string }): Promise<void> {
+      const row = await load(input.orderId);
+      if (withdrawable(row)) await withdraw(row);
     },
   };
 }

@@ -1,4 +1,15 @@
-import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { StoreOrderActivities } from '../activities/store-orders';
 import type { StoreOrderStatus } from '../src/entities/store';
 import {
@@ -35,6 +46,16 @@ const provider = (deliverByMs: number) =>
     },
   });
 
+/** The withdrawal on the way out of a cancelled run: a provider call, retried a while, never the run's end. */
+const withdrawal = proxyActivities<StoreOrderActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [STORE_ORDER_MISSING] },
+});
+
+/** Runs recorded before it closed Cancelled without the withdrawal; the marker keeps their replay as it was. */
+const WITHDRAW_ON_CANCEL_PATCH = 'store-order-withdraw-on-cancel';
+
 /** How a placement ends: issued, or failed with a reason. */
 type Final = Exclude<ProviderOutcome, { status: 'pending' }>;
 
@@ -45,8 +66,29 @@ type Final = Exclude<ProviderOutcome, { status: 'pending' }>;
  * its refund record). While the provider works (`awaiting_provider`), a callback signal or the run's own
  * poll reads the order from the provider. A requeue (signal, or a new run of a finished order) places
  * it again with a new deadline. Activities never hand the profile back: history holds statuses only.
+ * An account's deletion ends the order in its own transaction and cancels the run, which withdraws the
+ * provider order on its way out (src/compliance/deletion.ts).
  */
 export async function storeOrderWorkflow(input: StoreOrderWorkflowInput): Promise<StoreOrderStatus> {
+  try {
+    return await runStoreOrder(input);
+  } catch (err) {
+    if (isCancellation(err) && patched(WITHDRAW_ON_CANCEL_PATCH)) await withdraw(input.orderId);
+    throw err;
+  }
+}
+
+/** The order is final already (the deletion failed it): what the provider still holds is withdrawn where it can be. */
+async function withdraw(orderId: string): Promise<void> {
+  try {
+    await CancellationScope.nonCancellable(() => withdrawal.withdrawStoreOrder({ orderId }));
+  } catch (err) {
+    // The run still closes Cancelled: the refund record tells support what to settle.
+    log.warn('store order could not be withdrawn at its provider', { orderId, error: String(err) });
+  }
+}
+
+async function runStoreOrder(input: StoreOrderWorkflowInput): Promise<StoreOrderStatus> {
   const { orderId, timers } = input;
   const state: StoreOrderState = {
     status: input.requeue ? 'provisioning' : 'pending_payment',

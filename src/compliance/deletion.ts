@@ -7,15 +7,14 @@ import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { failStoreOrder, PAID_OPEN } from '../store/failure';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { erasePersonalData, type ErasureCause, type Requester } from './erasure';
+import { ACCOUNT_DELETED } from './reasons';
 import * as repo from './repository';
-
-/** failedReason of the pending activations, failureReason of the unpaid store orders an account's deletion ended. */
-export const ACCOUNT_DELETED = 'ACCOUNT_DELETED';
 
 export interface AccountDeletionDeps {
   db: Db;
@@ -41,9 +40,10 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
 
   /**
    * Soft-deletes the account inside the caller's transaction, once: deactivated, sessions revoked,
-   * identifiers released (kept encrypted as the retained copy), pending activations
-   * cancelled and unpaid store orders expired (their orders cancelled), every activation stamped, and
-   * their runs' cancellations pending. A company seat frees nothing: its links and entry stay.
+   * identifiers released (kept encrypted as the retained copy), pending activations cancelled, store
+   * orders not issued ended (unpaid: expired, their orders cancelled; paid: failed with their refund
+   * records), every activation stamped, and their runs' cancellations pending. A company seat frees
+   * nothing: its links and entry stay.
    * Codes already sent stay until they expire: one verified now answers AUTH_ACCOUNT_DEACTIVATED, as the
    * spec has sign-in answer a deleted account (a new account on the same phone gets codes of its own).
    */
@@ -58,12 +58,34 @@ export function createAccountDeletion(deps: AccountDeletionDeps) {
       if (ended?.status === 'cancelled') cancelled.push(activationId);
       if (ended?.refund) deps.logger.warn(ended.refund, 'activation cancelled by an account deletion after its order was paid: refund it');
     }
+    const failed = await failPaidStoreOrders(tx, subject.id, now);
     const expired = await repo.expireUnpaidStoreOrders(tx, subject.id, now, ACCOUNT_DELETED);
-    const runs = [...cancelled.map(activationWorkflowId), ...expired.map(storeOrderWorkflowId)];
+    const runs = [...cancelled.map(activationWorkflowId), ...[...failed, ...expired].map(storeOrderWorkflowId)];
     const cancels = await cancelRuns(tx, runs);
     await repo.stampActivations(tx, subject.id, now, retainUntil);
-    const counts = { revokedSessions, cancelledActivations: cancelled.length, expiredStoreOrders: expired.length };
+    const counts = {
+      revokedSessions,
+      cancelledActivations: cancelled.length,
+      expiredStoreOrders: expired.length,
+      failedStoreOrders: failed.length,
+    };
     return { retainUntil, cancels, counts };
+  }
+
+  /**
+   * Paid store orders not issued yet end `failed` (ACCOUNT_DELETED) with their refund records: nothing is
+   * issued to an account that no longer exists. Every store order of the user is locked first, so a run
+   * or a requeue that moved one a moment ago is seen as it left it, and one that comes after sees it failed.
+   */
+  async function failPaidStoreOrders(tx: Sql, userId: string, now: Date): Promise<string[]> {
+    const failed: string[] = [];
+    for (const order of await repo.lockStoreOrders(tx, userId)) {
+      if (!PAID_OPEN.has(order.status)) continue;
+      const ended = await failStoreOrder(tx, order.id, ACCOUNT_DELETED, now);
+      if (ended?.changed) failed.push(order.id);
+      if (ended?.refund) deps.logger.warn(ended.refund, 'store order failed by an account deletion after it was paid: refund it');
+    }
+    return failed;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { query, type Sql } from '../db/sql';
+import type { StoreOrderStatus } from '../entities';
 
 /** What a deletion or an erasure reads of the user first, under its lock. */
 export interface DeletionSubject {
@@ -62,6 +63,16 @@ const PENDING_ACTIVATIONS = query(
 
 export async function pendingActivationIds(sql: Sql, userId: string): Promise<string[]> {
   return (await sql.rows<{ id: string }>(PENDING_ACTIVATIONS, [userId])).map((r) => r.id);
+}
+
+const LOCK_STORE_ORDERS = query(
+  'compliance.lock-store-orders',
+  `select s.id, s.status from store_orders s join orders r on r.id = s.id where s.user_id = $1 order by s.id for update of s, r`,
+);
+
+/** Every store order of the user with its orders row, locked (as the store's run and requeue lock one), in id order. */
+export async function lockStoreOrders(sql: Sql, userId: string): Promise<{ id: string; status: StoreOrderStatus }[]> {
+  return sql.rows<{ id: string; status: StoreOrderStatus }>(LOCK_STORE_ORDERS, [userId]);
 }
 
 /** Unpaid store orders end `expired` (the only end an unpaid order has), with their orders row cancelled. */

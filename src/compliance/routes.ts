@@ -104,7 +104,7 @@ export function complianceRoutes(api: Api, deps: ComplianceRouteDeps): void {
         'account whose deletion was not requested is deleted first (deactivated, sessions revoked, pending work cancelled). ' +
         'Audited with the reason (`compliance.user_erased`), never the erased values. Erasing an erased account answers its ' +
         `erasedAt. ${ONLY_SUPER_ADMIN}`,
-      params: s.UserParams,
+      params: s.EraseParams,
       body: s.EraseBody,
       response: json(s.EraseResponse),
       errors: ['NOT_FOUND'],

@@ -1,4 +1,4 @@
-import { PathId, text } from '../http/fields';
+import { PathId, text, Uuid } from '../http/fields';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
 
@@ -24,7 +24,10 @@ export const DeletionRequest = z
   .openapi('DeletionRequest');
 export const DeletionRequestList = offsetPage('DeletionRequestList', 'requests', DeletionRequest);
 
+/** The export lists no VALIDATION_ERROR: a malformed id is NOT_FOUND, as an unknown one. */
 export const UserParams = z.object({ id: PathId });
+/** The erasure lists VALIDATION_ERROR: a malformed id is one. */
+export const EraseParams = z.object({ id: Uuid });
 export const EraseBody = z
   .strictObject({ reason: text(1, 500, 'Reason').openapi({ description: 'Why the law requires it now (kept in the audit trail)' }) })
   .openapi('EraseUserRequest');

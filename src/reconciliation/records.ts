@@ -30,14 +30,18 @@ export interface RefundFlag {
   gatewayTransactionId: string | null;
 }
 
+/** The key of a payment's refund record: one per payment, or per failure of an order placed again (`occurrence` ≥ 1). */
+export const refundKey = (paymentId: string, occurrence = 0) => (occurrence ? `refund:${paymentId}:${occurrence}` : `refund:${paymentId}`);
+
 /**
  * Flags a completed payment for refund (PAYMENT_REFUND_REQUIRED) in the caller's transaction: its
  * activation was cancelled or failed after the money was taken, or it succeeded after its order was
- * cancelled. One record per payment; null when it was flagged already, does not exist, or is a corporate payment.
+ * cancelled. One record per payment (per `occurrence`: a requeued store order that fails again owes it
+ * again); null when it was flagged already, does not exist, or is a corporate payment.
  */
 export async function flagRefund(
   sql: Sql,
-  input: { paymentId: string; activationId?: string | null; reason: string; now: Date },
+  input: { paymentId: string; activationId?: string | null; reason: string; now: Date; occurrence?: number },
 ): Promise<RefundFlag | null> {
   const payment = await findRefundFacts(sql, input.paymentId);
   // A company seat's corporate payment (provider `company`) moved no money: its ended activation is no
@@ -56,7 +60,7 @@ export async function flagRefund(
   };
   const written = await writeReconciliationRecord(sql, {
     code: REFUND_REQUIRED,
-    key: `refund:${input.paymentId}`,
+    key: refundKey(input.paymentId, input.occurrence),
     paymentId: flag.paymentId,
     orderId: flag.orderId,
     activationId: flag.activationId,

@@ -95,7 +95,23 @@ export async function lockRecord(sql: Sql, id: string): Promise<RecordRow | unde
   ]);
 }
 
-export async function resolveRecord(sql: Sql, id: string, r: { by: string; note: string; now: Date }): Promise<RecordRow> {
+/**
+ * A payment's refund record by its key, locked; else its newest refund record (one written before the
+ * key counted occurrences); undefined when the payment has none.
+ */
+export async function lockRefundRecord(sql: Sql, paymentId: string, key: string): Promise<RecordRow | undefined> {
+  return sql.one<RecordRow>(
+    query(
+      'reconciliation.lock-refund',
+      `select ${RECORD_COLUMNS} from reconciliation_records where payment_id = $1 and code = 'PAYMENT_REFUND_REQUIRED'
+        order by dedupe_key = $2 desc, created_at desc, id desc limit 1 for update`,
+    ),
+    [paymentId, key],
+  );
+}
+
+/** Resolves the record with a note; `by` null when the service itself closed it (a store order's run). */
+export async function resolveRecord(sql: Sql, id: string, r: { by: string | null; note: string; now: Date }): Promise<RecordRow> {
   const row = await sql.one<RecordRow>(
     query(
       'reconciliation.resolve',

@@ -149,7 +149,7 @@ export function storeAdminRoutes(api: Api, deps: StoreAdminRouteDeps): void {
         'its run places the order again (idempotent at the provider: the order id is the reference) with a new delivery ' +
         'deadline, a finished order in a new run. The run is told after the answer, as soon as Temporal takes it: ' +
         'STORE_REQUEUE_UNAVAILABLE is not produced.',
-      params: s.OrderParams,
+      params: s.OrderRefParams,
       response: json(s.AdminOrderResponse, { status: 202 }),
       errors: ['STORE_ORDER_NOT_FOUND', 'STORE_ORDER_NOT_REQUEUEABLE'],
     },

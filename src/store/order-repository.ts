@@ -186,11 +186,13 @@ export interface RunStoreOrder {
   /** The `orders` row's status. */
   orderStatus: string;
   deliverBy: Date | null;
+  failureReason: string | null;
+  /** Requeues from `failed` so far: the refund record of the next failure is this occurrence. */
   requeues: number;
 }
 
 const RUN_COLUMNS = `s.id, s.user_id as "userId", s.status, s.sku, o.slug as "providerSlug", s.payment_id as "paymentId",
-  r.status as "orderStatus", s.deliver_by as "deliverBy", s.requeues`;
+  r.status as "orderStatus", s.deliver_by as "deliverBy", s.failure_reason as "failureReason", s.requeues`;
 const RUN_FROM = `store_orders s join operators o on o.id = s.provider_id join orders r on r.id = s.id`;
 const RUN_ORDER = query('store-orders.run-order', `select ${RUN_COLUMNS} from ${RUN_FROM} where s.id = $1`);
 const LOCK_RUN_ORDER = query('store-orders.lock-run-order', `select ${RUN_COLUMNS} from ${RUN_FROM} where s.id = $1 for update of s, r`);
@@ -232,10 +234,13 @@ export async function cancelOrderRow(sql: Sql, id: string, now: Date): Promise<v
 const ISSUE = query(
   'store-orders.issue',
   `update store_orders set status = 'issued', profile_encrypted = $2, issued_at = $3, updated_at = $3, failure_reason = null
-    where id = $1 and status <> 'issued' returning id`,
+    where id = $1 and status in ('paid', 'provisioning', 'awaiting_provider') returning id`,
 );
 
-/** Stores the profile and makes the order `issued`; false when it already was (nothing changes: `issued` is final). */
+/**
+ * Stores the profile and makes a paid order still going `issued`; false when it is not one (nothing changes:
+ * `issued` is final, and an order that failed or expired is never issued).
+ */
 export async function issueStoreOrder(sql: Sql, id: string, profileEncrypted: string, now: Date): Promise<boolean> {
   return (await sql.one(ISSUE, [id, profileEncrypted, now])) !== undefined;
 }
@@ -254,4 +259,11 @@ const STATUS = query('store-orders.status', `select status from store_orders whe
 
 export async function findStoreOrderStatus(sql: Sql, id: string): Promise<StoreOrderStatus | undefined> {
   return (await sql.one<{ status: StoreOrderStatus }>(STATUS, [id]))?.status;
+}
+
+const BUYER_DELETED = query('store-orders.buyer-deleted', `select deletion_requested_at is not null as deleted from users where id = $1`);
+
+/** Whether the buyer asked for the account's deletion (nothing may be issued to it from then on). */
+export async function isBuyerDeleted(sql: Sql, userId: string): Promise<boolean> {
+  return (await sql.one<{ deleted: boolean }>(BUYER_DELETED, [userId]))?.deleted ?? true;
 }

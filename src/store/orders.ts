@@ -1,6 +1,6 @@
 import { writeAudit } from '../audit/writer';
 import type { Config } from '../config';
-import { isUniqueViolation, type Db } from '../db/sql';
+import { isUniqueViolation, type Db, type Sql } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
 import type { FxRates } from '../fx/rates';
 import { AppError, validationError } from '../http/errors';
@@ -14,6 +14,7 @@ import { enqueueStart } from '../workflow-starts/repository';
 import { pendingSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreActor } from './admin-service';
+import { reopenFailed } from './failure';
 import { sharedHealthChecks } from './health';
 import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
 import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
@@ -55,6 +56,13 @@ const REQUEUEABLE = new Set<StoreOrderStatus>(['paid', 'provisioning', 'failed']
 function requeueable(row: Pick<repo.RunStoreOrder, 'status' | 'deliverBy'>, now: Date): boolean {
   const overdue = row.status === 'awaiting_provider' && row.deliverBy !== null && row.deliverBy <= now;
   return REQUEUEABLE.has(row.status) || overdue;
+}
+
+/** failed → provisioning, or STORE_ORDER_NOT_REQUEUEABLE (refund resolved, account deleted); the refund record it closed. */
+async function reopenOrRefuse(tx: Sql, row: repo.RunStoreOrder, by: string, now: Date): Promise<string | null> {
+  const reopened = await reopenFailed(tx, row, { by, now });
+  if ('refused' in reopened) throw new AppError('STORE_ORDER_NOT_REQUEUEABLE');
+  return reopened.closed;
 }
 
 export interface StoreOrderDeps {
@@ -269,6 +277,8 @@ export function createStoreOrders(deps: StoreOrderDeps) {
      * audited, with a pending `requeue` signal to its run in the same transaction (signal-with-start: a
      * finished order's run starts again), sent after the commit or by the signal relay. Temporal away
      * refuses nothing. The run makes the same move with a new delivery deadline: whichever is first.
+     * A `failed` order is not requeueable once its refund was resolved or its buyer's account deleted;
+     * otherwise its open refund record closes with the requeue (./failure.ts).
      */
     async requeue(actor: StoreActor, id: string): Promise<AdminStoreOrderView> {
       const orderId = isUuid(id) ? id.toLowerCase() : undefined;
@@ -278,13 +288,14 @@ export function createStoreOrders(deps: StoreOrderDeps) {
         const row = orderId ? await repo.lockRunStoreOrder(tx, orderId) : undefined;
         if (!row) throw new AppError('STORE_ORDER_NOT_FOUND');
         if (!requeueable(row, now)) throw new AppError('STORE_ORDER_NOT_REQUEUEABLE');
+        const closed = row.status === 'failed' ? await reopenOrRefuse(tx, row, actor.userId, now) : null;
         await repo.setStoreOrderStatus(tx, row.id, { status: 'provisioning', now, requeued: row.status === 'failed' });
         await writeAudit(tx, {
           action: 'store.order_requeued',
           actorUserId: actor.userId,
           entityType: 'store_order',
           entityId: row.id,
-          details: { before: { status: row.status } },
+          details: { before: { status: row.status }, ...(closed ? { refundRecordId: closed } : {}) },
           ip: actor.ip,
           userAgent: actor.userAgent,
           at: now,

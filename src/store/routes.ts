@@ -166,7 +166,7 @@ export function storeRoutes(api: Api, deps: StoreRouteDeps): void {
       description:
         'Owner only. Rendered on demand from the stored activation code, never stored. STORE_ORDER_NOT_FOUND: missing, ' +
         'another user’s, or not issued. Available with the gate off.',
-      params: s.OrderParams,
+      params: s.OrderRefParams,
       response: binary('image/png', 'PNG image', [
         { name: 'Cache-Control', schema: z.literal('private, no-store'), required: true, description: 'Never cached' },
       ]),

@@ -269,7 +269,10 @@ export const StoreOrderList = z
 
 const StatusFilter = z.enum(STORE_ORDER_STATUS_VALUES).optional().openapi({ description: 'Only orders in this status' });
 export const OrderListQuery = z.strictObject({ cursor: CursorParam, limit: Limit, status: StatusFilter });
-export const OrderParams = z.object({ id: PathId });
+/** GET /store/orders/:id lists VALIDATION_ERROR: a malformed id is one. */
+export const OrderParams = z.object({ id: Uuid });
+/** The QR and the requeue list no VALIDATION_ERROR: a malformed id is STORE_ORDER_NOT_FOUND, as an unknown one. */
+export const OrderRefParams = z.object({ id: PathId });
 
 export const AdminStoreOrder = z
   .object({

@@ -113,6 +113,11 @@ async function storeOrder(token: string, sku = 'MOCK-SYNC-SA-5GB') {
 }
 
 const row = async <T>(sql: string, values: unknown[]) => (await t.db.query<T & Record<string, unknown>>(sql, values))[0];
+const refundRecords = (orderId: string) =>
+  t.db.query<{ code: string; payment_id: string; resolved_at: Date | null }>(
+    'select code, payment_id, resolved_at from reconciliation_records where order_id = $1',
+    [orderId],
+  );
 
 describe('POST /auth/me/deletion-request', () => {
   it('answers 202 with deletionRequestedAt and retainUntil (+365 days); the token then answers AUTH_REQUIRED, and so does every other session', async () => {
@@ -213,7 +218,7 @@ describe('POST /auth/me/deletion-request', () => {
     expect([link.status, errorCode(link), errorOf(link).message]).toEqual([401, 'AUTH_ACCOUNT_DEACTIVATED', 'تم إيقاف هذا الحساب']);
   });
 
-  it('cancels pending activations (their runs too) and expires unpaid store orders; stamps every activation; keeps what is paid', async () => {
+  it('cancels pending activations (their runs too), expires unpaid store orders and fails paid ones not issued; stamps every activation; keeps what was delivered', async () => {
     const person = await signUp(t);
     const pending = await activate(person.token);
     const done = await activate(person.token);
@@ -221,8 +226,7 @@ describe('POST /auth/me/deletion-request', () => {
     await markActivated(done.activationId, '1098765432');
     const unpaid = await storeOrder(person.token);
     const paid = await storeOrder(person.token, 'MOCK-SYNC-AE-1GB');
-    const [{ orderId: paidOrderId }] = [{ orderId: paid }];
-    await pay(person.token, paidOrderId);
+    const paymentId = await pay(person.token, paid);
 
     const res = await requestDeletion(person.token);
     expect(res.status).toBe(202);
@@ -250,17 +254,50 @@ describe('POST /auth/me/deletion-request', () => {
     );
     expect(Object.fromEntries(store.map((o) => [o.id, [o.status, o.failure_reason]]))).toEqual({
       [unpaid]: ['expired', 'ACCOUNT_DELETED'],
-      [paid]: ['paid', null],
+      [paid]: ['failed', 'ACCOUNT_DELETED'],
     });
-    expect(temporal.cancelled.sort()).toEqual([`activation:${pending.activationId}`, `store-order:${unpaid}`].sort());
+    // The paid order's money is due back: its refund record, written with the failure.
+    expect(await refundRecords(paid)).toEqual([{ code: 'PAYMENT_REFUND_REQUIRED', payment_id: paymentId, resolved_at: null }]);
+    expect(temporal.cancelled.sort()).toEqual(
+      [`activation:${pending.activationId}`, `store-order:${unpaid}`, `store-order:${paid}`].sort(),
+    );
     const audit = await row<{ details: Record<string, unknown>; actor_user_id: string }>(
       `select details, actor_user_id from audit_events where action = 'account.deletion_requested' and entity_id = $1`,
       [person.userId],
     );
     expect(audit).toEqual({
       actor_user_id: person.userId,
-      details: { retainUntil, revokedSessions: 1, cancelledActivations: 1, expiredStoreOrders: 1 },
+      details: { retainUntil, revokedSessions: 1, cancelledActivations: 1, expiredStoreOrders: 1, failedStoreOrders: 1 },
     });
+  });
+
+  it('fails every paid store order without a profile (paid, provisioning, awaiting_provider) with its refund record; an issued or failed one stays as it was', async () => {
+    const person = await signUp(t);
+    const ids: Record<string, string> = {};
+    for (const state of ['paid', 'provisioning', 'awaiting_provider', 'issued', 'failed']) {
+      ids[state] = await storeOrder(person.token, 'MOCK-SYNC-AE-1GB');
+      await pay(person.token, ids[state]);
+      if (state !== 'paid') await t.db.query('update store_orders set status = $2 where id = $1', [ids[state], state]);
+    }
+    const res = await requestDeletion(person.token);
+    expect(res.status).toBe(202);
+    const store = await t.db.query<{ id: string; status: string; failure_reason: string | null }>(
+      'select id, status, failure_reason from store_orders where user_id = $1',
+      [person.userId],
+    );
+    expect(Object.fromEntries(store.map((o) => [o.id, [o.status, o.failure_reason]]))).toEqual({
+      [ids.paid]: ['failed', 'ACCOUNT_DELETED'],
+      [ids.provisioning]: ['failed', 'ACCOUNT_DELETED'],
+      [ids.awaiting_provider]: ['failed', 'ACCOUNT_DELETED'],
+      [ids.issued]: ['issued', null],
+      [ids.failed]: ['failed', null],
+    });
+    for (const state of ['paid', 'provisioning', 'awaiting_provider'])
+      expect((await refundRecords(ids[state])).map((r) => r.code)).toEqual(['PAYMENT_REFUND_REQUIRED']);
+    expect(await refundRecords(ids.issued)).toEqual([]);
+    expect(temporal.cancelled.sort()).toEqual(
+      ['paid', 'provisioning', 'awaiting_provider'].map((state) => `store-order:${ids[state]}`).sort(),
+    );
   });
 
   it('with Temporal away answers the same: the runs’ cancellations wait as pending rows, which the signal relay sends once it answers', async () => {

@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import * as s from '../../src/store/schemas';
 import { errorCodes, type ErrorCode } from '../../src/http/error-codes';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
+import { failStoreOrder } from '../../src/store/failure';
 import { mockProfile, mockStoreProviders } from '../../src/store/providers/mock';
 import type { StoreOrderRuns } from '../../src/store/runs';
 import { bearer, createTestApp, errorCode, eventually, signUp, type TestApp } from '../helpers/app';
@@ -300,6 +301,8 @@ describe('paying a store order through the payment routes', () => {
   it('charges a card method in USD: the order is paid, its run told, the receipt (JSON and PDF) in USD', async () => {
     const created = await order('MOCK-SYNC-GLOBAL-UNL', { currency: 'EUR' });
     const id = created.body.data.id;
+    // The API tells the run itself only once it exists (a signal before waits for the start, for the relay).
+    await runStarted(id);
     const res = await pay(id, 'card_scheme_2');
     expect([res.status, res.body.status]).toEqual([201, 'completed']);
     const paymentId = res.body.paymentId;
@@ -403,11 +406,18 @@ describe('GET /store/orders, GET /store/orders/:id, GET /store/orders/:id/esim-q
       `/store/orders/${id}`,
       `/store/orders/${id}/esim-qr`,
       `/store/orders/${randomUUID()}`,
-      '/store/orders/not-a-uuid',
+      '/store/orders/not-a-uuid/esim-qr',
     ]) {
       const res = await request(t.app).get(path).set(bearer(other.token)).set('Accept-Language', 'ar');
       expect([res.status, errorCode(res)]).toEqual([404, 'STORE_ORDER_NOT_FOUND']);
     }
+    // The order read lists VALIDATION_ERROR (the QR does not): a malformed id is one.
+    const malformed = await request(t.app).get('/store/orders/not-a-uuid').set(bearer(other.token));
+    expect([malformed.status, errorCode(malformed), errorOf(malformed).details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [expect.objectContaining({ path: 'id' })],
+    ]);
     const anon = await request(t.app).get(`/store/orders/${id}`);
     expect([anon.status, errorCode(anon)]).toEqual([401, 'AUTH_REQUIRED']);
   });
@@ -503,6 +513,95 @@ describe('GET /admin/store/orders, POST /admin/store/orders/:id/requeue', () => 
     ]);
     const missing = await request(t.app).post(`/admin/store/orders/${randomUUID()}/requeue`).set(bearer(manager.token));
     expect([missing.status, errorCode(missing)]).toEqual([404, 'STORE_ORDER_NOT_FOUND']);
+  });
+
+  /** A paid order failed as its run fails it (the refund record in the same transaction). */
+  async function failedOrder(sku = 'MOCK-REJECT-US-1GB', token = buyer.token, reason = 'mock provider: order refused') {
+    const id = (await order(sku, token === buyer.token ? {} : { deviceAcknowledgementId: (await acknowledge(token)).body.data.id }, token))
+      .body.data.id;
+    await runStarted(id);
+    const paid = await pay(id, 'card_scheme_1', token);
+    await t.db.query(`update store_orders set status = 'provisioning' where id = $1`, [id]);
+    await t.db.sql.transaction((tx) => failStoreOrder(tx, id, reason, t.clock()));
+    return { id, paymentId: paid.body.paymentId };
+  }
+  const refundRecords = (paymentId: string) =>
+    t.db.query<{ id: string; dedupe_key: string; resolved_at: Date | null; resolved_by_id: string | null; resolution_note: string | null }>(
+      `select id, dedupe_key, resolved_at, resolved_by_id, resolution_note from reconciliation_records
+        where payment_id = $1 and code = 'PAYMENT_REFUND_REQUIRED' order by created_at, dedupe_key`,
+      [paymentId],
+    );
+  const requeue = (id: string, lang = 'en') =>
+    request(t.app).post(`/admin/store/orders/${id}/requeue`).set(bearer(manager.token)).set('Accept-Language', lang);
+
+  it('closes the failed order’s open refund record with the requeue; a failure after it owes a new one, which the next requeue closes', async () => {
+    const { id, paymentId } = await failedOrder();
+    expect(await refundRecords(paymentId)).toEqual([match.objectContaining({ dedupe_key: `refund:${paymentId}`, resolved_at: null })]);
+    expect((await requeue(id)).status).toBe(202);
+    const closed = {
+      resolved_at: t.clock(),
+      resolved_by_id: manager.userId,
+      resolution_note: 'Closed by the store order’s requeue: the order is placed again (a new failure writes a new record)',
+    };
+    expect(await refundRecords(paymentId)).toEqual([match.objectContaining({ dedupe_key: `refund:${paymentId}`, ...closed })]);
+    const [audit] = await t.db.query<{ details: Record<string, unknown> }>(
+      `select details from audit_events where entity_id = $1 and action = 'store.order_requeued'`,
+      [id],
+    );
+    expect(audit.details).toEqual({ before: { status: 'failed' }, refundRecordId: (await refundRecords(paymentId))[0].id });
+
+    // The placed-again order fails once more: a second record, open, closed in turn by the next requeue.
+    await t.db.sql.transaction((tx) => failStoreOrder(tx, id, 'STORE_DELIVERY_DEADLINE', t.clock()));
+    expect((await refundRecords(paymentId)).map((r) => [r.dedupe_key, r.resolved_at])).toEqual([
+      [`refund:${paymentId}`, t.clock()],
+      [`refund:${paymentId}:1`, null],
+    ]);
+    expect((await requeue(id)).status).toBe(202);
+    expect((await refundRecords(paymentId)).map((r) => [r.dedupe_key, r.resolved_by_id])).toEqual([
+      [`refund:${paymentId}`, manager.userId],
+      [`refund:${paymentId}:1`, manager.userId],
+    ]);
+  });
+
+  it('refuses to requeue a failed order whose refund support resolved already (STORE_ORDER_NOT_REQUEUEABLE, both languages)', async () => {
+    const { id, paymentId } = await failedOrder();
+    const [record] = await refundRecords(paymentId);
+    const root = await signInAs(t, 'super_admin');
+    const resolved = await request(t.app)
+      .post(`/admin/reconciliation-records/${record.id}/resolve`)
+      .set(bearer(root.token))
+      .send({ note: 'Refunded at the processor' });
+    expect(resolved.status).toBe(200);
+    for (const lang of ['en', 'ar'] as const) {
+      const res = await requeue(id, lang);
+      const message = errorCodes.STORE_ORDER_NOT_REQUEUEABLE[lang];
+      expect([res.status, errorCode(res), errorOf(res).message]).toEqual([409, 'STORE_ORDER_NOT_REQUEUEABLE', message]);
+    }
+    expect(await t.db.query(`select status from store_orders where id = $1`, [id])).toEqual([{ status: 'failed' }]);
+    expect(await refundRecords(paymentId)).toEqual([
+      match.objectContaining({ resolved_by_id: root.userId, resolution_note: 'Refunded at the processor' }),
+    ]);
+    expect(await requeueRows(id)).toEqual([]);
+  });
+
+  it('refuses to requeue the failed order of a deleted account (nothing is issued to it), whatever failed it', async () => {
+    const leaving = await signUp(t);
+    const byDeadline = await failedOrder('MOCK-SYNC-SA-5GB', leaving.token, 'STORE_DELIVERY_DEADLINE');
+    const open = (
+      await order('MOCK-SYNC-AE-1GB', { deviceAcknowledgementId: (await acknowledge(leaving.token)).body.data.id }, leaving.token)
+    ).body.data.id;
+    await runStarted(open);
+    await pay(open, 'card_scheme_1', leaving.token);
+    expect((await request(t.app).post('/auth/me/deletion-request').set(bearer(leaving.token))).status).toBe(202);
+    expect(await t.db.query(`select failure_reason from store_orders where id = $1`, [open])).toEqual([
+      { failure_reason: 'ACCOUNT_DELETED' },
+    ]);
+    for (const id of [byDeadline.id, open]) {
+      const res = await requeue(id);
+      expect([res.status, errorCode(res)]).toEqual([409, 'STORE_ORDER_NOT_REQUEUEABLE']);
+    }
+    // Its refund record stays open for support.
+    expect((await refundRecords(byDeadline.paymentId)).map((r) => r.resolved_at)).toEqual([null]);
   });
 
   it('requeues awaiting_provider only past its deadline; with Temporal away it answers the same, and the signal relay tells the run later', async () => {

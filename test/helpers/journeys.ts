@@ -5,7 +5,8 @@
 // all (`call`): it does not retry a refusal; it waits and repeats a request only where the answer says to
 // (503 with Retry-After: nothing happened) or none came (connection refused or reset: the API was killed).
 // A repeat of a request that did happen gets the spec's answer to a repeat (the phone registered, the code
-// or the link used: sign in anew by code; a keyed create: the first answer), counted as `recovered`; a
+// or the link used: sign in anew by code; a keyed create: the first answer; verify-identity once the
+// activation left `pending`: read the identity's status), counted as `recovered`; a
 // provider that did not answer in time (OPERATOR_TIMEOUT, IDENTITY_ERROR: nothing happened) is tried
 // again 2 s later, counted as `later`. Each kind settles into the same counts (MatrixCounts).
 import { randomUUID } from 'node:crypto';
@@ -145,19 +146,23 @@ export async function call<T>(
     }
     w.trail.push(`${step} ${res.status}`);
     if (res.status === 503 && Date.now() < until) {
+      // Nothing happened, but for one instant: Postgres lost during the COMMIT itself, which it may have
+      // applied (docs/decisions/operations.md). Its repeat then gets the spec's answer to a repeat.
+      lost = true;
       w.waited += 1;
       await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
       continue;
     }
     const code = parsed.error?.code;
+    // After a lost answer, the spec's answer to a repeat of a request that did happen comes first.
+    if (lost && code && code === how.repeatRefusal) {
+      w.recovered += 1;
+      return { status: res.status, body: parsed, repeated: true };
+    }
     if (code && how.laterOn?.includes(code) && Date.now() < until) {
       w.later += 1;
       await sleep(2_000);
       continue;
-    }
-    if (lost && code && code === how.repeatRefusal) {
-      w.recovered += 1;
-      return { status: res.status, body: parsed, repeated: true };
     }
     if (res.status >= 300 || !json) {
       w.refused.push({ step, status: res.status, code });
@@ -224,6 +229,29 @@ async function signInWith(
   return signedIn.status === 200 ? { token: signedIn.body.session.token, userId: signedIn.body.user.id } : undefined;
 }
 
+/**
+ * verify-identity repeated after a lost answer and refused: the spec's answer once the activation left
+ * `pending` (a seat's order is paid, so a verified seat moves on at once). The app reads the identity's
+ * status instead; a verification that never started is a refusal.
+ */
+async function identityAfterLostAnswer(w: Walk, opts: JourneyOptions, activationId: string, token: string): Promise<void> {
+  const read = await call<{ status: string }>(
+    w,
+    opts,
+    'identity-status',
+    'GET',
+    `/activations/${activationId}/verify-identity`,
+    undefined,
+    {
+      token,
+    },
+  );
+  // `waiting` is also where a verification that never started sits: the settle's `stuck` tells them apart.
+  if (read.status !== 200 || !['waiting', 'completed'].includes(read.body.status)) {
+    w.refused.push({ step: 'verify-identity', status: 422, code: 'IDENTITY_ERROR' });
+  }
+}
+
 /** A create's key: a repeat after a lost answer is the same create (ours, optional: see docs/decisions/activations.md). */
 const createKey = () => ({ 'idempotency-key': `create-${randomUUID()}` });
 const OPERATOR_LATER = ['OPERATOR_TIMEOUT', 'OPERATOR_UNAVAILABLE'];
@@ -254,9 +282,10 @@ export async function consumerJourney(opts: JourneyOptions): Promise<Journey> {
     'POST',
     `/activations/${journey.activationId}/verify-identity`,
     { identityType: 'citizen', idNumber: `1${digits(8)}0` },
-    { token, laterOn: ['IDENTITY_ERROR'] },
+    { token, laterOn: ['IDENTITY_ERROR'], repeatRefusal: 'IDENTITY_ERROR' },
   );
   if (verified.status === 200) journey.transId = verified.body.transId;
+  if (verified.repeated) await identityAfterLostAnswer(journey, opts, journey.activationId, token);
   await call(
     journey,
     opts,
@@ -365,9 +394,10 @@ export async function seatJourney(opts: JourneyOptions, staff: Staff): Promise<S
     'POST',
     `/activations/${j.activationId}/verify-identity`,
     { identityType: 'citizen', idNumber: `1${digits(8)}0` },
-    { token, laterOn: ['IDENTITY_ERROR'] },
+    { token, laterOn: ['IDENTITY_ERROR'], repeatRefusal: 'IDENTITY_ERROR' },
   );
   if (verified.status === 200) j.transId = verified.body.transId;
+  if (verified.repeated) await identityAfterLostAnswer(j, opts, j.activationId, token);
   return j;
 }
 

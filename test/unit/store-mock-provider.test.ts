@@ -65,6 +65,23 @@ describe('the mock store providers', () => {
     expect(await mock.getOrder(kyc)).toMatchObject({ status: 'issued' });
   });
 
+  it('cancels a pending order (never issued afterwards, nor placed again); an issued profile or an unknown order cannot be cancelled', async () => {
+    let now = 1_000_000;
+    const mock = createMockStoreProvider('mock-store', { callbackDelayMs: 2_000, now: () => now });
+    const pending = randomUUID();
+    const issued = randomUUID();
+    await mock.placeOrder(pending, 'MOCK-ASYNC-EG-3GB');
+    await mock.placeOrder(issued, 'MOCK-SYNC-SA-5GB');
+    expect(await mock.cancelOrder!(pending)).toEqual({ status: 'cancelled' });
+    expect(await mock.cancelOrder!(pending)).toEqual({ status: 'cancelled' });
+    now += 2_000;
+    expect(await mock.getOrder(pending)).toEqual({ status: 'failed', reason: 'mock provider: order cancelled' });
+    await expect(mock.placeOrder(pending, 'MOCK-ASYNC-EG-3GB')).rejects.toBeInstanceOf(StoreProviderRejection);
+    expect(await mock.cancelOrder!(issued)).toEqual({ status: 'not_cancellable', reason: 'mock provider: the profile was already issued' });
+    expect(await mock.getOrder(issued)).toMatchObject({ status: 'issued' });
+    expect(await mock.cancelOrder!(randomUUID())).toEqual({ status: 'not_found' });
+  });
+
   it('fails the first placement of a MOCK-FAILONCE order (retryable), then issues it', async () => {
     const mock = createMockStoreProvider('mock-store');
     const orderId = randomUUID();

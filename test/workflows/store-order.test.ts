@@ -8,7 +8,12 @@
 import type { SignalSender } from '../../src/workflow-signals/kinds';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomUUID } from 'node:crypto';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import fs from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
@@ -27,8 +32,8 @@ jest.setTimeout(120_000);
 
 const taskQueue = uniqueTaskQueue('store-order');
 
-/** The mock provider's clock (pending orders complete `delay` after placement by it) and a gate to hold placements at. */
-const mock = { nowMs: Date.now(), hold: undefined as Promise<void> | undefined, placements: 0 };
+/** The mock provider's clock (pending orders complete `delay` after placement by it), a gate to hold placements at, and what it was asked. */
+const mock = { nowMs: Date.now(), hold: undefined as Promise<void> | undefined, placements: 0, answered: 0, cancels: [] as string[] };
 const DELAY = 2_000;
 
 function counted(plugin: StoreProviderPlugin): StoreProviderPlugin {
@@ -37,7 +42,15 @@ function counted(plugin: StoreProviderPlugin): StoreProviderPlugin {
     async placeOrder(orderId, sku) {
       mock.placements += 1;
       if (mock.hold) await mock.hold;
-      return plugin.placeOrder(orderId, sku);
+      try {
+        return await plugin.placeOrder(orderId, sku);
+      } finally {
+        mock.answered += 1;
+      }
+    },
+    cancelOrder(orderId) {
+      mock.cancels.push(orderId);
+      return plugin.cancelOrder!(orderId);
     },
   };
 }
@@ -51,14 +64,16 @@ const registry = new StoreProviderRegistry([
 const api = { away: false };
 
 let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
 let t: TestApp;
 let worker: RunningTestWorker;
 let buyer: { token: string; userId: string };
 let ackId: string;
 
 beforeAll(async () => {
-  const [e, bundle] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
+  const [e, b] = await Promise.all([createTimeSkippingEnv(), bundleWorkflows(require.resolve('../../workflows'))]);
   env = e;
+  bundle = b;
   // The API's configuration starts the runs: their first start, and a requeue's new run.
   const runsEnv = {
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -73,7 +88,7 @@ beforeAll(async () => {
   t = await createStoreApp({ env: runsEnv, deps: { storeOrderRuns: runs, storeProviders: registry, signalSender } });
   worker = await runTestWorker(env, {
     taskQueue,
-    workflowBundle: bundle,
+    workflowBundle: b,
     activities: realActivities(t.db, t.config, { clock: () => new Date(), storeProviders: registry }),
     signals: t.db.sql,
   });
@@ -93,6 +108,8 @@ beforeEach(() => {
   mock.nowMs = Date.now();
   mock.hold = undefined;
   mock.placements = 0;
+  mock.answered = 0;
+  mock.cancels = [];
   api.away = false;
 });
 
@@ -198,6 +215,10 @@ describe('timers', () => {
     expect(requeued.status).toBe(202);
     expect(await result(id)).toBe('issued');
     expect(mock.placements).toBe(1);
+    // The refund the failure owed was closed by the requeue: the order was delivered after all.
+    expect(
+      await t.db.query(`select resolved_by_id from reconciliation_records where order_id = $1 and resolved_at is not null`, [id]),
+    ).toEqual([{ resolved_by_id: manager.userId }]);
   });
 
   it('a requeue the API could not tell Temporal: 202 `provisioning` all the same; the signal relay starts the finished order’s run again', async () => {
@@ -299,4 +320,89 @@ describe('concurrency', () => {
     expect(mock.placements).toBe(1);
     expect(await qrEmails()).toBe(before + 1);
   });
+});
+
+describe('the buyer’s account deleted while the order is paid and not issued (esim-store spec: open store orders are cancelled)', () => {
+  /** A buyer of their own (the deletion ends the account), with an e-mail for the QR and an acknowledgement. */
+  async function leavingBuyer() {
+    const person = await signUp(t, { email: `wf-leaving-${randomUUID()}@example.com` });
+    const ack = await request(t.app)
+      .post('/store/device-acknowledgements')
+      .set(bearer(person.token))
+      .send({ deviceModel: 'Pixel 9', esimCompatible: true, carrierUnlocked: true });
+    return { token: person.token, ackId: (ack.body as { data: { id: string } }).data.id };
+  }
+  async function paidOrder(buyer: { token: string; ackId: string }, sku: string): Promise<string> {
+    const res = await request(t.app)
+      .post('/store/orders')
+      .set(bearer(buyer.token))
+      .send({ productId: productId(sku), deviceAcknowledgementId: buyer.ackId });
+    const id = (res.body as { data: { id: string } }).data.id;
+    const paid = await request(t.app)
+      .post('/payments/create-intent')
+      .set(bearer(buyer.token))
+      .send({ orderId: id, method: 'card_scheme_1', idempotencyKey: `key-${randomUUID()}` });
+    expect(paid.status).toBe(201);
+    return id;
+  }
+  const deleteAccount = (token: string) => request(t.app).post('/auth/me/deletion-request').set(bearer(token));
+  /** The run ends Cancelled (the deletion's cancellation, not its own end). */
+  async function expectCancelled(orderId: string): Promise<void> {
+    const failure: unknown = await result(orderId).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  }
+  const failedForDeletion = { status: 'failed', failure_reason: 'ACCOUNT_DELETED', profile_encrypted: null };
+
+  it('awaiting_provider: `failed` ACCOUNT_DELETED with its refund record, the run cancelled, the provider order cancelled; a later callback issues nothing, no QR e-mail', async () => {
+    const buyer = await leavingBuyer();
+    const id = await paidOrder(buyer, 'MOCK-ASYNC-EG-3GB');
+    await status(id, 'awaiting_provider');
+    const emails = await qrEmails();
+
+    expect((await deleteAccount(buyer.token)).status).toBe(202);
+    expect(await row(id)).toEqual(failedForDeletion);
+    expect(await refundRecords(id)).toEqual([{ code: 'PAYMENT_REFUND_REQUIRED' }]);
+    await expectCancelled(id);
+    // On its way out the run withdrew the order at the provider, which will not complete it now.
+    expect(mock.cancels).toEqual([id]);
+    mock.nowMs += DELAY;
+    expect(await registry.get('mock-store')!.getOrder(id)).toEqual({ status: 'failed', reason: 'mock provider: order cancelled' });
+    expect((await callback(id)).status).toBe(200);
+    expect(await row(id)).toEqual(failedForDeletion);
+    expect(await qrEmails()).toBe(emails);
+  });
+
+  /** Lets a held placement go (also when a test failed before it did: the worker waits for its activities to stop). */
+  let release = () => {};
+  afterEach(() => release());
+
+  it('a placement that answers after the deletion stores no profile and queues no QR e-mail (the order is withdrawn again)', async () => {
+    mock.hold = new Promise<void>((resolve) => (release = resolve));
+    const buyer = await leavingBuyer();
+    const id = await paidOrder(buyer, 'MOCK-SYNC-SA-5GB');
+    await eventually(() => expect(mock.placements).toBe(1), 20_000);
+    expect((await row(id)).status).toBe('provisioning');
+    const emails = await qrEmails();
+
+    expect((await deleteAccount(buyer.token)).status).toBe(202);
+    expect(await row(id)).toEqual(failedForDeletion);
+    await expectCancelled(id);
+    // The provider issues the held placement now; the activity finds the order failed under its lock.
+    release();
+    await eventually(() => expect([mock.answered, mock.cancels]).toEqual([1, [id, id]]), 20_000);
+    expect(await row(id)).toEqual(failedForDeletion);
+    expect(await refundRecords(id)).toEqual([{ code: 'PAYMENT_REFUND_REQUIRED' }]);
+    expect(await qrEmails()).toBe(emails);
+  });
+});
+
+it('a run cancelled before the withdrawal existed replays with today’s code (the patch keeps its path)', async () => {
+  // Recorded with the workflow as it was before: cancelled while waiting for its payment.
+  const file = path.join(__dirname, 'fixtures', 'store-order-history-cancelled-before-withdraw.json');
+  const history = historyFromJSON(JSON.parse(fs.readFileSync(file, 'utf8')));
+  await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history)).resolves.toBeUndefined();
 });

@@ -6,6 +6,7 @@ import {
   StoreProviderRegistry,
   StoreProviderRejection,
   StoreProviderUnavailable,
+  type CancelledOrder,
   type EsimProfile,
   type PendingReason,
   type PlacedOrder,
@@ -31,6 +32,8 @@ export interface MockStoreOptions {
 }
 
 export const MOCK_SMDP = 'smdp.mock-store.example';
+/** The failure reason of a withdrawn mock order. */
+const CANCELLED = 'mock provider: order cancelled';
 
 /** A profile from the order id alone: the same order always gets the same ICCID and matching id. */
 export function mockProfile(orderId: string): EsimProfile {
@@ -59,6 +62,13 @@ export function createMockStoreProvider(slug: string, opts: MockStoreOptions = {
   const failedOnce = new Set<string>();
   /** Orders placed (issued, or pending since then), by order id. */
   const placed = new Map<string, { outcome: MockStoreSku['outcome']; at: number }>();
+  /** Pending orders withdrawn before they completed: never issued. */
+  const cancelled = new Set<string>();
+  const pendingAt = (orderId: string) => {
+    const order = placed.get(orderId);
+    const async = order?.outcome === 'delayed' || order?.outcome === 'identity_check';
+    return async && now() - order.at < delayMs;
+  };
 
   const place = (orderId: string, outcome: MockStoreSku['outcome']): PlacedOrder => {
     const first = !placed.has(orderId);
@@ -89,6 +99,7 @@ export function createMockStoreProvider(slug: string, opts: MockStoreOptions = {
       await Promise.resolve();
       const found = skus.find((s) => s.sku === code);
       if (!found) throw new StoreProviderRejection(`mock provider: unknown SKU ${code}`);
+      if (cancelled.has(orderId)) throw new StoreProviderRejection(CANCELLED);
       if (found.outcome === 'reject') throw new StoreProviderRejection('mock provider: order refused');
       if (found.outcome === 'fail_once' && !failedOnce.has(orderId)) {
         failedOnce.add(orderId);
@@ -98,10 +109,19 @@ export function createMockStoreProvider(slug: string, opts: MockStoreOptions = {
     },
 
     getOrder(orderId): Promise<ProviderOrder> {
-      const order = placed.get(orderId);
-      if (!order) return Promise.resolve({ status: 'not_found' });
-      const waiting = (order.outcome === 'delayed' || order.outcome === 'identity_check') && now() - order.at < delayMs;
-      return Promise.resolve(waiting ? { status: 'pending' } : { status: 'issued', profile: mockProfile(orderId) });
+      if (!placed.has(orderId)) return Promise.resolve({ status: 'not_found' });
+      if (cancelled.has(orderId)) return Promise.resolve({ status: 'failed', reason: CANCELLED });
+      return Promise.resolve(pendingAt(orderId) ? { status: 'pending' } : { status: 'issued', profile: mockProfile(orderId) });
+    },
+
+    /** A pending order is withdrawn (its callback then changes nothing); an issued profile cannot be taken back. */
+    cancelOrder(orderId): Promise<CancelledOrder> {
+      if (!placed.has(orderId)) return Promise.resolve({ status: 'not_found' });
+      if (!cancelled.has(orderId) && !pendingAt(orderId)) {
+        return Promise.resolve({ status: 'not_cancellable', reason: 'mock provider: the profile was already issued' });
+      }
+      cancelled.add(orderId);
+      return Promise.resolve({ status: 'cancelled' });
     },
   };
 }

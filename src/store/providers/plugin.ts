@@ -1,7 +1,7 @@
 /**
  * What the store needs from a wholesale eSIM provider (spec "Store provider"): `health()`,
  * `listProducts()`, `placeOrder(orderId, sku)` answering an issued profile or `pending`, and
- * `getOrder(orderId)`. A plugin is registered under the slug of its `operators` row (kind
+ * `getOrder(orderId)`; `cancelOrder(orderId)` where the partner API can cancel a placed order. A plugin is registered under the slug of its `operators` row (kind
  * esim_store); a row without a plugin is "not registered" (STORE_PROVIDER_UNAVAILABLE).
  *
  * Failures: StoreProviderRejection is a definite "no" (retrying cannot help: the order fails, the
@@ -93,6 +93,9 @@ export interface ProviderCallbacks {
   orderOf(rawBody: Buffer): CallbackOrder | null;
 }
 
+/** What a cancellation found: cancelled (the provider will not complete it), too late (`reason`), or no such order. */
+export type CancelledOrder = { status: 'cancelled' } | { status: 'not_cancellable'; reason: string } | { status: 'not_found' };
+
 export interface StoreProviderPlugin {
   readonly slug: string;
   /** Set by a plugin whose partner calls back in its own format (the HTTP partner); the mocks use the spec's. */
@@ -103,6 +106,11 @@ export interface StoreProviderPlugin {
   placeOrder(orderId: string, sku: string): Promise<PlacedOrder>;
   /** The provider's own view of the order: a callback is only a trigger to read it. */
   getOrder(orderId: string): Promise<ProviderOrder>;
+  /**
+   * Withdraws a placed order (the buyer's account was deleted before it was issued). Optional: a partner
+   * API without it leaves the order to support, whom the order's refund record tells (docs/decisions/store.md).
+   */
+  cancelOrder?(orderId: string): Promise<CancelledOrder>;
 }
 
 /** Store provider plugins keyed by slug. */
