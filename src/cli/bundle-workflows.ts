@@ -6,21 +6,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { BUNDLED_WORKFLOW_INTERCEPTOR_MODULES } from '../telemetry/temporal';
-import { FAILURE_CONVERTER_PATH } from '../temporal/codec';
+import { bundleProductionWorkflows } from '../temporal/replay';
 
 async function main(): Promise<void> {
   const target = process.argv[2];
   if (!target) throw new Error('usage: node dist/src/cli/bundle-workflows.js <output file>');
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    // Runs carry the request id to their activities, and make spans: the worker sends them out or drops them.
-    workflowInterceptorModules: BUNDLED_WORKFLOW_INTERCEPTOR_MODULES,
-    // Webpack's report only when something is wrong.
-    logger: new DefaultLogger('WARN'),
-  });
+  // The options live with the replay code (src/temporal/replay.ts): what is replayed is what the image runs.
+  const { code } = await bundleProductionWorkflows();
   await writeFile(path.resolve(target), code);
   console.log(`workflow bundle written to ${target} (${Math.round(code.length / 1024)} KiB)`);
 }

@@ -270,8 +270,8 @@ export async function setUpCompany(
   };
 }
 
-/** A super_admin with a fresh phone, written as `npm run create-user` writes one. */
-async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<string> {
+/** A super_admin with a fresh phone, written as `npm run create-user` writes one (the corpus walks use it too). */
+export async function createSuperAdmin(c: DemoClient, databaseUrl?: string): Promise<string> {
   const phone = demoPhone();
   const url = databaseUrl ?? process.env.DATABASE_URL ?? (await stackDatabaseUrl());
   if (!url) throw new DemoError(`no DATABASE_URL and none in ${STACK_DATABASE_FILE}: is \`npm start\` running? (or pass --admin-phone)`);

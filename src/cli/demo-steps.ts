@@ -46,9 +46,16 @@ export async function verifyOtp(c: DemoClient, phone: string, since: Date) {
 }
 
 /** validate-iccid, then POST /activations: the activation's and its order's ids. */
-export async function createActivation(c: DemoClient, token: string, packageId: string, simType: 'physical' | 'esim') {
+export async function createActivation(
+  c: DemoClient,
+  token: string,
+  packageId: string,
+  simType: 'physical' | 'esim',
+  // A given serial reaches one of the mock operator's outcomes (src/operators/mock.ts); default: a fresh one that activates.
+  given?: string,
+) {
   c.step(`Validate the ${simType === 'esim' ? 'eSIM activation code' : 'SIM serial (ICCID)'}`);
-  const serial = simType === 'esim' ? `LPA:1$smdp.demo.example$DEMO-${randomUUID().slice(0, 8).toUpperCase()}` : demoIccid();
+  const serial = given ?? (simType === 'esim' ? `LPA:1$smdp.demo.example$DEMO-${randomUUID().slice(0, 8).toUpperCase()}` : demoIccid());
   const validation = await c.call<z.infer<typeof ValidateIccidResponse>>('POST', '/activations/validate-iccid', { iccid: serial, simType });
   c.show('serial', serial);
   c.show('valid', validation.valid);

@@ -16,6 +16,9 @@ import { digits, runUrl } from './demo-steps';
 
 export interface StoreDemoOptions extends DemoClientOptions {
   temporalUiUrl?: string;
+  /** Where the eSIM is for (default SA) and which of mock-store's products to order (default: an orderable one). */
+  country?: string;
+  choose?: (product: z.infer<typeof ProductList>['items'][number]) => boolean;
 }
 
 export interface StoreDemoResult {
@@ -37,11 +40,13 @@ export async function runStoreDemo(opts: StoreDemoOptions): Promise<StoreDemoRes
   c.show('currencies', status.data.currencies.join(', '));
   if (!status.data.enabled) throw new DemoError('the store is off: start the stack with FEATURE_ESIM_STORE=true');
 
-  c.step('Browse eSIMs for Saudi Arabia, prices in SAR');
-  const list = await c.call<z.infer<typeof ProductList>>('GET', '/store/products?country=SA&currency=SAR');
+  const country = opts.country ?? 'SA';
+  c.step(`Browse eSIMs for ${country}, prices in SAR`);
+  const list = await c.call<z.infer<typeof ProductList>>('GET', `/store/products?country=${country}&currency=SAR`);
   for (const p of list.items) c.show(p.providerSlug, `${p.nameEn}: ${p.price.amount} SAR (${p.priceUsd.amount} USD)`);
-  const product = list.items.find((p) => p.providerSlug === 'mock-store' && !p.requiresKyc && p.priceUsd.amount >= 0.5);
-  if (!product) throw new DemoError('no orderable product of mock-store for SA');
+  const choose = opts.choose ?? (() => true);
+  const product = list.items.find((p) => p.providerSlug === 'mock-store' && !p.requiresKyc && p.priceUsd.amount >= 0.5 && choose(p));
+  if (!product) throw new DemoError(`no orderable product of mock-store for ${country}`);
   c.show('chosen', `${product.nameEn} (${product.id})`);
 
   c.step('Register with an e-mail address (the QR e-mail goes there) and sign in with its one-time code');

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `npm run corpus`: writes the replay corpus (src/cli/replay-corpus.ts) from a stack of its own. Starts
+# scripts/stack.sh on spare ports (so a developer's `npm start` keeps running), with the eSIM store on and the
+# development payload key (the corpus is committed: never a real key), runs the generator, stops the stack.
+# Extra arguments go to the generator (e.g. --release 0.2.0).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$ROOT_DIR"
+
+export PORT="${CORPUS_PORT:-3400}" TEMPORAL_PORT="${CORPUS_TEMPORAL_PORT:-7433}" TEMPORAL_UI_PORT="${CORPUS_TEMPORAL_UI_PORT:-8433}"
+# The walks make hundreds of requests from one address: the per-IP limit would stop them.
+export WORKER_HEALTH_PORT="${CORPUS_WORKER_HEALTH_PORT:-3401}" FEATURE_ESIM_STORE=true METRICS_ENABLED=false RATE_LIMIT_MAX=100000
+export TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
+# The mock store sends its signed callbacks there (default localhost:3000, another stack's port).
+export PUBLIC_BASE_URL="http://127.0.0.1:$PORT"
+unset TEMPORAL_PAYLOAD_KEYS
+
+setsid bash scripts/stack.sh > "$ROOT_DIR/.data/corpus-stack.log" 2>&1 &
+stack=$!
+# The stack's own trap stops its processes; its process group goes too if it was still starting.
+trap 'kill -TERM -- -$stack 2>/dev/null || true; wait $stack 2>/dev/null || true' EXIT
+for ((n = 0; n < 600; n++)); do
+  curl -sf "http://127.0.0.1:$PORT/readyz" > /dev/null 2>&1 && break
+  kill -0 "$stack" 2> /dev/null || { log "the stack stopped; see .data/corpus-stack.log"; exit 1; }
+  sleep 0.5
+done
+node dist/src/cli/replay-corpus.js --url "http://127.0.0.1:$PORT" "$@"

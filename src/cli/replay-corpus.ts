@@ -1,0 +1,166 @@
+/**
+ * `npm run corpus` (scripts/replay-corpus.sh starts a stack for it): writes the replay corpus, the histories
+ * `npm test` replays against every change to workflows/ (test/workflows/replay-corpus.test.ts).
+ *
+ * Against a running stack (API at --url, its Temporal at TEMPORAL_ADDRESS): walks the demos (a physical
+ * and an eSIM activation, the B2B walk: company, quote countered then accepted, a company-paid activation;
+ * the store's order) and the other paths (src/cli/corpus-walks.ts), triggers every schedule once, waits for those runs to close, then saves the history
+ * of every run started since it began as test/workflows/corpus/<release>/<workflowType>/<name>.json.
+ *
+ * The histories are stored as the server holds them: payloads encrypted. That is only acceptable because
+ * the stack runs with the development payload key (a public constant, src/temporal/codec.ts) and the runs
+ * hold demo data; the generator refuses any other key. Never build a corpus from a real namespace.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { loadConfig } from '../config';
+import { connectTemporal } from '../temporal/connection';
+import { activationWorkflowId } from '../../workflows/activation-contract';
+import { companyWorkflowId } from '../../workflows/company-contract';
+import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { CORPUS_WALKS, type Labels } from './corpus-walks';
+import { runDemo } from './demo';
+import { runB2bDemo } from './demo-b2b';
+import { runStoreDemo } from './demo-store';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..'); // dist/src/cli -> repository root
+const SCHEDULED_RUNS_TIMEOUT_MS = 120_000;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { url: { type: 'string' }, messages: { type: 'string' }, release: { type: 'string' } } });
+  const config = loadConfig();
+  // A corpus is committed: only the development key's ciphertext may go in it.
+  if (config.TEMPORAL_PAYLOAD_KEYS) throw new Error('TEMPORAL_PAYLOAD_KEYS is set: the corpus is written with the development key only');
+  const baseUrl = values.url ?? `http://127.0.0.1:${config.PORT}`;
+  const messagesFile = path.resolve(ROOT, values.messages ?? '.data/messages.jsonl');
+  const out = path.join(ROOT, 'test/workflows/corpus', values.release ?? defaultRelease());
+  // Written aside, then put in place: a walk that fails leaves the committed corpus as it was.
+  const staging = `${out}.partial`;
+  rmSync(staging, { recursive: true, force: true });
+  const { client, connection } = connectTemporal(config);
+  try {
+    const since = new Date();
+    const labels = await walkDemos(baseUrl, messagesFile);
+    await triggerSchedules(client);
+    // The named runs first: of two runs on one path, the one whose name says which path it is stays.
+    const runs = (await runsSince(client, since)).sort((a, b) => Number(b.workflowId in labels) - Number(a.workflowId in labels));
+    const shapes = new Set<string>();
+    let written = 0;
+    for (const run of runs) if (await saveHistory(client, run, fileName(run, labels), staging, shapes)) written += 1;
+    // A release's histories are one generator run's: an earlier run of the same release is replaced.
+    rmSync(out, { recursive: true, force: true });
+    renameSync(staging, out);
+    console.log(`${written} histories of ${runs.length} runs written to ${path.relative(ROOT, out)} (the rest repeat a path)`);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** `<package version>-<UTC date>`: the release the histories were written by. */
+function defaultRelease(): string {
+  const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  return `${version}-${new Date().toISOString().slice(0, 10)}`;
+}
+
+/**
+ * The demos, then the corpus walks, one after the other: each is the path a real client takes, through the
+ * real API. Returns the runs they started, by workflow id, named after their path.
+ */
+async function walkDemos(baseUrl: string, messagesFile: string): Promise<Labels> {
+  // Quiet: the demos' step-by-step output is for people watching one walk.
+  const opts = { baseUrl, messagesFile, log: () => undefined };
+  const physical = await runDemo({ ...opts, simType: 'physical' });
+  const esim = await runDemo({ ...opts, simType: 'esim' });
+  const b2b = await runB2bDemo(opts);
+  const store = await runStoreDemo(opts);
+  const labels: Labels = {
+    [activationWorkflowId(physical.activationId)]: 'identity-first-physical',
+    [activationWorkflowId(esim.activationId)]: 'identity-first-esim',
+    [activationWorkflowId(b2b.activationId)]: 'company-paid-seat',
+    [companyWorkflowId(b2b.companyId)]: 'approved',
+    [quoteWorkflowId(b2b.chainRootId)]: 'countered-then-accepted',
+    [storeOrderWorkflowId(store.orderId)]: 'card-paid-issued',
+  };
+  for (const [name, walk] of Object.entries(CORPUS_WALKS)) {
+    const walked = await walk(opts).catch((err: unknown) => {
+      throw new Error(`corpus walk ${name} failed`, { cause: err });
+    });
+    Object.assign(labels, walked);
+  }
+  return labels;
+}
+
+/** Each schedule once, now, and waits until the runs they started have closed (their histories are whole). */
+async function triggerSchedules(client: Client): Promise<void> {
+  const types = new Set<string>();
+  for await (const schedule of client.schedule.list()) {
+    if (schedule.action?.type === 'startWorkflow') types.add(schedule.action.workflowType);
+    await client.schedule.getHandle(schedule.scheduleId).trigger();
+  }
+  const deadline = Date.now() + SCHEDULED_RUNS_TIMEOUT_MS;
+  for (;;) {
+    const running = await runs(client, 'ExecutionStatus = "Running"');
+    if (!running.some((run) => types.has(run.type))) return;
+    if (Date.now() > deadline) throw new Error(`scheduled runs still running after ${SCHEDULED_RUNS_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+async function runs(client: Client, query: string): Promise<WorkflowExecutionInfo[]> {
+  const found: WorkflowExecutionInfo[] = [];
+  for await (const run of client.workflow.list({ query })) found.push(run);
+  return found;
+}
+
+/** Every run started since `since`, closed or still running (a running one's history is what a deploy meets). */
+function runsSince(client: Client, since: Date): Promise<WorkflowExecutionInfo[]> {
+  return runs(client, `StartTime >= "${since.toISOString()}"`);
+}
+
+/**
+ * `<status>-<path>`: the status says which end the run reached (a running one is what a deploy meets), the
+ * path is the walk's name for it, or for a scheduled run its schedule's id (its workflow id less the time),
+ * else the workflow id.
+ */
+function fileName(run: WorkflowExecutionInfo, labels: Labels): string {
+  const scheduled = /^(.*)-\d{4}-\d{2}-\d{2}T[\d:]+Z$/.exec(run.workflowId)?.[1];
+  const path = labels[run.workflowId] ?? scheduled ?? run.workflowId;
+  return `${run.status.name.toLowerCase()}-${path.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+}
+
+/**
+ * `<out>/<type>/<name>`. A run whose events
+ * (their types, in order) repeat an earlier run's of its type walked the same path: it is skipped, so the
+ * corpus stays small (one history per path) and its replay fast.
+ */
+async function saveHistory(client: Client, run: WorkflowExecutionInfo, name: string, out: string, shapes: Set<string>): Promise<boolean> {
+  const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+  const shape = [run.type, ...(history.events ?? []).map((event) => event.eventType)].join(' ');
+  if (shapes.has(shape)) return false;
+  shapes.add(shape);
+  const dir = path.join(out, run.type);
+  mkdirSync(dir, { recursive: true });
+  // Compact (historyToJSON indents): a third smaller, and the files are read by the replay, not by people
+  // (the Temporal UI, or any JSON viewer, shows a run's events).
+  const json = JSON.stringify(JSON.parse(historyToJSON(history)));
+  writeFileSync(path.join(dir, unused(dir, name)), json + '\n');
+  return true;
+}
+
+/** `name`, or `name` with -2, -3… when two runs of one path differ (their names alone would collide). */
+function unused(dir: string, name: string): string {
+  const base = name.replace(/\.json$/, '');
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${base}-${n}.json`;
+    if (!existsSync(path.join(dir, candidate))) return candidate;
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
