@@ -1,6 +1,6 @@
 import { IDENTITY_TYPES } from '../entities';
 import { IDENTITY_STATUSES, SIM_TYPES, type SimType } from '../entities/activation';
-import { chars, PathId, Uuid } from '../http/fields';
+import { chars, idempotencyKeyHeader, PathId, Uuid } from '../http/fields';
 import { z } from '../openapi/registry';
 import { ACTIVATION_CODE_MAX_LENGTH, ACTIVATION_CODE_PATTERN } from '../operators/esim-code';
 
@@ -67,11 +67,7 @@ export const CreateActivationBody = z
  * Optional, ours (the spec names no header): a client that lost the answer repeats the request with the
  * same key and gets the first answer. Without it a repeat is a new request (its serial is then in use).
  */
-export const CreateActivationHeaders = z.object({
-  'Idempotency-Key': chars(8, 128, 'Idempotency-Key must be 8-128 characters')
-    .optional()
-    .openapi({ description: 'Same key and same body answer the first create again; scoped to the caller' }),
-});
+export const CreateActivationHeaders = idempotencyKeyHeader('answer the first create again');
 export const CreateActivationResponse = z
   .object({
     activationId: z.uuid(),

@@ -36,6 +36,18 @@ export function chars(min: number, max: number, message = lengthMessage(min, max
     .openapi({ minLength: min, maxLength: max, pattern: NO_NUL });
 }
 
+/**
+ * Our optional `Idempotency-Key` request header on a create (the spec names none): a client that lost the
+ * answer repeats the request with the same key and gets the one result. `answers` says what, for the document.
+ */
+export function idempotencyKeyHeader(answers: string) {
+  return z.object({
+    'Idempotency-Key': chars(8, 128, 'Idempotency-Key must be 8-128 characters')
+      .optional()
+      .openapi({ description: `Same key and same body ${answers}; scoped to the caller` }),
+  });
+}
+
 /** A non-empty opaque string of any length (provider tokens): no NUL. */
 export function nonEmpty(message: string) {
   return z.string().min(1, message).regex(noNul, 'Must not contain NUL characters').openapi({ minLength: 1, pattern: NO_NUL });

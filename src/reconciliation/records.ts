@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import type { ReconciliationCode } from '../http/error-codes';
 import { fromMinorUnits } from '../payments/money';
-import { findRefundFacts, writeReconciliationRecord } from './repository';
+import { findRefundFacts, lockRefundRecord, resolveRecord, writeReconciliationRecord } from './repository';
 
 /**
  * Reconciliation records: money that support must act on (a refund to make, a processor answer that
@@ -69,4 +69,21 @@ export async function flagRefund(
     now: input.now,
   });
   return written ? flag : null;
+}
+
+/**
+ * Closes a payment's open refund record (the `occurrence`-th failure's) because the order is placed again,
+ * inside the caller's transaction, record locked: `resolved` when support already resolved it (the money
+ * went back: the order must not be placed again), else the id of the record it closed (null: none).
+ */
+export async function closeRefundForRetry(
+  tx: Sql,
+  refund: { paymentId: string; occurrence: number },
+  closer: { by: string | null; note: string; now: Date },
+): Promise<{ resolved: true } | { closed: string | null }> {
+  const record = await lockRefundRecord(tx, refund.paymentId, refundKey(refund.paymentId, refund.occurrence));
+  if (!record) return { closed: null };
+  if (record.resolvedAt) return { resolved: true };
+  await resolveRecord(tx, record.id, closer);
+  return { closed: record.id };
 }

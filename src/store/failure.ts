@@ -1,8 +1,7 @@
 import { ACCOUNT_DELETED } from '../compliance/reasons';
 import type { Sql } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
-import { flagRefund, refundKey, type RefundFlag } from '../reconciliation/records';
-import { lockRefundRecord, resolveRecord } from '../reconciliation/repository';
+import { closeRefundForRetry, flagRefund, type RefundFlag } from '../reconciliation/records';
 import * as repo from './order-repository';
 
 /**
@@ -51,11 +50,8 @@ export type Reopened = { refused: 'account_deleted' | 'refund_resolved' } | { cl
 export async function reopenFailed(tx: Sql, row: repo.RunStoreOrder, closer: { by: string | null; now: Date }): Promise<Reopened> {
   if (row.failureReason === ACCOUNT_DELETED || (await repo.isBuyerDeleted(tx, row.userId))) return { refused: 'account_deleted' };
   if (!row.paymentId) return { closed: null };
-  const record = await lockRefundRecord(tx, row.paymentId, refundKey(row.paymentId, row.requeues));
-  if (!record) return { closed: null };
-  if (record.resolvedAt) return { refused: 'refund_resolved' };
-  await resolveRecord(tx, record.id, { by: closer.by, note: REQUEUE_NOTE, now: closer.now });
-  return { closed: record.id };
+  const closed = await closeRefundForRetry(tx, { paymentId: row.paymentId, occurrence: row.requeues }, { ...closer, note: REQUEUE_NOTE });
+  return 'resolved' in closed ? { refused: 'refund_resolved' } : closed;
 }
 
 /** The resolution note of a refund record the order's requeue closed. */

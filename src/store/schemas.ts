@@ -1,4 +1,4 @@
-import { chars, PathId, text, UUID_SOURCE, Uuid } from '../http/fields';
+import { chars, idempotencyKeyHeader, PathId, text, UUID_SOURCE, Uuid } from '../http/fields';
 import { CursorParam, Limit, offsetParams, offsetPage } from '../http/pagination';
 import { z } from '../openapi/registry';
 import { DISPLAY_CURRENCIES } from './money';
@@ -210,11 +210,7 @@ export const OrderBody = z
  * Optional, ours: a client that lost the answer repeats the request with the same key and gets the one
  * order. Without it a repeat is a new order.
  */
-export const OrderHeaders = z.object({
-  'Idempotency-Key': chars(8, 128, 'Idempotency-Key must be 8-128 characters')
-    .optional()
-    .openapi({ description: 'Same key and same body answer the one order again; scoped to the caller' }),
-});
+export const OrderHeaders = idempotencyKeyHeader('answer the one order again');
 
 const OrderProduct = z
   .object({

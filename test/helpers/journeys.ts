@@ -39,12 +39,16 @@ export interface Walk {
   trail: string[];
 }
 
-export interface Journey extends Walk {
-  phone: string;
+/** What an activation walk learns: its activation and order (the create's 201), the verification's transaction. */
+export interface ActivationWalk extends Walk {
   activationId?: string;
   orderId?: string;
   /** verify-identity's answer: the transaction the run must poll. */
   transId?: string;
+}
+
+export interface Journey extends ActivationWalk {
+  phone: string;
 }
 
 export interface StoreJourney extends Walk {
@@ -66,13 +70,10 @@ export interface Staff {
   packageId: string;
 }
 
-export interface SeatJourney extends Walk {
+export interface SeatJourney extends ActivationWalk {
   phone: string;
   /** The redemption's answer: who the link signed in. */
   userId?: string;
-  activationId?: string;
-  orderId?: string;
-  transId?: string;
 }
 
 export interface JourneyOptions {
@@ -230,6 +231,38 @@ async function signInWith(
 }
 
 /**
+ * Creates the activation (keyed: a repeat after a lost answer is the same create) and starts its identity
+ * check; false when the create was refused. A new person each time (SIM limits count per id number),
+ * ending in 0: the providers complete it.
+ */
+async function activateAndVerify(w: ActivationWalk, opts: JourneyOptions, token: string, packageId: string | null): Promise<boolean> {
+  const created = await call<{ activationId: string; orderId: string }>(
+    w,
+    opts,
+    'create',
+    'POST',
+    '/activations',
+    { iccid: demoIccid(), packageId },
+    { token, headers: createKey(), laterOn: OPERATOR_LATER },
+  );
+  if (created.status !== 201) return false;
+  const { activationId, orderId } = created.body;
+  Object.assign(w, { activationId, orderId });
+  const verified = await call<{ transId: string }>(
+    w,
+    opts,
+    'verify-identity',
+    'POST',
+    `/activations/${activationId}/verify-identity`,
+    { identityType: 'citizen', idNumber: `1${digits(8)}0` },
+    { token, laterOn: ['IDENTITY_ERROR'], repeatRefusal: 'IDENTITY_ERROR' },
+  );
+  if (verified.status === 200) w.transId = verified.body.transId;
+  if (verified.repeated) await identityAfterLostAnswer(w, opts, activationId, token);
+  return true;
+}
+
+/**
  * verify-identity repeated after a lost answer and refused: the spec's answer once the activation left
  * `pending` (a seat's order is paid, so a verified seat moves on at once). The app reads the identity's
  * status instead; a verification that never started is a refusal.
@@ -262,30 +295,7 @@ export async function consumerJourney(opts: JourneyOptions): Promise<Journey> {
   const session = await signUpByCode(journey, opts, { phone: journey.phone }, 'Fault Journey');
   if (!session) return journey;
   const { token } = session;
-  const created = await call<{ activationId: string; orderId: string }>(
-    journey,
-    opts,
-    'create',
-    'POST',
-    '/activations',
-    { iccid: demoIccid(), packageId: DEMO.packages.starter },
-    { token, headers: createKey(), laterOn: OPERATOR_LATER },
-  );
-  if (created.status !== 201) return journey;
-  journey.activationId = created.body.activationId;
-  journey.orderId = created.body.orderId;
-  // A new person each time (SIM limits count per id number), ending in 0: the providers complete it.
-  const verified = await call<{ transId: string }>(
-    journey,
-    opts,
-    'verify-identity',
-    'POST',
-    `/activations/${journey.activationId}/verify-identity`,
-    { identityType: 'citizen', idNumber: `1${digits(8)}0` },
-    { token, laterOn: ['IDENTITY_ERROR'], repeatRefusal: 'IDENTITY_ERROR' },
-  );
-  if (verified.status === 200) journey.transId = verified.body.transId;
-  if (verified.repeated) await identityAfterLostAnswer(journey, opts, journey.activationId, token);
+  if (!(await activateAndVerify(journey, opts, token, DEMO.packages.starter))) return journey;
   await call(
     journey,
     opts,
@@ -375,29 +385,7 @@ export async function seatJourney(opts: JourneyOptions, staff: Staff): Promise<S
     const consented = await call(j, opts, 'consents', 'POST', '/auth/consents', { consents: CONSENTS }, { token });
     if (consented.status >= 300) return j;
   }
-  const created = await call<{ activationId: string; orderId: string }>(
-    j,
-    opts,
-    'create',
-    'POST',
-    '/activations',
-    { iccid: demoIccid(), packageId },
-    { token, headers: createKey(), laterOn: OPERATOR_LATER },
-  );
-  if (created.status !== 201) return j;
-  j.activationId = created.body.activationId;
-  j.orderId = created.body.orderId;
-  const verified = await call<{ transId: string }>(
-    j,
-    opts,
-    'verify-identity',
-    'POST',
-    `/activations/${j.activationId}/verify-identity`,
-    { identityType: 'citizen', idNumber: `1${digits(8)}0` },
-    { token, laterOn: ['IDENTITY_ERROR'], repeatRefusal: 'IDENTITY_ERROR' },
-  );
-  if (verified.status === 200) j.transId = verified.body.transId;
-  if (verified.repeated) await identityAfterLostAnswer(j, opts, j.activationId, token);
+  await activateAndVerify(j, opts, token, packageId);
   return j;
 }
 

@@ -74,11 +74,9 @@ export async function mobileCall<T = unknown>(baseUrl: string, method: string, r
 
 /** The newest one-time code sent to `to`, read from the file message provider's output. */
 export function lastCode(messagesFile: string, to: string): string {
-  const lines = readFileSync(messagesFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { to: string; text: string });
-  return /\b(\d{6})\b/.exec(lines.reverse().find((m) => m.to === to)!.text)![1];
+  const code = codesTo(messagesFile, to).at(-1);
+  if (!code) throw new Error(`no code was sent to ${to}`);
+  return code;
 }
 
 function codesTo(messagesFile: string, to: string): string[] {
