@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT_DIR"
 
-export PORT="${CORPUS_PORT:-3400}" TEMPORAL_PORT="${CORPUS_TEMPORAL_PORT:-7433}" TEMPORAL_UI_PORT="${CORPUS_TEMPORAL_UI_PORT:-8433}"
+export PORT="${CORPUS_PORT:-3400}" STACK_WORKER=external TEMPORAL_PORT="${CORPUS_TEMPORAL_PORT:-7433}" TEMPORAL_UI_PORT="${CORPUS_TEMPORAL_UI_PORT:-8433}"
 # The walks make hundreds of requests from one address: the per-IP limit would stop them.
 export WORKER_HEALTH_PORT="${CORPUS_WORKER_HEALTH_PORT:-3401}" FEATURE_ESIM_STORE=true METRICS_ENABLED=false RATE_LIMIT_MAX=100000
 export TEMPORAL_ADDRESS="127.0.0.1:$TEMPORAL_PORT"
@@ -22,6 +22,20 @@ trap 'kill -TERM -- -$stack 2>/dev/null || true; wait $stack 2>/dev/null || true
 for ((n = 0; n < 600; n++)); do
   curl -sf "http://127.0.0.1:$PORT/readyz" > /dev/null 2>&1 && break
   kill -0 "$stack" 2> /dev/null || { log "the stack stopped; see .data/corpus-stack.log"; exit 1; }
+  sleep 0.5
+done
+# The worker, restarted whenever it exits: one walk kills it mid-handoff (CORPUS_WORKER_PID_FILE names it).
+export DATABASE_URL="$(grep '^DATABASE_URL=' "$ROOT_DIR/.data/logs/database.out" | tail -1 | cut -d= -f2-)"
+export CORPUS_WORKER_PID_FILE="$ROOT_DIR/.data/corpus-worker.pid"
+(while :; do
+  MOCK_OPERATOR_DELAY_MS=3000 node dist/worker/main.js >> "$ROOT_DIR/.data/logs/worker.log" 2>&1 &
+  echo $! > "$CORPUS_WORKER_PID_FILE"
+  wait $! || true
+done) &
+supervisor=$!
+trap 'kill $supervisor 2>/dev/null; kill "$(cat "$CORPUS_WORKER_PID_FILE" 2>/dev/null)" 2>/dev/null; kill -TERM -- -$stack 2>/dev/null || true; wait $stack 2>/dev/null || true' EXIT
+for ((n = 0; n < 240; n++)); do
+  curl -sf "http://127.0.0.1:$WORKER_HEALTH_PORT/healthz" > /dev/null 2>&1 && break
   sleep 0.5
 done
 node dist/src/cli/replay-corpus.js --url "http://127.0.0.1:$PORT" "$@"

@@ -60,9 +60,12 @@ node dist/src/cli/temporal-init.js >> "$LOG_DIR/temporal.log" 2>&1 || { log "reg
 
 # 3. Worker (workflows, activities, the relay that hands webhook inbox rows to the settlement
 # workflows, and the start relay that starts the runs the API could not start at once) and API.
+# STACK_WORKER=external: the caller runs the worker (`npm run corpus` kills and restarts its own).
 WORKER_HEALTH_PORT="${WORKER_HEALTH_PORT:-3001}"
-WORKER_HEALTH_PORT="$WORKER_HEALTH_PORT" node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
-pids+=($!)
+if [ "${STACK_WORKER:-}" != external ]; then
+  WORKER_HEALTH_PORT="$WORKER_HEALTH_PORT" node dist/worker/main.js > "$LOG_DIR/worker.log" 2>&1 &
+  pids+=($!)
+fi
 node dist/src/main.js > "$LOG_DIR/api.log" 2>&1 &
 pids+=($!)
 wait_for "API" "curl -sf http://127.0.0.1:$PORT/healthz" 60

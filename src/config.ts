@@ -349,6 +349,11 @@ const schema = z
      * (SIGKILL) after an activation's rows commit and before its workflow starts.
      */
     FAULT_INJECTION: z.enum(['crash-after-activation-commit']).optional(),
+    /**
+     * Tests and the replay corpus (`npm run corpus`): company and quote runs started from now continue as new
+     * after this many handled events or actions, instead of their workflows' own 500.
+     */
+    WORKFLOW_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().positive().optional(),
     // --- Housekeeping: Temporal Schedules `housekeeping-*` (src/temporal/housekeeping.ts), created by the
     // worker. How often each purge runs, and how long rows are kept once they ended. ---
     HOUSEKEEPING_OTP_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),

@@ -7,10 +7,11 @@
  * suspended then reactivated. Each walk only needs to reach the end its run records.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
-import type { PaymentResult } from '../payments/schemas';
+import type { MobileWalletResult, PaymentResult } from '../payments/schemas';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId } from '../../workflows/quote-contract';
@@ -26,13 +27,18 @@ import { awaitActivated, createActivation, demoPhone, digits, signInByOtp, verif
 export type Labels = Record<string, string>;
 type Walk = (opts: DemoClientOptions) => Promise<Labels>;
 
-/** A registered, signed-in customer's token. */
-async function customer(c: DemoClient): Promise<string> {
+/** A registered, signed-in customer: the session's token and user. */
+async function signedUp(c: DemoClient) {
   const phone = demoPhone();
   const consents = REQUIRED_CONSENT_TYPES.map((type) => ({ type, version: '2026-01' }));
   const since = new Date();
   await c.call('POST', '/auth/register', { phone, name: 'Corpus User', consents });
-  return (await verifyOtp(c, phone, since)).token;
+  return verifyOtp(c, phone, since);
+}
+
+/** A registered, signed-in customer's token. */
+async function customer(c: DemoClient): Promise<string> {
+  return (await signedUp(c)).token;
 }
 
 /** Pays by local debit: the mock provider completes it at once (no settlement run). */
@@ -177,6 +183,134 @@ const companySuspendedAndReactivated: Walk = async (opts) => {
   };
 };
 
+/** An identity check whose initiation the provider refuses (id ending 4): the update fails, the person tries again. */
+const identityInitiationRefused: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const refused = await c.call<{ error?: { code: string } }>(
+    'POST',
+    `/activations/${activationId}/verify-identity`,
+    { identityType: 'citizen', idNumber: `1${digits(8)}4` },
+    { token, expected: [400, 422, 502, 503] },
+  );
+  if (refused.error?.code !== 'IDENTITY_ERROR') throw new Error(`initiation refusal answered ${JSON.stringify(refused)}`);
+  await verifyIdentity(c, token, activationId);
+  await payAtOnce(c, token, orderId);
+  await awaitActivated(c, token, activationId);
+  return { [activationWorkflowId(activationId)]: 'identity-initiation-refused-then-verified' };
+};
+
+/** `9005`: every hand-off times out; the run keeps retrying it (the history a deploy meets mid-retry). */
+const handoffAlwaysTimingOut: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical', iccidWith('9005'));
+  await verifyIdentity(c, token, activationId);
+  await payAtOnce(c, token, orderId);
+  await awaitStatus(c, token, activationId, ['in_progress']);
+  return { [activationWorkflowId(activationId)]: 'handoff-always-timing-out' };
+};
+
+/** A store order the provider refuses for good (the mock's US product): the order ends `failed`. */
+const storeOrderRefused: Walk = async (opts) => {
+  const { orderId } = await runStoreDemo({ ...opts, country: 'US', choose: (p) => p.nameEn.includes('refused'), expect: 'failed' });
+  return { [storeOrderWorkflowId(orderId)]: 'refused-by-provider' };
+};
+
+/** A store order whose first placement fails (retried), then issued. */
+const storeOrderRetried: Walk = async (opts) => {
+  const { orderId } = await runStoreDemo({ ...opts, country: 'GB', choose: (p) => p.nameEn.includes('fails once') });
+  return { [storeOrderWorkflowId(orderId)]: 'placement-retried-then-issued' };
+};
+
+/** A mobile-wallet payment the customer declines in the wallet app: its settlement run fails it. */
+const walletPaymentDeclined: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const payment = await c.call<z.infer<typeof MobileWalletResult>>(
+    'POST',
+    '/payments/mobile-wallet',
+    { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
+    { token },
+  );
+  await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}?decision=declined`);
+  await c.until(
+    'the payment to fail',
+    async () => {
+      const read = await c.call<{ status: string }>('GET', `/payments/${payment.paymentId}/receipt`, undefined, { token, quiet: true });
+      return read.status === 'failed' ? true : undefined;
+    },
+    500,
+  );
+  return { [paymentWorkflowId(payment.paymentId)]: 'declined-in-wallet' };
+};
+
+/** Rejections: the super_admin rejects a registered company; a company rejects its quote under review. */
+const rejections: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const adminPhone = await createSuperAdmin(c);
+  const root = (await signInByOtp(c, adminPhone)).token;
+  const rejected = await registerCompany(c, root);
+  await c.call('POST', `/admin/companies/${rejected.companyId}/status`, { action: 'reject', reason: 'replay corpus' }, { token: root });
+  const { companyId, portal } = await registerCompany(c, root);
+  await c.call('POST', `/admin/companies/${companyId}/status`, { action: 'approve', reason: 'replay corpus' }, { token: root });
+  const draft = await c.call<{ data: { id: string } }>(
+    'POST',
+    '/b2b/quotes',
+    { needs: { userCount: 2, preference: 'data', budgetSar: 500 }, items: [{ packageId: DEMO.packages.starter, qty: 2 }] },
+    { token: portal },
+  );
+  const chainRootId = draft.data.id;
+  await c.call('POST', `/b2b/quotes/${chainRootId}/submit`, undefined, { token: portal });
+  await c.call('POST', `/admin/quotes/${chainRootId}/start-review`, undefined, { token: root });
+  await c.call('POST', `/admin/quotes/${chainRootId}/reject`, { note: 'replay corpus' }, { token: root });
+  return {
+    [companyWorkflowId(rejected.companyId)]: 'rejected',
+    [quoteWorkflowId(chainRootId)]: 'rejected-under-review',
+  };
+};
+
+/** A portal admin invited by the super_admin registers a company (pending; its run starts). */
+async function registerCompany(c: DemoClient, root: string): Promise<{ companyId: string; portal: string }> {
+  const phone = demoPhone();
+  await c.call('POST', '/admin/companies/invites', { phone, name: 'Corpus Admin', role: 'admin' }, { token: root });
+  const portal = (await signInByOtp(c, phone)).token;
+  const registered = await c.call<{ data: { company: { id: string } } }>(
+    'POST',
+    '/b2b/company',
+    {
+      inKsa: true,
+      crNumber: `10${digits(8)}`,
+      name: `Corpus Co ${digits(4)}`,
+      contactName: 'Corpus Admin',
+      contactEmail: `corpus.${digits(6)}@example.com`,
+      contactPhone: phone,
+    },
+    { token: portal },
+  );
+  return { companyId: registered.data.company.id, portal };
+}
+
+/**
+ * The worker killed (SIGKILL) while the operator holds the hand-off (the corpus worker's MOCK_OPERATOR_DELAY_MS):
+ * `npm run corpus` restarts it, the hand-off's heartbeat times out and the activity runs again there.
+ */
+const workerKilledMidHandoff: Walk = async (opts) => {
+  const pidFile = process.env.CORPUS_WORKER_PID_FILE;
+  if (!pidFile) throw new Error('CORPUS_WORKER_PID_FILE is not set: run it through `npm run corpus`, which restarts the worker');
+  const c = createDemoClient({ ...opts, stepTimeoutMs: 90_000 });
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  await verifyIdentity(c, token, activationId);
+  await payAtOnce(c, token, orderId);
+  await awaitStatus(c, token, activationId, ['in_progress']);
+  process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+  await awaitActivated(c, token, activationId);
+  return { [activationWorkflowId(activationId)]: 'worker-killed-mid-handoff' };
+};
+
 export const CORPUS_WALKS: Record<string, Walk> = {
   paidFirstByWallet,
   handoffRejected: handoff('9004', 'handoff-rejected'),
@@ -193,4 +327,134 @@ export const CORPUS_WALKS: Record<string, Walk> = {
   ),
   cancelledByDeletion,
   companySuspendedAndReactivated,
+  identityInitiationRefused,
+  handoffAlwaysTimingOut,
+  storeOrderRefused,
+  storeOrderRetried,
+  walletPaymentDeclined,
+  rejections,
+  workerKilledMidHandoff,
+};
+
+/**
+ * A walk through an API configured otherwise (`env`: short timers, a fault): the generator starts that API
+ * beside the stack's, on the same database, Temporal and worker, and walks through it (`opts.baseUrl`);
+ * `stackUrl` is the stack's own API, for the steps after a fault.
+ */
+export interface VariantWalk {
+  env: Record<string, string>;
+  walk: (opts: DemoClientOptions & { stackUrl: string }) => Promise<Labels>;
+}
+
+/** Both ends at the cancel deadline: one never verified, one verified and never paid. */
+const cancelledAtDeadline: VariantWalk = {
+  env: { ACTIVATION_CANCEL_AFTER_SECONDS: '15' },
+  walk: async (opts) => {
+    const c = createDemoClient({ ...opts, stepTimeoutMs: 60_000 });
+    const token = await customer(c);
+    const unverified = await createActivation(c, token, DEMO.packages.starter, 'physical');
+    const unpaid = await createActivation(c, token, DEMO.packages.starter, 'physical');
+    await verifyIdentity(c, token, unpaid.activationId);
+    for (const { activationId } of [unverified, unpaid]) await awaitStatus(c, token, activationId, ['cancelled']);
+    return {
+      [activationWorkflowId(unverified.activationId)]: 'cancelled-at-deadline-unverified',
+      [activationWorkflowId(unpaid.activationId)]: 'cancelled-at-deadline-verified-unpaid',
+    };
+  },
+};
+
+/** The safety net for a lost "order paid": the run reads the order every second while it waits, then is paid. */
+const paidCheckWhileWaiting: VariantWalk = {
+  env: { ACTIVATION_PAID_CHECK_SECONDS: '1' },
+  walk: async (opts) => {
+    const c = createDemoClient(opts);
+    const token = await customer(c);
+    const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+    await verifyIdentity(c, token, activationId);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await payAtOnce(c, token, orderId);
+    await awaitActivated(c, token, activationId);
+    return { [activationWorkflowId(activationId)]: 'paid-checks-then-paid' };
+  },
+};
+
+/** A store order never paid: it expires at its payment TTL. */
+const storeOrderExpired: VariantWalk = {
+  env: { STORE_ORDER_PAYMENT_TTL: '3s' },
+  walk: async (opts) => {
+    const { orderId } = await runStoreDemo({ ...opts, expect: 'expired' });
+    return { [storeOrderWorkflowId(orderId)]: 'expired-unpaid' };
+  },
+};
+
+/** A mobile-wallet payment never approved: its settlement run asks the processor once, then stops asking. */
+const settlementGivesUp: VariantWalk = {
+  env: { PAYMENT_SETTLEMENT_SILENCE_SECONDS: '1', PAYMENT_SETTLEMENT_MAX_LOOKUPS: '1', PAYMENT_SETTLEMENT_LINGER_SECONDS: '0' },
+  walk: async (opts) => {
+    const c = createDemoClient(opts);
+    const token = await customer(c);
+    const { orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+    const payment = await c.call<z.infer<typeof MobileWalletResult>>(
+      'POST',
+      '/payments/mobile-wallet',
+      { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
+      { token },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5_000)); // silence, a lookup, silence, the end
+    return { [paymentWorkflowId(payment.paymentId)]: 'lookups-exhausted' };
+  },
+};
+
+/** Company and quote runs that continue as new after every event: the B2B walk to a funded contract. */
+const continuedAsNew: VariantWalk = {
+  env: { WORKFLOW_CONTINUE_AS_NEW_AFTER: '1' },
+  walk: async (opts) => {
+    const c = createDemoClient(opts);
+    const adminPhone = await createSuperAdmin(c);
+    const { companyId, chainRootId } = await setUpCompany(c, { adminPhone }, 1);
+    return { [companyWorkflowId(companyId)]: 'continued-as-new', [quoteWorkflowId(chainRootId)]: 'continued-as-new' };
+  },
+};
+
+/**
+ * The API dies after an activation's rows commit, before its run starts (FAULT_INJECTION): the worker's start
+ * relay starts it; the customer repeats the create on the stack's API (its Idempotency-Key answers the first)
+ * and goes on there.
+ */
+const startedByRelay: VariantWalk = {
+  env: { FAULT_INJECTION: 'crash-after-activation-commit' },
+  walk: async (opts) => {
+    const stack = createDemoClient({ ...opts, baseUrl: opts.stackUrl });
+    const token = await customer(stack);
+    const iccid = iccidWith('0000');
+    const key = `corpus-${randomUUID()}`;
+    // As a client that lost the answer recovers: the same create, with the same Idempotency-Key, again.
+    const create = (c: DemoClient) =>
+      c.call<{ activationId: string; orderId: string }>(
+        'POST',
+        '/activations',
+        { iccid, packageId: DEMO.packages.starter, simType: 'physical' },
+        { token, headers: { 'Idempotency-Key': key } },
+      );
+    const died = await create(createDemoClient(opts)).then(
+      () => false,
+      () => true,
+    );
+    if (!died) throw new Error('the API answered the create it should have died in');
+    const { activationId, orderId } = await create(stack);
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // the relay starts the run within a second or so
+    await verifyIdentity(stack, token, activationId);
+    await payAtOnce(stack, token, orderId);
+    await awaitActivated(stack, token, activationId);
+    return { [activationWorkflowId(activationId)]: 'started-by-relay-after-api-crash' };
+  },
+};
+
+export const CORPUS_VARIANT_WALKS: Record<string, VariantWalk> = {
+  cancelledAtDeadline,
+  paidCheckWhileWaiting,
+  storeOrderExpired,
+  settlementGivesUp,
+  continuedAsNew,
+  startedByRelay,
 };

@@ -11,7 +11,7 @@ import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import type { PaymentResult, Receipt } from '../payments/schemas';
 import type { AcknowledgementResponse, ProductList, StoreOrderResponse, StoreStatusResponse } from '../store/schemas';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
-import { createDemoClient, DemoError, OTP_PATTERN, type DemoClientOptions } from './demo-client';
+import { createDemoClient, DemoError, OTP_PATTERN, type DemoClient, type DemoClientOptions } from './demo-client';
 import { digits, runUrl } from './demo-steps';
 
 export interface StoreDemoOptions extends DemoClientOptions {
@@ -19,6 +19,8 @@ export interface StoreDemoOptions extends DemoClientOptions {
   /** Where the eSIM is for (default SA) and which of mock-store's products to order (default: an orderable one). */
   country?: string;
   choose?: (product: z.infer<typeof ProductList>['items'][number]) => boolean;
+  /** How the order ends (default `issued`, then the QR code and e-mail are read; the replay corpus walks the others). */
+  expect?: 'issued' | 'failed' | 'expired';
 }
 
 export interface StoreDemoResult {
@@ -79,6 +81,13 @@ export async function runStoreDemo(opts: StoreDemoOptions): Promise<StoreDemoRes
   c.show('orderId', orderId);
   c.show('charge', `${created.data.charge.amount} USD (shown as ${created.data.display.amount} SAR)`);
 
+  if (opts.expect === 'expired') {
+    c.step('Never pay: the order expires at its payment TTL');
+    const ended = await awaitFinal(c, orderId, token);
+    if (ended.status !== 'expired') throw new DemoError(`the unpaid order ended ${ended.status}`);
+    return { orderId, paymentId: '', status: ended.status, qrBytes: 0, email };
+  }
+
   c.step('Pay by card (mock processor: charged in USD at once; the order’s run hears of it)');
   const payment = await c.call<z.infer<typeof PaymentResult>>(
     'POST',
@@ -91,13 +100,10 @@ export async function runStoreDemo(opts: StoreDemoOptions): Promise<StoreDemoRes
   c.show('receipt', `${receipt.receiptNumber}: ${receipt.amountSar} ${receipt.currency}, ${receipt.status}`);
 
   c.step('Wait for the provider to issue the eSIM');
-  let last = '';
-  const final = await c.until('the order to be issued', async () => {
-    const read = await c.call<z.infer<typeof StoreOrderResponse>>('GET', `/store/orders/${orderId}`, undefined, { token, quiet: true });
-    if (read.data.status !== last) c.show('status', (last = read.data.status));
-    return FINAL.includes(read.data.status) ? read.data : undefined;
-  });
-  if (final.status !== 'issued') throw new DemoError(`the order ended ${final.status}: ${final.failureReason ?? ''}`);
+  const final = await awaitFinal(c, orderId, token);
+  const expected = opts.expect ?? 'issued';
+  if (final.status !== expected) throw new DemoError(`the order ended ${final.status}: ${final.failureReason ?? ''}`);
+  if (expected !== 'issued') return { orderId, paymentId: payment.paymentId, status: final.status, qrBytes: 0, email };
   const profile = final.esimProfile!;
   c.show('iccid', profile.iccid);
   c.show('activation', profile.activationCodeRaw);
@@ -118,4 +124,14 @@ export async function runStoreDemo(opts: StoreDemoOptions): Promise<StoreDemoRes
     c.log(`or search the UI for  OrderId = "${orderId}"`);
   }
   return { orderId, paymentId: payment.paymentId, status: final.status, qrBytes: png.length, email };
+}
+
+/** Polls the order until it is final (issued, failed or expired), showing each status it passes. */
+async function awaitFinal(c: DemoClient, orderId: string, token: string) {
+  let last = '';
+  return c.until('the order to end', async () => {
+    const read = await c.call<z.infer<typeof StoreOrderResponse>>('GET', `/store/orders/${orderId}`, undefined, { token, quiet: true });
+    if (read.data.status !== last) c.show('status', (last = read.data.status));
+    return FINAL.includes(read.data.status) ? read.data : undefined;
+  });
 }

@@ -11,7 +11,8 @@
  * the stack runs with the development payload key (a public constant, src/temporal/codec.ts) and the runs
  * hold demo data; the generator refuses any other key. Never build a corpus from a real namespace.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
@@ -22,16 +23,22 @@ import { activationWorkflowId } from '../../workflows/activation-contract';
 import { companyWorkflowId } from '../../workflows/company-contract';
 import { quoteWorkflowId } from '../../workflows/quote-contract';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
-import { CORPUS_WALKS, type Labels } from './corpus-walks';
+import { CORPUS_VARIANT_WALKS, CORPUS_WALKS, type Labels } from './corpus-walks';
 import { runDemo } from './demo';
 import { runB2bDemo } from './demo-b2b';
+import type { DemoClientOptions } from './demo-client';
 import { runStoreDemo } from './demo-store';
+import { STACK_DATABASE_FILE, stackDatabaseUrl } from './stack-database';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..'); // dist/src/cli -> repository root
 const SCHEDULED_RUNS_TIMEOUT_MS = 120_000;
+/** The variant APIs' port (one at a time): CORPUS_VARIANT_PORT, else this. */
+const VARIANT_PORT = 3402;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { url: { type: 'string' }, messages: { type: 'string' }, release: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { url: { type: 'string' }, messages: { type: 'string' }, release: { type: 'string' }, only: { type: 'string' } },
+  });
   const config = loadConfig();
   // A corpus is committed: only the development key's ciphertext may go in it.
   if (config.TEMPORAL_PAYLOAD_KEYS) throw new Error('TEMPORAL_PAYLOAD_KEYS is set: the corpus is written with the development key only');
@@ -44,8 +51,10 @@ async function main(): Promise<void> {
   const { client, connection } = connectTemporal(config);
   try {
     const since = new Date();
-    const labels = await walkDemos(baseUrl, messagesFile);
-    await triggerSchedules(client);
+    // --only a,b: those walks alone (no demos, no schedules), to try a new walk into a scratch --release.
+    const only = values.only?.split(',');
+    const labels = await walkDemos(baseUrl, messagesFile, only);
+    if (!only) await triggerSchedules(client);
     // The named runs first: of two runs on one path, the one whose name says which path it is stays.
     const runs = (await runsSince(client, since)).sort((a, b) => Number(b.workflowId in labels) - Number(a.workflowId in labels));
     const shapes = new Set<string>();
@@ -70,9 +79,10 @@ function defaultRelease(): string {
  * The demos, then the corpus walks, one after the other: each is the path a real client takes, through the
  * real API. Returns the runs they started, by workflow id, named after their path.
  */
-async function walkDemos(baseUrl: string, messagesFile: string): Promise<Labels> {
+async function walkDemos(baseUrl: string, messagesFile: string, only?: string[]): Promise<Labels> {
   // Quiet: the demos' step-by-step output is for people watching one walk.
   const opts = { baseUrl, messagesFile, log: () => undefined };
+  if (only) return walkCorpusPaths(baseUrl, opts, (name) => only.includes(name));
   const physical = await runDemo({ ...opts, simType: 'physical' });
   const esim = await runDemo({ ...opts, simType: 'esim' });
   const b2b = await runB2bDemo(opts);
@@ -85,13 +95,62 @@ async function walkDemos(baseUrl: string, messagesFile: string): Promise<Labels>
     [quoteWorkflowId(b2b.chainRootId)]: 'countered-then-accepted',
     [storeOrderWorkflowId(store.orderId)]: 'card-paid-issued',
   };
-  for (const [name, walk] of Object.entries(CORPUS_WALKS)) {
+  return { ...labels, ...(await walkCorpusPaths(baseUrl, opts, () => true)) };
+}
+
+/** The corpus walks (src/cli/corpus-walks.ts) that `chosen` names, one after the other. */
+async function walkCorpusPaths(baseUrl: string, opts: DemoClientOptions, chosen: (name: string) => boolean): Promise<Labels> {
+  const labels: Labels = {};
+  for (const [name, walk] of Object.entries(CORPUS_WALKS).filter(([name]) => chosen(name))) {
     const walked = await walk(opts).catch((err: unknown) => {
       throw new Error(`corpus walk ${name} failed`, { cause: err });
     });
     Object.assign(labels, walked);
   }
+  for (const [name, variant] of Object.entries(CORPUS_VARIANT_WALKS).filter(([name]) => chosen(name))) {
+    const walked = await withVariantApi(variant.env, (url) => variant.walk({ ...opts, baseUrl: url, stackUrl: baseUrl })).catch(
+      (err: unknown) => {
+        throw new Error(`corpus walk ${name} failed`, { cause: err });
+      },
+    );
+    Object.assign(labels, walked);
+  }
   return labels;
+}
+
+/**
+ * Runs `walk` against an API of its own, started with `env` beside the stack's (same database, Temporal
+ * and worker) on VARIANT_PORT, and stops it after (it may have died on purpose: FAULT_INJECTION).
+ */
+async function withVariantApi<T>(env: Record<string, string>, walk: (url: string) => Promise<T>): Promise<T> {
+  const databaseUrl = process.env.DATABASE_URL ?? (await stackDatabaseUrl());
+  if (!databaseUrl) throw new Error(`no DATABASE_URL and none in ${STACK_DATABASE_FILE}`);
+  const port = Number(process.env.CORPUS_VARIANT_PORT ?? VARIANT_PORT);
+  const log = openSync(path.join(ROOT, '.data/corpus-variant-api.log'), 'a');
+  const api = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), ...env },
+    stdio: ['ignore', log, log],
+  });
+  const exited = new Promise((resolve) => api.once('exit', resolve));
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    for (
+      let n = 0;
+      !(await fetch(`${url}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false));
+      n++
+    ) {
+      if (n > 120 || api.exitCode !== null)
+        throw new Error(`the variant API (${JSON.stringify(env)}) did not start: .data/corpus-variant-api.log`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return await walk(url);
+  } finally {
+    api.kill('SIGTERM');
+    await exited;
+    closeSync(log);
+  }
 }
 
 /** Each schedule once, now, and waits until the runs they started have closed (their histories are whole). */

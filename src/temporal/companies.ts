@@ -20,7 +20,10 @@ import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeAction, type ActionKey } from './update';
 
-export type CompanyRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'LOG_LEVEL'>;
+export type CompanyRunsConfig = Pick<
+  Config,
+  'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'LOG_LEVEL' | 'WORKFLOW_CONTINUE_AS_NEW_AFTER'
+>;
 
 /** A readiness signal is a hint (the run recomputes from the database): it never holds a request up for long. */
 const SIGNAL_DEADLINE_MS = 5_000;
@@ -43,7 +46,7 @@ export function createCompanyRuns(
 
   return {
     async start(companyId) {
-      const input: CompanyWorkflowInput = { companyId, status: 'pending' };
+      const input: CompanyWorkflowInput = { companyId, status: 'pending', continueAsNewAfter: config.WORKFLOW_CONTINUE_AS_NEW_AFTER };
       try {
         await client.withDeadline(Date.now() + startDeadlineMs, () =>
           client.workflow.start(companyOnboardingWorkflow, {

@@ -24,7 +24,7 @@ import { START_DEADLINE_MS } from './connection';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import { executeAction, type ActionKey } from './update';
 
-export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
+export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'WORKFLOW_CONTINUE_AS_NEW_AFTER'>;
 
 /**
  * The QuoteRuns port on a Temporal client. Id policies, chosen on purpose: a chain's run is started
@@ -90,7 +90,7 @@ export function createQuoteRuns(
           client.workflow.start(quoteNegotiationWorkflow, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: quoteWorkflowId(input.chainRootId),
-            args: [input],
+            args: [{ ...input, continueAsNewAfter: config.WORKFLOW_CONTINUE_AS_NEW_AFTER }],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
             // Operators find a chain's run by `QuoteRef = "Q-…"`, and all of a company's by `CompanyId = "…"`.

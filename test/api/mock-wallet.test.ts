@@ -62,6 +62,32 @@ describe('mock mobile-wallet redirect (development only)', () => {
     ]);
   });
 
+  it('declines with ?decision=declined: a failed event in the inbox, and the first decision stands', async () => {
+    const { token } = await signUp(t);
+    const created = typed<z.infer<typeof CreateActivationResponse>>(
+      await request(t.app).post('/activations').set(bearer(token)).send({ iccid: iccid(), packageId: DEMO.packages.starter }).expect(201),
+    );
+    const pay = typed<z.infer<typeof MobileWalletResult>>(
+      await request(t.app)
+        .post('/payments/mobile-wallet')
+        .set(bearer(token))
+        .send({ orderId: created.body.orderId, mobileNumber: '0512345679', idempotencyKey: 'wallet-key-2' })
+        .expect(201),
+    );
+    const page = new URL(pay.body.redirectUrl).pathname;
+    const declined = await request(t.app).get(`${page}?decision=declined`);
+    expect([declined.status, declined.text.includes('declined')]).toEqual([200, true]);
+    await request(t.app).get(page).expect(200);
+    expect(await inboxRows(t, pay.body.paymentId)).toEqual([
+      expect.objectContaining({
+        provider: 'mock',
+        event_id: `mock-wallet:${pay.body.paymentId}`,
+        type: 'payment_intent.payment_failed',
+        failure_message: 'mobile_wallet_declined',
+      }),
+    ]);
+  });
+
   it('answers NOT_FOUND for unknown payments, and does not exist in production', async () => {
     expect((await request(t.app).get('/mock-wallet/redirect/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await request(t.app).get('/mock-wallet/redirect/nope')).status).toBe(404);
