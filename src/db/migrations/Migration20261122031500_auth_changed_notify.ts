@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { supersededFunctionSql } from '../functions';
 
 /**
  * Session-cache invalidation: any change to a user, a session or the token
@@ -8,17 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261122031500_auth_changed_notify extends Migration {
   override up(): void {
-    this.addSql(`create or replace function notify_auth_changed() returns trigger language plpgsql as $$
-      begin
-        if tg_table_name = 'token_blocklist' then
-          perform pg_notify('auth_changed', 'token:' || new.token_hash);
-        elsif tg_table_name = 'sessions' then
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.user_id, old.user_id)::text);
-        else
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.id, old.id)::text);
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(supersededFunctionSql('notify_auth_changed.v1'));
     this.addSql(`create trigger users_auth_changed after update or delete on users for each row execute function notify_auth_changed();`);
     this.addSql(
       `create trigger sessions_auth_changed after update or delete on sessions for each row execute function notify_auth_changed();`,

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql, supersededFunctionSql } from '../functions';
 
 /**
  * AUTH_BLOCKLISTED: users (`blocklisted_at`) and devices (`device_blocklist`, keyed hash of the
@@ -21,29 +22,13 @@ export class Migration20261123215928_blocklists extends Migration {
       `alter table "device_blocklist" add constraint "device_blocklist_created_by_id_foreign" foreign key ("created_by_id") references "users" ("id") on delete set null;`,
     );
 
-    this.addSql(`create or replace function revoke_sessions_of_deactivated_user() returns trigger language plpgsql as $$
-      begin
-        update sessions set revoked_at = now() where user_id = new.id and revoked_at is null;
-        return null;
-      end $$;`);
+    this.addSql(functionSql('revoke_sessions_of_deactivated_user'));
     this.addSql(
       `create trigger users_deactivated_revoke_sessions after update of is_active on users for each row
          when (old.is_active and not new.is_active) execute function revoke_sessions_of_deactivated_user();`,
     );
 
-    this.addSql(`create or replace function notify_auth_changed() returns trigger language plpgsql as $$
-      begin
-        if tg_table_name = 'token_blocklist' then
-          perform pg_notify('auth_changed', 'token:' || new.token_hash);
-        elsif tg_table_name = 'device_blocklist' then
-          perform pg_notify('auth_changed', 'device:' || coalesce(new.device_hash, old.device_hash));
-        elsif tg_table_name = 'sessions' then
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.user_id, old.user_id)::text);
-        else
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.id, old.id)::text);
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_auth_changed'));
     this.addSql(
       `create trigger device_blocklist_auth_changed after insert or delete on device_blocklist for each row execute function notify_auth_changed();`,
     );
@@ -51,17 +36,7 @@ export class Migration20261123215928_blocklists extends Migration {
 
   override down(): void | Promise<void> {
     this.addSql(`drop trigger if exists device_blocklist_auth_changed on device_blocklist;`);
-    this.addSql(`create or replace function notify_auth_changed() returns trigger language plpgsql as $$
-      begin
-        if tg_table_name = 'token_blocklist' then
-          perform pg_notify('auth_changed', 'token:' || new.token_hash);
-        elsif tg_table_name = 'sessions' then
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.user_id, old.user_id)::text);
-        else
-          perform pg_notify('auth_changed', 'user:' || coalesce(new.id, old.id)::text);
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(supersededFunctionSql('notify_auth_changed.v1'));
     this.addSql(`drop trigger if exists users_deactivated_revoke_sessions on users;`);
     this.addSql(`drop function if exists revoke_sessions_of_deactivated_user();`);
     this.addSql(`drop table if exists "device_blocklist" cascade;`);

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql } from '../functions';
 
 /**
  * The webhook inbox: verified processor events waiting for the relay to hand them to the
@@ -28,11 +29,7 @@ export class Migration20261123224302_webhook_inbox extends Migration {
     this.addSql(
       `alter table "webhook_inbox" add constraint "webhook_inbox_status_check" check ("status" in ('pending', 'delivered', 'skipped'));`,
     );
-    this.addSql(`create or replace function notify_webhook_inbox() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('webhook_inbox', '');
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_webhook_inbox'));
     this.addSql(`create trigger webhook_inbox_notify after insert on webhook_inbox for each row execute function notify_webhook_inbox();`);
   }
 

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql } from '../functions';
 
 /**
  * The company roster: one row per staged beneficiary (the person is a `users` row created by
@@ -49,27 +50,8 @@ export class Migration20261123232350_roster_entries extends Migration {
       `alter table "roster_entries" add constraint "roster_entries_link_status_check" check ("link_status" in ('issued', 'sent', 'exported', 'used', 'expired', 'failed', 'revoked'));`,
     );
 
-    // Newest link by (created_at desc, id desc), the order of invitation_links_roster_latest_index; no link: nulls.
-    this.addSql(`create or replace function roster_entries_copy_latest_link(entry uuid) returns void language sql as $$
-      update roster_entries r
-         set link_status = l.status, link_expires_at = l.expires_at, link_created_at = l.created_at
-        from (select 1) one
-        left join lateral (select i.status, i.expires_at, i.created_at from invitation_links i
-                            where i.roster_entry_id = entry order by i.created_at desc, i.id desc limit 1) l on true
-       where r.id = entry
-         and (r.link_status, r.link_expires_at, r.link_created_at) is distinct from (l.status, l.expires_at, l.created_at);
-    $$;`);
-    this.addSql(`create or replace function roster_entries_latest_link() returns trigger language plpgsql as $$
-      begin
-        if tg_op <> 'INSERT' and old.roster_entry_id is not null then
-          perform roster_entries_copy_latest_link(old.roster_entry_id);
-        end if;
-        if tg_op <> 'DELETE' and new.roster_entry_id is not null
-           and (tg_op = 'INSERT' or new.roster_entry_id is distinct from old.roster_entry_id) then
-          perform roster_entries_copy_latest_link(new.roster_entry_id);
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(functionSql('roster_entries_copy_latest_link'));
+    this.addSql(functionSql('roster_entries_latest_link'));
     this
       .addSql(`create trigger roster_entries_latest_link after insert or delete or update of status, expires_at, created_at, roster_entry_id
       on invitation_links for each row execute function roster_entries_latest_link();`);

@@ -1,17 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-
-/** One upsert of the net change per company and status; `deltas` reads the transition tables of the event. */
-const upsert = (deltas: string) => `
-        insert into roster_counts (company_id, status, entries)
-        select d.company_id, d.status, sum(d.delta)
-          from (${deltas}) d
-          join companies c on c.id = d.company_id
-         group by d.company_id, d.status
-        having sum(d.delta) <> 0
-         order by d.company_id, d.status
-        on conflict (company_id, status) do update set entries = roster_counts.entries + excluded.entries;`;
-const ADDED = 'select company_id, status, 1 as delta from new_rows';
-const REMOVED = 'select company_id, status, -1 as delta from old_rows';
+import { functionSql } from '../functions';
 
 /**
  * Entries per company and roster status, kept by statement-level triggers on roster_entries (one
@@ -32,15 +20,7 @@ export class Migration20261123233744_roster_counts extends Migration {
     );
     this.addSql(`alter table "roster_counts" add constraint "roster_counts_status_check" check ("status" in ('staged', 'enabled'));`);
 
-    // Each trigger has only its own event's transition tables, so each branch names only those.
-    this.addSql(`create or replace function roster_counts_apply() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'INSERT' then ${upsert(ADDED)}
-        elsif tg_op = 'DELETE' then ${upsert(REMOVED)}
-        else ${upsert(`${ADDED} union all ${REMOVED}`)}
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(functionSql('roster_counts_apply'));
     this.addSql(`create trigger roster_counts_insert after insert on roster_entries referencing new table as new_rows
       for each statement execute function roster_counts_apply();`);
     this.addSql(`create trigger roster_counts_update after update on roster_entries referencing old table as old_rows new table as new_rows

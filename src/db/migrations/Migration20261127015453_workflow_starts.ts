@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql } from '../functions';
 
 /**
  * Pending workflow starts (src/workflow-starts): one row per run the API owes, written with the
@@ -19,11 +20,7 @@ export class Migration20261127015453_workflow_starts extends Migration {
     this.addSql(`create index "workflow_starts_pending_index" on "workflow_starts" ("next_attempt_at") where "started_at" is null;`);
     this.addSql(`alter table "workflow_starts" add constraint "workflow_starts_workflow_id_unique" unique ("workflow_id");`);
 
-    this.addSql(`create or replace function notify_workflow_starts() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('workflow_starts', '');
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_workflow_starts'));
     this.addSql(
       `create trigger workflow_starts_notify after insert or update of next_attempt_at on workflow_starts for each row execute function notify_workflow_starts();`,
     );

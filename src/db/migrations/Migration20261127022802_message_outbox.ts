@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql } from '../functions';
 
 /**
  * The message outbox (src/messages): one-time-code messages a provider did not take within their
@@ -19,11 +20,7 @@ export class Migration20261127022802_message_outbox extends Migration {
     this.addSql(
       `alter table "message_outbox" add constraint "message_outbox_failure_reason_check" check ("failure_reason" in ('expired', 'refused'));`,
     );
-    this.addSql(`create or replace function notify_message_outbox() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('message_outbox', '');
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_message_outbox'));
     this.addSql(
       `create trigger message_outbox_notify after insert on message_outbox for each row execute function notify_message_outbox();`,
     );

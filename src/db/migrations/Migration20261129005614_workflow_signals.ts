@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { functionSql } from '../functions';
 
 /**
  * Pending signals (src/workflow-signals): one row per signal the API owes a run, written in the
@@ -16,22 +17,12 @@ export class Migration20261129005614_workflow_signals extends Migration {
       `create table "workflow_signals" ("id" bigserial primary key, "workflow_id" varchar(255) not null, "signal" varchar(80) not null, "args" jsonb not null, "created_at" timestamptz not null default now(), "attempts" int not null default 0, "next_attempt_at" timestamptz not null, "last_error" varchar(500) null, "delivered_at" timestamptz null, "outcome" varchar(20) null);`,
     );
     this.addSql(`create index "workflow_signals_pending_index" on "workflow_signals" ("workflow_id", "id") where "delivered_at" is null;`);
-    this.addSql(`create or replace function notify_workflow_signals() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('workflow_signals', '');
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_workflow_signals'));
     this.addSql(
       `create trigger workflow_signals_notify after insert or update of next_attempt_at on workflow_signals for each row execute function notify_workflow_signals();`,
     );
     // A run's signals wait for its pending start: its start wakes the signal relay.
-    this.addSql(`create or replace function notify_started_run_signals() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from workflow_signals where workflow_id = new.workflow_id and delivered_at is null) then
-          perform pg_notify('workflow_signals', '');
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(functionSql('notify_started_run_signals'));
     this.addSql(
       `create trigger workflow_starts_wake_signals after update of started_at on workflow_starts for each row when (new.started_at is not null and old.started_at is null) execute function notify_started_run_signals();`,
     );
