@@ -1,10 +1,8 @@
 /**
  * The paths of the replay corpus (src/cli/replay-corpus.ts) that the demos do not walk, through the real API
- * with the demos' steps: an activation paid first by mobile wallet (a settlement run hears the wallet's
- * callback), one whose first identity check is rejected, two whose hand-off the operator rejects or fails once,
- * one over a visitor's SIM limit at verification (and its twin left waiting for payment), one cancelled by its
- * owner's account deletion, a store order issued by the provider's callback, and a company
- * suspended then reactivated. Each walk only needs to reach the end its run records.
+ * with the demos' steps. CORPUS_WALKS run on the stack's API; CORPUS_VARIANT_WALKS each on an API of their
+ * own whose settings (short timers, a fault) are read where a run starts. The table of paths and how each is
+ * reached: docs/decisions/workflow-versioning.md. Each walk only needs to reach the end its run records.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -228,7 +226,7 @@ const storeOrderRetried: Walk = async (opts) => {
 const walletPaymentDeclined: Walk = async (opts) => {
   const c = createDemoClient(opts);
   const token = await customer(c);
-  const { orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
   const payment = await c.call<z.infer<typeof MobileWalletResult>>(
     'POST',
     '/payments/mobile-wallet',
@@ -236,6 +234,7 @@ const walletPaymentDeclined: Walk = async (opts) => {
     { token },
   );
   await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}?decision=declined`);
+  const activation = activationWorkflowId(activationId);
   await c.until(
     'the payment to fail',
     async () => {
@@ -244,7 +243,7 @@ const walletPaymentDeclined: Walk = async (opts) => {
     },
     500,
   );
-  return { [paymentWorkflowId(payment.paymentId)]: 'declined-in-wallet' };
+  return { [paymentWorkflowId(payment.paymentId)]: 'declined-in-wallet', [activation]: 'created-awaiting-identity' };
 };
 
 /** Rejections: the super_admin rejects a registered company; a company rejects its quote under review. */
@@ -268,6 +267,7 @@ const rejections: Walk = async (opts) => {
   await c.call('POST', `/admin/quotes/${chainRootId}/reject`, { note: 'replay corpus' }, { token: root });
   return {
     [companyWorkflowId(rejected.companyId)]: 'rejected',
+    [companyWorkflowId(companyId)]: 'approved-quote-rejected',
     [quoteWorkflowId(chainRootId)]: 'rejected-under-review',
   };
 };
@@ -405,14 +405,14 @@ const settlementGivesUp: VariantWalk = {
   },
 };
 
-/** Company and quote runs that continue as new after every event: the B2B walk to a funded contract. */
+/** Company and quote runs that continue as new after every event (their files: `continued_as_new-every-*`): the B2B walk to a funded contract. */
 const continuedAsNew: VariantWalk = {
   env: { WORKFLOW_CONTINUE_AS_NEW_AFTER: '1' },
   walk: async (opts) => {
     const c = createDemoClient(opts);
     const adminPhone = await createSuperAdmin(c);
     const { companyId, chainRootId } = await setUpCompany(c, { adminPhone }, 1);
-    return { [companyWorkflowId(companyId)]: 'continued-as-new', [quoteWorkflowId(chainRootId)]: 'continued-as-new' };
+    return { [companyWorkflowId(companyId)]: 'every-event', [quoteWorkflowId(chainRootId)]: 'every-action' };
   },
 };
 

@@ -55,11 +55,18 @@ async function main(): Promise<void> {
     const only = values.only?.split(',');
     const labels = await walkDemos(baseUrl, messagesFile, only);
     if (!only) await triggerSchedules(client);
-    // The named runs first: of two runs on one path, the one whose name says which path it is stays.
-    const runs = (await runsSince(client, since)).sort((a, b) => Number(b.workflowId in labels) - Number(a.workflowId in labels));
-    const shapes = new Set<string>();
+    // The named runs first, each in the order it was walked: of two runs on one path, the first walked
+    // names it (the demos' paths before the walks that only repeat their events).
+    const named = (run: WorkflowExecutionInfo) => Number(run.workflowId in labels);
+    const runs = (await runsSince(client, since)).sort((a, b) => named(b) - named(a) || a.startTime.getTime() - b.startTime.getTime());
+    const shapes = new Map<string, string>();
     let written = 0;
-    for (const run of runs) if (await saveHistory(client, run, fileName(run, labels), staging, shapes)) written += 1;
+    for (const run of runs) {
+      const name = fileName(run, labels);
+      const repeats = await saveHistory(client, run, name, staging, shapes);
+      if (!repeats) written += 1;
+      else if (run.workflowId in labels) console.log(`${run.type} ${name} repeats the events of ${repeats}: not kept`);
+    }
     // A release's histories are one generator run's: an earlier run of the same release is replaced.
     rmSync(out, { recursive: true, force: true });
     renameSync(staging, out);
@@ -192,22 +199,34 @@ function fileName(run: WorkflowExecutionInfo, labels: Labels): string {
 }
 
 /**
- * `<out>/<type>/<name>`. A run whose events
- * (their types, in order) repeat an earlier run's of its type walked the same path: it is skipped, so the
- * corpus stays small (one history per path) and its replay fast.
+ * Writes `<out>/<type>/<name>`, or returns the name of the history already kept whose events (their types in
+ * order, and whether an activity ran again) this run repeats: it walked the same path as far as a replay can
+ * tell, so the corpus keeps one history per path, small and fast to replay.
  */
-async function saveHistory(client: Client, run: WorkflowExecutionInfo, name: string, out: string, shapes: Set<string>): Promise<boolean> {
+async function saveHistory(
+  client: Client,
+  run: WorkflowExecutionInfo,
+  name: string,
+  out: string,
+  shapes: Map<string, string>,
+): Promise<string | undefined> {
   const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
-  const shape = [run.type, ...(history.events ?? []).map((event) => event.eventType)].join(' ');
-  if (shapes.has(shape)) return false;
-  shapes.add(shape);
+  const events = (history.events ?? []).map((event) => {
+    const again = (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1;
+    return `${event.eventType}${again ? '+again' : ''}`;
+  });
+  const shape = [run.type, ...events].join(' ');
+  const kept = shapes.get(shape);
+  if (kept) return kept;
   const dir = path.join(out, run.type);
   mkdirSync(dir, { recursive: true });
+  const file = unused(dir, name);
+  shapes.set(shape, file);
   // Compact (historyToJSON indents): a third smaller, and the files are read by the replay, not by people
   // (the Temporal UI, or any JSON viewer, shows a run's events).
   const json = JSON.stringify(JSON.parse(historyToJSON(history)));
-  writeFileSync(path.join(dir, unused(dir, name)), json + '\n');
-  return true;
+  writeFileSync(path.join(dir, file), json + '\n');
+  return undefined;
 }
 
 /** `name`, or `name` with -2, -3… when two runs of one path differ (their names alone would collide). */

@@ -7,6 +7,7 @@
  * The histories hold payloads encrypted with the development key (a public constant): the corpus is demo
  * data from a stack run with it, so the test data converter (that key) reads them.
  */
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { bundleProductionWorkflows, formatReport, loadHistoryFiles, replayHistories, type NamedHistory } from '../../src/temporal/replay';
@@ -47,6 +48,52 @@ beforeAll(async () => {
 
 it('holds a history of every workflow type the worker registers', () => {
   expect([...new Set(corpus.map((h) => h.workflowType))].sort()).toEqual(WORKFLOW_TYPES);
+});
+
+/**
+ * The paths issue 34 names, by the walk's name for each (src/cli/corpus-walks.ts, the demos), as the
+ * newest release's files name them after their status. Paths whose events repeat one of these are not
+ * kept (docs/decisions/workflow-versioning.md says which): an initiation refused, a start made by the relay,
+ * the worker killed mid-hand-off (the same events as `handoff-retried-then-activated`).
+ */
+const PATHS: Record<string, string[]> = {
+  activationWorkflow: [
+    'identity-first-physical',
+    'identity-first-esim',
+    'paid-first-by-mobile-wallet',
+    'company-paid-seat',
+    'identity-rejected-then-verified',
+    'identity-expired-then-error-then-verified',
+    'handoff-rejected',
+    'handoff-retried-then-activated',
+    'handoff-always-timing-out',
+    'sim-limit-at-verification',
+    'cancelled-by-account-deletion',
+    'cancelled-at-deadline-unverified',
+    'cancelled-at-deadline-verified-unpaid',
+    'paid-checks-then-paid',
+  ],
+  settlementWorkflow: ['mobile-wallet-approved-by-callback', 'declined-in-wallet', 'lookups-exhausted'],
+  storeOrderWorkflow: [
+    'card-paid-issued',
+    'issued-by-provider-callback',
+    'placement-retried-then-issued',
+    'refused-by-provider',
+    'expired-unpaid',
+  ],
+  companyOnboardingWorkflow: ['approved', 'approved-suspended-reactivated', 'rejected', 'every-event'],
+  quoteNegotiationWorkflow: ['countered-then-accepted', 'rejected-under-review', 'every-action'],
+};
+
+it('holds, in its newest release, a history of each path the issue names, and runs that continued as new', () => {
+  const newest = readdirSync(CORPUS).sort().at(-1)!;
+  const kept = (type: string) =>
+    readdirSync(path.join(CORPUS, newest, type)).map((file) => file.replace(/^[a-z_]+?-/, '').replace(/(-\d+)?\.json$/, ''));
+  for (const [type, paths] of Object.entries(PATHS))
+    expect({ type, missing: paths.filter((p) => !kept(type).includes(p)) }).toEqual({ type, missing: [] });
+  for (const type of ['companyOnboardingWorkflow', 'quoteNegotiationWorkflow']) {
+    expect(readdirSync(path.join(CORPUS, newest, type)).some((file) => file.startsWith('continued_as_new-'))).toBe(true);
+  }
 });
 
 it('every history replays against the current bundle', async () => {
