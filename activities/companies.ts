@@ -1,6 +1,6 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { writeAudit } from '../src/audit/writer';
-import { revokeLiveSessions } from '../src/auth/repository';
+import { revokeLiveSessions } from '../src/auth';
 import type { Db, Sql } from '../src/db/sql';
 import { readinessOf } from '../src/companies/readiness';
 import { companyStatus, memberIds, noticeContact, noticeRecipients, writeCompanyStatus } from '../src/companies/repository';

@@ -7,9 +7,9 @@ import type { ProviderIntent } from '../src/payments/providers';
 import * as repo from '../src/payments/repository';
 import type { SettlementPayment } from '../src/payments/repository';
 import { completePayment } from '../src/payments/settle';
+import type { StoreOrderPayments } from '../src/store';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../src/payments/verify';
-import { flagRefund, PAID_AFTER_ORDER_CANCELLED } from '../src/reconciliation/records';
-import { writeReconciliationRecord } from '../src/reconciliation/repository';
+import { flagRefund, PAID_AFTER_ORDER_CANCELLED, writeReconciliationRecord } from '../src/reconciliation/records';
 import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
 
 export interface PaymentActivityDeps {
@@ -20,6 +20,8 @@ export interface PaymentActivityDeps {
    * without `name` and `cancelIntent` (fakes of settlement-only tests) intents are left to settlement.
    */
   paymentProvider: Pick<PaymentProvider, 'retrieveIntent'> & Partial<Pick<PaymentProvider, 'name' | 'cancelIntent'>>;
+  /** The store's face: a completed payment marks its store order `paid`. */
+  storeOrderPayments: Pick<StoreOrderPayments, 'markPaid'>;
   clock?: () => Date;
 }
 
@@ -66,7 +68,7 @@ export function createPaymentActivities(deps: PaymentActivityDeps) {
       const now = clock();
       const order = await repo.lockOrderForSettlement(tx, paymentId);
       if (!order) throw notFound(paymentId);
-      const settled = await completePayment(tx, paymentId, now);
+      const settled = await completePayment(tx, paymentId, now, deps.storeOrderPayments);
       if (!settled) throw notFound(paymentId);
       const status = await repo.findPaymentStatus(tx, paymentId);
       if (status !== 'completed') return { status: 'failed', activationId: null, signalActivation: false }; // refunded

@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { writeAudit } from '../src/audit/writer';
 import { isUniqueViolation, type Db, type Sql } from '../src/db/sql';
-import { findCompany, hasActiveContract } from '../src/companies/repository';
-import { contractOfQuote, insertContract, insertContractItems } from '../src/contracts/repository';
+import { findCompany, hasActiveContract } from '../src/companies';
+import { contractOfQuote, insertContract, insertContractItems } from '../src/contracts';
 import {
   catalogPrices,
   counteredChild,

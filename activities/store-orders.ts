@@ -2,7 +2,7 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Db, Sql } from '../src/db/sql';
 import type { StoreOrderStatus } from '../src/entities/store';
 import type { PersonalDataCipher } from '../src/lib/crypto';
-import { handOver } from '../src/messages/repository';
+import { handOver } from '../src/messages';
 import { renderEmail } from '../src/providers/templates';
 import type { OutgoingMessage } from '../src/providers/messages';
 import { ACCOUNT_DELETED } from '../src/compliance/reasons';

@@ -30,6 +30,7 @@ import type { StoreOrderRuns, StoreSyncRuns } from './store/runs';
 import { createStoreOrders } from './store/orders';
 import { createStoreOrderCallbacks, partnerCallbacksOf } from './store/callbacks';
 import { createStoreBrowse } from './store/service';
+import { storeOrderPayments } from './store';
 import { settingsRoutes } from './settings/routes';
 import { createAccountDeletion } from './compliance/deletion';
 import { createUserExport } from './compliance/export';
@@ -267,6 +268,7 @@ export function createApp(deps: AppDeps): Express {
     provider: deps.paymentProvider ?? createPaymentProvider(config),
     paymentRuns: deps.paymentRuns ?? noPaymentTemporal,
     signals,
+    storeOrderPayments,
     clock,
     logger: deps.logger,
   });

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Sql } from '../src/db/sql';
-import { pingDatabase } from '../src/health/repository';
+import { pingDatabase } from '../src/health';
 
 export interface WorkerHealthDeps {
   /** What the worker is doing: a start-up phase, then the SDK worker's state (RUNNING, DRAINING, …). */

@@ -34,6 +34,7 @@ import { activityInterceptors, temporalRuntimeLogger, workflowInterceptorModules
 import { activeTracing, type Tracing } from '../src/telemetry/tracing';
 import { observePool } from '../src/telemetry/pool';
 import { startWorkerHealth } from './health';
+import { storeOrderPayments } from '../src/store';
 
 export const DEFAULT_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_NAMESPACE = 'default';
@@ -203,6 +204,7 @@ export function buildActivityDeps(
     cipher: createPersonalDataCipher(config.DATA_ENCRYPTION_KEY, config.DATA_HASH_KEY),
     messages,
     paymentProvider: createPaymentProvider(config),
+    storeOrderPayments,
   };
 }
 

@@ -1,9 +1,8 @@
-import { findCompany } from '../companies/repository';
+import { findCompany } from '../companies';
 import { createHash } from 'node:crypto';
 import type { Sql } from '../db/sql';
 import type { CompanyStatus, PaymentMode } from '../entities';
-import { drawnHalalas } from '../contracts/repository';
-import { paidHalalas } from '../contracts/payments-repository';
+import { drawnHalalas, paidHalalas } from '../contracts';
 import { AppError } from '../http/errors';
 import { receiptNumber } from '../payments/settle';
 import * as repo from './repository';

@@ -1,4 +1,4 @@
-import { findCompany } from '../companies/repository';
+import { findCompany } from '../companies';
 import type { MagicLinkLookups } from '../auth/magic-link';
 import type { Sql } from '../db/sql';
 import { findLatestActivation, findSeatPackageId } from './repository';

@@ -9,7 +9,7 @@ import type {
   PaymentMode,
   SimType,
 } from '../entities';
-import { REDEEMED_LINK } from '../links/repository';
+import { REDEEMED_LINK } from '../links';
 
 /**
  * The SQL of activations as the create, identity, magic-link and start paths and the workflow's

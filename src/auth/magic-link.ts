@@ -1,6 +1,6 @@
 import type { Db } from '../db/sql';
 import { ACTIVE_LINK_STATUSES, type ClientType, type LinkStatus, type RequiredConsentType } from '../entities';
-import { claimLink, findLinkById, findLinkByTokenHash } from '../links/repository';
+import { claimLink, findLinkById, findLinkByTokenHash } from '../links';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { DeviceCheck } from './devices';

@@ -1,11 +1,10 @@
 import { writeExportAudit, type CompanyActor } from '../audit/writer';
-import { listPayments, type PaymentDbRow } from '../contracts/payments-repository';
-import { findContract, pickedMode, type ContractDbRow } from '../contracts/repository';
+import { findContract, listPayments, pickedMode, type ContractDbRow, type PaymentDbRow } from '../contracts';
 import type { Db, Tx } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { sarOf, sarText } from '../lib/halalas';
-import { contractLines } from '../links/repository';
+import { contractLines } from '../links';
 import {
   activeLineRows,
   billingCharges,

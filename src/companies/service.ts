@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { writeAudit } from '../audit/writer';
-import { findUser } from '../auth/repository';
+import { findUser } from '../auth';
 import { isUniqueViolation, type Db, type Sql } from '../db/sql';
 import type { CompanyRole, PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { pendingStart } from '../workflow-starts/kinds';
-import type { StartLauncher } from '../workflow-starts/launch';
-import { enqueueStart } from '../workflow-starts/repository';
+import { enqueueStart, type StartLauncher } from '../workflow-starts/launch';
 import type { Readiness } from '../../workflows/company-contract';
 import {
   companyView,

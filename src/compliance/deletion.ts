@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { endActivation } from '../activations/end';
-import { revokeUserSessions } from '../admin/repository';
+import { revokeUserSessions } from '../admin';
 import { writeAudit } from '../audit/writer';
 import type { Config } from '../config';
 import type { Db, Sql } from '../db/sql';

@@ -1,7 +1,7 @@
 import { parse as parseCookies } from 'cookie';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { deviceIdOf } from '../auth/devices';
-import { findStaffAccess } from '../auth/repository';
+import { findStaffAccess } from '../auth';
 import type { Principal, SessionService } from '../auth/sessions';
 import type { Sql } from '../db/sql';
 import type { AppRole, CompanyRole, CompanyStatus } from '../entities';

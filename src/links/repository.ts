@@ -1,6 +1,6 @@
 import { query, type Sql } from '../db/sql';
 import { ACTIVE_LINK_SQL, type LinkChannel, type LinkStatus } from '../entities';
-import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts/repository';
+import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts';
 
 /**
  * The SQL of link minting, revoking and redemption. Everything runs on the Sql the caller hands

@@ -2,8 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { writeAudit, type CompanyActor } from '../audit/writer';
 import { readinessOf } from '../companies/readiness';
-import { paidHalalas } from '../contracts/payments-repository';
-import { committedHalalas, drawnHalalas, findContract } from '../contracts/repository';
+import { committedHalalas, drawnHalalas, findContract, paidHalalas } from '../contracts';
 import type { Db, Tx } from '../db/sql';
 import type { LinkChannel, LinkStatus } from '../entities';
 import { AppError } from '../http/errors';
@@ -11,8 +10,8 @@ import { isUuid } from '../http/fields';
 import { itemResult, LINK_MINT_CODES, LINK_REVOKE_CODES, LINK_SEND_CODES, type ItemResult } from '../http/item-results';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { Channel, MessageSender } from '../providers/messages';
-import { findCompany } from '../companies/repository';
-import { catalogPrices } from '../quotes/repository';
+import { findCompany } from '../companies';
+import { catalogPrices } from '../quotes';
 import * as repo from './repository';
 
 /** Link lifetime (spec "Limits"). */

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
-import { appendToInbox } from '../webhooks/repository';
+import { appendToInbox } from '../webhooks/inbox';
 import { findMockWalletPaymentStatus } from './repository';
 
 /**

@@ -1,7 +1,7 @@
 import type { PaymentMethod } from '../entities';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
-import { storePaymentModeOf } from '../store/order-repository';
+import type { StoreOrderPayments } from '../store';
 
 /**
  * The spec's payment-method table, in one place. Every payment route asks it
@@ -56,9 +56,13 @@ export interface OrderForPolicy {
 /**
  * Which row of the method table an order falls under: a store order (esim-store spec, its `store_orders`
  * row shares the order's id) with its provider's payment mode, or a local order (consumer and company
- * orders alike).
+ * orders alike). The store answers for its orders (`store`, its face).
  */
-export async function resolveOrderPaymentContext(sql: Sql, order: OrderForPolicy): Promise<OrderPaymentContext> {
-  const mode = await storePaymentModeOf(sql, order.id);
+export async function resolveOrderPaymentContext(
+  sql: Sql,
+  order: OrderForPolicy,
+  store: Pick<StoreOrderPayments, 'paymentModeOf'>,
+): Promise<OrderPaymentContext> {
+  const mode = await store.paymentModeOf(sql, order.id);
   return mode === undefined ? { orderKind: 'local' } : { orderKind: 'store', storeProviderPaymentMode: mode };
 }

@@ -7,6 +7,7 @@ import { AppError } from '../http/errors';
 import type { PaymentRuns } from './runs';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
+import type { StoreOrderPayments } from '../store';
 import { fromMinorUnits } from './money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
@@ -62,6 +63,8 @@ export interface PaymentServiceDeps {
   paymentRuns: PaymentRuns;
   /** Delivers "order paid" to the activation's or the store order's run (written with the payment). */
   signals: WorkflowSignals;
+  /** The store's face: a store order's provider payment mode (the method table) and its `paid` on completion. */
+  storeOrderPayments: Pick<StoreOrderPayments, 'paymentModeOf' | 'markPaid'>;
   clock: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
   /** How long a replay waits for the first request to record its provider answer before driving it itself. */
@@ -140,7 +143,7 @@ export function provisionalReceiptNumber(paymentId: string, status: PaymentStatu
  * details.reason), so the client can show the failed receipt.
  */
 export function createPaymentService(deps: PaymentServiceDeps) {
-  const { db, provider, clock, logger } = deps;
+  const { db, provider, storeOrderPayments, clock, logger } = deps;
   const pendingWaitMs = deps.pendingWaitMs ?? 10_000;
   const abandonedAfterMs = deps.abandonedAfterMs ?? ABANDONED_AFTER_MS;
 
@@ -223,7 +226,7 @@ export function createPaymentService(deps: PaymentServiceDeps) {
           await repo.failPayment(tx, row.id, FAILURE_REASONS.orderAlreadyPaid, now);
           return [];
         }
-        const settled = await completePayment(tx, row.id, now);
+        const settled = await completePayment(tx, row.id, now, storeOrderPayments);
         if (!settled?.changed) return [];
         // The run learns it in order with the rest it is told, even when Temporal is away at this commit.
         const signals: EnqueuedSignal[] = [];
@@ -332,7 +335,10 @@ export function createPaymentService(deps: PaymentServiceDeps) {
 
   async function pay(route: PaymentRoute, userId: string, req: PayRequest) {
     const order = await ownedOrder(userId, req.orderId);
-    assertMethodAllowed({ ...(await resolveOrderPaymentContext(db, { id: order.id, company_id: order.companyId })), method: req.method });
+    assertMethodAllowed({
+      ...(await resolveOrderPaymentContext(db, { id: order.id, company_id: order.companyId }, storeOrderPayments)),
+      method: req.method,
+    });
     const fingerprint = fingerprintOf(route, req);
     // Another round when the key's payment rolled back (order not payable) or the live payment just settled or was released.
     let live: LivePayment | undefined;

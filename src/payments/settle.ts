@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/sql';
 import type { OrderStatus } from '../entities/order';
-import { markStoreOrderPaid } from '../store/order-repository';
+import type { StoreOrderPayments } from '../store';
 import * as repo from './repository';
 
 export interface SettledPayment {
@@ -31,9 +31,15 @@ export function receiptNumber(now: Date): string {
  * duplicate deliveries settle once. A failed payment can still complete when
  * the processor later confirms success; `refunded` never moves. A cancelled
  * order stays cancelled (`orderStatus`): the caller flags the payment for refund.
- * Callers lock the order first (lockOrderForSettlement), as ending an activation does.
+ * Callers lock the order first (lockOrderForSettlement), as ending an activation does. A store order
+ * is the store's to mark paid (`store`, its face).
  */
-export async function completePayment(tx: Sql, paymentId: string, now: Date): Promise<SettledPayment | null> {
+export async function completePayment(
+  tx: Sql,
+  paymentId: string,
+  now: Date,
+  store: Pick<StoreOrderPayments, 'markPaid'>,
+): Promise<SettledPayment | null> {
   const updated = await repo.markCompleted(tx, paymentId, now, receiptNumber(now));
   const orderId = updated ?? (await repo.findOrderOfPayment(tx, paymentId));
   if (!orderId) return null;
@@ -41,6 +47,6 @@ export async function completePayment(tx: Sql, paymentId: string, now: Date): Pr
   const orderStatus = (await repo.findOrderStatus(tx, orderId))!;
   const activationId = await repo.findActivationOfOrder(tx, orderId);
   // A store order waiting for payment is `paid` with the order (an expired one stays expired: its order is cancelled).
-  const storeOrderId = orderStatus === 'paid' ? await markStoreOrderPaid(tx, orderId, paymentId, now) : null;
+  const storeOrderId = orderStatus === 'paid' ? await store.markPaid(tx, orderId, paymentId, now) : null;
   return { paymentId, orderId, activationId, storeOrderId, changed: Boolean(updated), orderStatus };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/sql';
-import { writeReconciliationRecord } from '../reconciliation/repository';
+import { writeReconciliationRecord } from '../reconciliation/records';
 import * as repo from './repository';
 
 /** The stored payment, as far as settlement verification needs it (a SettlementPayment is one). */

@@ -1,4 +1,4 @@
-import { readContract } from '../contracts/repository';
+import { readContract } from '../contracts';
 import type { Db } from '../db/sql';
 import type { ContractBody } from '../contracts/schemas';
 import type { QuoteStatus } from '../entities';

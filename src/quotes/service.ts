@@ -21,8 +21,7 @@ import type { QuoteRuns } from './runs';
 import type { NeedsInput, QuoteInput } from './schemas';
 import { catalogEntryView, chainViews, detailView, type CatalogEntryView, type QuoteDetailView } from './views';
 import { pendingStart } from '../workflow-starts/kinds';
-import type { StartLauncher } from '../workflow-starts/launch';
-import { enqueueStart } from '../workflow-starts/repository';
+import { enqueueStart, type StartLauncher } from '../workflow-starts/launch';
 
 export interface QuoteServiceDeps {
   db: Db;

@@ -3,6 +3,10 @@ import type { ReconciliationCode } from '../http/error-codes';
 import { fromMinorUnits } from '../payments/money';
 import { findRefundFacts, lockRefundRecord, resolveRecord, writeReconciliationRecord } from './repository';
 
+// The reconciliation area's face (issue 35, "one public face per area"): other areas write and close records
+// through this module, never ./repository.ts. A mismatch record is written as it is (src/payments/verify.ts).
+export { writeReconciliationRecord };
+
 /**
  * Reconciliation records: money that support must act on (a refund to make, a processor answer that
  * does not match). Written in the transaction of the change that causes them, one per fact (`key`),

@@ -1,13 +1,13 @@
 import { writeAudit, type CompanyActor } from '../audit/writer';
-import { findCompany } from '../companies/repository';
-import { findContract } from '../contracts/repository';
+import { findCompany } from '../companies';
+import { findContract } from '../contracts';
 import type { Db, Tx } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { contractLines } from '../links/repository';
-import { catalogPrices } from '../quotes/repository';
+import { contractLines } from '../links';
+import { catalogPrices } from '../quotes';
 import { readRosterEntry } from './reads';
 import { deleteEntry, guardedEntry, isBareStagedUser, writeAssignment } from './repository';
 import { rosterEntryView } from './service';

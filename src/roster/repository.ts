@@ -1,6 +1,6 @@
 import { query, type Sql } from '../db/sql';
 import type { IdentityType } from '../entities';
-import { LIVE_LINK, REDEEMED_LINK } from '../links/repository';
+import { LIVE_LINK, REDEEMED_LINK } from '../links';
 
 /**
  * The SQL of the company roster's writes: staging people (accounts and roster rows, one statement

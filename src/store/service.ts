@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/sql';
 import type { FxRates } from '../fx/rates';
-import type { FxRate } from '../fx/repository';
+import type { FxRate } from '../fx';
 import { AppError } from '../http/errors';
 import { DEFAULT_LIMIT } from '../http/pagination';
 import { amountOf, displayMinor, isDisplayCurrency, rateNumber, type DisplayCurrency } from './money';

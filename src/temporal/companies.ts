@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from 'pino';
-import { statusAndChanges } from '../companies/repository';
+import { statusAndChanges } from '../companies';
 import type { CompanyRuns } from '../companies/runs';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';

@@ -3,7 +3,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, ty
 import { ApplicationFailure, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import type { Sql } from '../db/sql';
 import { AppError, isErrorCode } from '../http/errors';
-import { expireUpdateLease, releaseUpdateLease, takeUpdateLease } from '../workflow-updates/repository';
+import { expireUpdateLease, releaseUpdateLease, takeUpdateLease } from '../workflow-updates';
 
 /** How long an API request waits for a workflow to take and answer an update. */
 export const UPDATE_DEADLINE_MS = 15_000;

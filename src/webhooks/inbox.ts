@@ -5,6 +5,10 @@
 import type { PaymentStatus } from '../entities/payment';
 import type { ProcessorEvent } from '../payments/runs';
 
+// The webhook inbox is the area's face (issue 35): a development stand-in elsewhere (the mock wallet's
+// page, src/payments/mock-wallet.ts) appends its event here, as the route does.
+export { appendToInbox } from './repository';
+
 /** NOTIFY channel of new inbox rows (a trigger on webhook_inbox, see the migration): the relay LISTENs. */
 export const INBOX_CHANNEL = 'webhook_inbox';
 

@@ -2,7 +2,7 @@
 // the relay claims and marks) and the eSIM provider's de-duplication receipts (webhook_events).
 import { query, type Sql } from '../db/sql';
 import type { PaymentProviderName, PaymentStatus } from '../entities/payment';
-import type { SettlementPayment } from '../payments/repository';
+import type { SettlementPayment } from '../payments';
 import type { QueueStatements } from '../relay/statements';
 import type { ProcessorEvent } from '../payments/runs';
 

@@ -7,6 +7,10 @@ import { errorText } from '../relay/loop';
 import { startWith, type PendingStart, type WorkflowStarters } from './kinds';
 import { markStarted, recordFailedAttempt } from './repository';
 
+// With the launcher, the area's face for the API's services (issue 35): enqueueStart writes a pending
+// start in the service's own transaction; launch tries it after the commit.
+export { enqueueStart } from './repository';
+
 export interface StartLauncherDeps {
   db: Db;
   starters: WorkflowStarters;

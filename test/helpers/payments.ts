@@ -14,6 +14,7 @@ import type { Api } from '../../src/http/route';
 import { createPaymentProvider, type PaymentProvider } from '../../src/payments/providers';
 import { paymentRoutes } from '../../src/payments/routes';
 import { createPaymentService } from '../../src/payments/service';
+import { storeOrderPayments } from '../../src/store';
 import type { ActivationRuns } from '../../src/activations/runs';
 import type { PaymentRuns } from '../../src/payments/runs';
 import type { SignalSender } from '../../src/workflow-signals/kinds';
@@ -70,6 +71,7 @@ export async function createPaymentsTestApp(
     provider: opts.provider ?? createPaymentProvider(t.config),
     paymentRuns: temporal.paymentRuns,
     signals: createWorkflowSignals({ db: t.db.sql, send: temporal.signalSender, logger }),
+    storeOrderPayments,
     clock: t.clock,
     logger,
     pendingWaitMs: opts.pendingWaitMs,

@@ -9,6 +9,7 @@ import { OperatorRegistry } from '../../src/operators/plugin';
 import { createMockPaymentProvider } from '../../src/payments/providers';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createMockFxSource } from '../../src/fx/mock';
+import { storeOrderPayments } from '../../src/store';
 import { mockStoreProviders } from '../../src/store/providers/mock';
 import type { TestDatabase } from './db';
 
@@ -27,6 +28,7 @@ export function realActivities(
     paymentProvider: createMockPaymentProvider({ publicBaseUrl: config.PUBLIC_BASE_URL }),
     storeProviders: mockStoreProviders(),
     fxSource: createMockFxSource(),
+    storeOrderPayments,
     ...overrides,
   });
 }

@@ -143,3 +143,73 @@ describe('workflow ports', () => {
     expect(ports.every((p) => p.names.every((name) => /^[A-Z]\w+Runs$/.test(name)))).toBe(true);
   });
 });
+
+describe('one public face per area', () => {
+  // Issue 35: "An area is used by others only through its service (or a small interface it exports) …
+  // never through its repository or reads module." An area is a folder of src/; its repository
+  // (repository.ts, <name>-repository.ts) and read models (reads.ts, <name>-reads.ts) are its own.
+  // Others use its face: `src/<area>/index.ts` or a service module of it (src/reconciliation/records.ts,
+  // src/workflow-starts/launch.ts, src/webhooks/inbox.ts). activities/<process>.ts is the adapter of
+  // the area it is named after (activities/store-orders.ts: the store's) and may use that area's
+  // repository, no other; workflows/ and worker/ use none. Exempt: src/cli/ (operator scripts that set
+  // up a database, e.g. create-user's verified user), the composition roots at the top of src/ (app.ts
+  // builds an area's reads and hands them to that area's routes) and the tests.
+  const SCANNED = ['src', 'activities', 'workflows', 'worker'];
+  const areas = new Set(
+    fs
+      .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name),
+  );
+
+  /** The area a file may reach the repository of: its own folder of src/, or the area an activity serves. */
+  function ownArea(file: string): string | null {
+    const [top, second] = file.split('/');
+    if (top === 'src') return second;
+    if (top !== 'activities') return null;
+    const name = path.posix.basename(file, '.ts');
+    if (areas.has(name)) return name;
+    const first = name.split('-')[0];
+    return areas.has(first) ? first : null;
+  }
+
+  /** Why `file` may not import `specifier`, or null: another area's repository or reads module. */
+  function offence(file: string, specifier: string): string | null {
+    if (!specifier.startsWith('.')) return null;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+    const m = /^src\/([a-z-]+)\/(?:.*\/)?([a-z-]+)$/.exec(target);
+    if (!m || !/^([a-z-]+-)?(repository|reads)$/.test(m[2])) return null;
+    if (m[1] === ownArea(file)) return null;
+    return `${file} imports ${specifier}: the ${m[1]} area's ${m[2]}, use its face`;
+  }
+
+  it('recognizes another area’s repository and reads, and lets an area and its activities use their own', () => {
+    expect(offence('src/payments/settle.ts', '../store/order-repository')).toMatch(/the store area's order-repository/);
+    expect(offence('src/billing/service.ts', '../contracts/repository')).not.toBeNull();
+    expect(offence('src/billing/service.ts', '../contracts/payments-repository')).not.toBeNull();
+    expect(offence('src/store/providers/mock.ts', '../../audit/reads')).not.toBeNull();
+    expect(offence('src/payments/service.ts', '../store/order-reads')).not.toBeNull();
+    expect(offence('activities/quotes.ts', '../src/contracts/repository')).not.toBeNull();
+    expect(offence('worker/health.ts', '../src/health/repository')).not.toBeNull();
+    expect(offence('src/store/orders.ts', './order-repository')).toBeNull();
+    expect(offence('src/store/providers/mock.ts', '../repository')).toBeNull();
+    expect(offence('activities/store-orders.ts', '../src/store/order-repository')).toBeNull();
+    expect(offence('activities/quotes.ts', '../src/quotes/repository')).toBeNull();
+    expect(offence('src/billing/service.ts', '../contracts')).toBeNull();
+    expect(offence('src/payments/verify.ts', '../reconciliation/records')).toBeNull();
+  });
+
+  it('finds no file that imports another area’s repository or reads module (src/cli/ exempt)', () => {
+    const files = SCANNED.flatMap((dir) => sourceFiles(dir)).filter(
+      (file) => !file.startsWith('src/cli/') && !(file.startsWith('src/') && file.split('/').length === 2),
+    );
+    expect(files).toEqual(expect.arrayContaining(['src/payments/settle.ts', 'activities/quotes.ts', 'worker/health.ts']));
+    const offenders = files.flatMap((file) =>
+      // `import … from`, `export … from`, `import(…)` and `require(…)`, over lines when an import spans several.
+      [...read(file).matchAll(/(?:\bfrom|\bimport\(|\brequire\()\s*'([^']+)'/g)]
+        .map((m) => offence(file, m[1]))
+        .filter((why): why is string => why !== null),
+    );
+    expect(offenders).toEqual([]);
+  });
+});

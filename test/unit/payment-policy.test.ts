@@ -3,6 +3,7 @@ import { errorCodes } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
 import type { Sql } from '../../src/db/sql';
 import { assertMethodAllowed, resolveOrderPaymentContext, type MethodCheck } from '../../src/payments/policy';
+import { storeOrderPayments } from '../../src/store';
 
 /** The outcome as a code, or 'allowed'. */
 function outcome(check: MethodCheck): string {
@@ -52,11 +53,15 @@ describe('payment method policy', () => {
 
   it('resolves an order without a store order as local, consumer and company orders alike; a store order by its provider', async () => {
     const sql = (paymentMode?: string) => ({ one: () => Promise.resolve(paymentMode ? { paymentMode } : undefined) }) as unknown as Sql;
-    await expect(resolveOrderPaymentContext(sql(), { id: 'o1', company_id: null })).resolves.toEqual({ orderKind: 'local' });
-    await expect(resolveOrderPaymentContext(sql(), { id: 'o2', company_id: '7d0c1f0e-1111-4a4a-8888-000000000001' })).resolves.toEqual({
+    await expect(resolveOrderPaymentContext(sql(), { id: 'o1', company_id: null }, storeOrderPayments)).resolves.toEqual({
       orderKind: 'local',
     });
-    await expect(resolveOrderPaymentContext(sql('internal'), { id: 'o3', company_id: null })).resolves.toEqual({
+    await expect(
+      resolveOrderPaymentContext(sql(), { id: 'o2', company_id: '7d0c1f0e-1111-4a4a-8888-000000000001' }, storeOrderPayments),
+    ).resolves.toEqual({
+      orderKind: 'local',
+    });
+    await expect(resolveOrderPaymentContext(sql('internal'), { id: 'o3', company_id: null }, storeOrderPayments)).resolves.toEqual({
       orderKind: 'store',
       storeProviderPaymentMode: 'internal',
     });

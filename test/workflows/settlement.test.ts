@@ -22,6 +22,7 @@ import { createLogger } from '../../src/http/logger';
 import { createPaymentRuns } from '../../src/temporal/payments';
 import type { PaymentRuns } from '../../src/payments/runs';
 import { createInboxRelay, type InboxRelay } from '../../src/webhooks/relay';
+import { storeOrderPayments } from '../../src/store';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 import { paymentWorkflowId, settlementStateQuery, type SettlementOutcome } from '../../workflows/settlement-contract';
 import { errorCode, eventually } from '../helpers/app';
@@ -102,7 +103,7 @@ beforeEach(async () => {
     pollIntervalMs: 60_000,
     maxBackoffMs: 1_000,
   });
-  const paymentActivities = createPaymentActivities({ db: w.t.db.sql, paymentProvider: processor.provider });
+  const paymentActivities = createPaymentActivities({ db: w.t.db.sql, paymentProvider: processor.provider, storeOrderPayments });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
