@@ -12,7 +12,13 @@ PORT="${PORT:-3000}"
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 export PORT TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
-LOG_DIR="$ROOT_DIR/.data/logs"
+# STACK_DATA_DIR (default .data): its Postgres, Temporal's SQLite file, the messages file and the logs, so a
+# second stack (`npm run corpus`) runs beside a developer's on data of its own.
+DATA_DIR="${STACK_DATA_DIR:-$ROOT_DIR/.data}"
+if [ -n "${STACK_DATA_DIR:-}" ]; then
+  export EMBEDDED_PG_DIR="${EMBEDDED_PG_DIR:-$DATA_DIR/pg}" MESSAGES_FILE="${MESSAGES_FILE:-$DATA_DIR/messages.jsonl}"
+fi
+LOG_DIR="$DATA_DIR/logs"
 mkdir -p "$LOG_DIR"
 
 pids=()
@@ -46,7 +52,7 @@ export DATABASE_URL="$(grep '^DATABASE_URL=' "$DB_FIFO" | tail -1 | cut -d= -f2-
 # credentials" in the UI's Codec Server settings once (docs/runbook.md, Reading encrypted payloads).
 "$TEMPORAL_CLI" server start-dev --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
   --ui-codec-endpoint "http://127.0.0.1:$PORT/temporal-codec" \
-  --db-filename "$ROOT_DIR/.data/temporal.db" --log-level warn \
+  --db-filename "$DATA_DIR/temporal.db" --log-level warn \
   --dynamic-config-value frontend.enableServerVersionCheck=false \
   --dynamic-config-value frontend.enableExecuteMultiOperation=true \
   --dynamic-config-value system.enableActivityEagerExecution=true \
@@ -78,7 +84,7 @@ cat <<INFO
     Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT  (payloads decode through http://127.0.0.1:$PORT/temporal-codec)
     Temporal     127.0.0.1:$TEMPORAL_PORT (namespace default, task queue activation-sys)
     PostgreSQL   ${DATABASE_URL%%@*}@${DATABASE_URL#*@}
-    OTPs & links $ROOT_DIR/.data/messages.jsonl
+    OTPs & links ${MESSAGES_FILE:-$ROOT_DIR/.data/messages.jsonl}
     Logs         $LOG_DIR/{api,worker,temporal,database}.log
   Ctrl-C stops everything.
 

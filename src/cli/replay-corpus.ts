@@ -133,7 +133,8 @@ async function withVariantApi<T>(env: Record<string, string>, walk: (url: string
   const databaseUrl = process.env.DATABASE_URL ?? (await stackDatabaseUrl());
   if (!databaseUrl) throw new Error(`no DATABASE_URL and none in ${STACK_DATABASE_FILE}`);
   const port = Number(process.env.CORPUS_VARIANT_PORT ?? VARIANT_PORT);
-  const log = openSync(path.join(ROOT, '.data/corpus-variant-api.log'), 'a');
+  const logFile = path.join(process.env.STACK_DATA_DIR ?? path.join(ROOT, '.data'), 'variant-api.log');
+  const log = openSync(logFile, 'a');
   const api = spawn(process.execPath, [path.join(ROOT, 'dist/src/main.js')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), ...env },
     stdio: ['ignore', log, log],
@@ -148,8 +149,7 @@ async function withVariantApi<T>(env: Record<string, string>, walk: (url: string
         .catch(() => false));
       n++
     ) {
-      if (n > 120 || api.exitCode !== null)
-        throw new Error(`the variant API (${JSON.stringify(env)}) did not start: .data/corpus-variant-api.log`);
+      if (n > 120 || api.exitCode !== null) throw new Error(`the variant API (${JSON.stringify(env)}) did not start: ${logFile}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     return await walk(url);
