@@ -1,7 +1,7 @@
 import { chars, idempotencyKeyHeader, PathId, text, UUID_SOURCE, Uuid } from '../http/fields';
 import { CursorParam, Limit, offsetParams, offsetPage } from '../http/pagination';
 import { z } from '../openapi/registry';
-import { DISPLAY_CURRENCIES } from './money';
+import { DISPLAY_CURRENCIES } from '../lib/money';
 
 // --- Shared pieces --------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ import type { FxRates } from '../fx/rates';
 import type { FxRate } from '../fx';
 import { AppError } from '../http/errors';
 import { DEFAULT_LIMIT } from '../http/pagination';
-import { amountOf, displayMinor, isDisplayCurrency, rateNumber, type DisplayCurrency } from './money';
+import { amountOf, displayMinor, isDisplayCurrency, rateNumber, type DisplayCurrency } from '../lib/money';
 import { browseProducts, findActiveProduct, type ProductRow } from './reads';
 
 /** A product as the public routes answer it (spec "Product"). */
