@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db/sql';
 import { appendSnapshots } from '../src/fx/repository';
 import { FxSourceError, type FxSource } from '../src/fx/source';
-import { FX_CURRENCIES } from '../src/store/money';
+import { FX_CURRENCIES } from '../src/lib/money';
 
 export interface FxActivityDeps {
   db: Db;

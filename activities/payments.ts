@@ -1,7 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Db, Sql } from '../src/db/sql';
 import type { PaymentStatus } from '../src/entities/payment';
-import { fromMinorUnits } from '../src/payments/money';
+import { fromMinorUnits } from '../src/lib/money';
 import type { PaymentProvider } from '../src/payments/providers';
 import type { ProviderIntent } from '../src/payments/providers';
 import * as repo from '../src/payments/repository';

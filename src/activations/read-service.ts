@@ -6,7 +6,7 @@ import { activationCodeQrPng } from '../lib/qr';
 import { parseActivationCode } from '../operators/esim-code';
 import { isUuid } from '../http/fields';
 import type { Sql } from '../db/sql';
-import { sarText } from '../lib/halalas';
+import { sarText } from '../lib/money';
 import { historyRows, ownActivationRow, recordRows, type RecordRow, type StatusRow } from './reads';
 
 /**

@@ -3,7 +3,7 @@ import { findContract, listPayments, pickedMode, type ContractDbRow, type Paymen
 import type { Db, Tx } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
-import { sarOf, sarText } from '../lib/halalas';
+import { sarOf, sarText } from '../lib/money';
 import { contractLines } from '../links';
 import {
   activeLineRows,

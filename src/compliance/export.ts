@@ -3,7 +3,7 @@ import { writeAudit } from '../audit/writer';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
-import { fromMinorUnits } from '../payments/money';
+import { fromMinorUnits } from '../lib/money';
 import { exportRows, type Row } from './reads';
 import type { Requester } from './erasure';
 

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import type { PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
-import { sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/money';
 import { activeLines, committedHalalas, drawnHalalas, findContract, pickedMode } from './repository';
 import { paidHalalas } from './payments-repository';
 import type { Balance } from './schemas';

@@ -1,7 +1,7 @@
 import { query, type Sql } from '../db/sql';
 import type { ContractPaymentMethod } from '../entities';
 import { isUuid } from '../http/fields';
-import { sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/money';
 import type { ContractPaymentBody, DocumentMime } from './schemas';
 
 /** contract_payments as the payment routes read and write it; the proof bytes only through documentOf. */

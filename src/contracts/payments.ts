@@ -2,7 +2,7 @@ import { writeAudit } from '../audit/writer';
 import type { Actor } from '../companies/service';
 import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
-import { sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/money';
 import { proofDocument } from './document';
 import { findPaymentByKey, insertPayment, paymentView, type PaymentDbRow } from './payments-repository';
 import { findContract, type ContractDbRow } from './repository';

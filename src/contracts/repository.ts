@@ -1,7 +1,7 @@
 import { query, type Sql } from '../db/sql';
 import { ACTIVE_LINK_SQL, type PaymentMode } from '../entities';
 import { isUuid } from '../http/fields';
-import { sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/money';
 import type { ContractBody } from './schemas';
 
 /**

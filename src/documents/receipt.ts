@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { fromMinorUnits } from '../payments/money';
+import { fromMinorUnits } from '../lib/money';
 import type { OrganizationSettings } from '../settings/organization';
 import {
   drawLine,
@@ -43,7 +43,7 @@ export const RECEIPT_TEXT = {
   support: { en: 'Support', ar: 'الدعم' },
 } as const;
 
-/** "1,234.50 SAR": the currency's own decimals (payments/money.ts), thousands grouped. */
+/** "1,234.50 SAR": the currency's own decimals (src/lib/money.ts), thousands grouped. */
 export function formatMoney(minor: bigint, currency: string): string {
   const [whole, fraction] = fromMinorUnits(minor, currency).split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -31,7 +31,7 @@ export type PaymentRowProvider = (typeof PAYMENT_ROW_PROVIDERS)[number];
  * One payment attempt for an order. Amount and currency are copied from the
  * order at create time (never from the request); the amount is in integer minor
  * units of `currency` (2 decimals for every currency the service handles: SAR,
- * the only one it writes, and USD in fixtures; src/payments/money.ts formats them).
+ * the only one it writes, and USD in fixtures; src/lib/money.ts formats them).
  * (user, idempotency key) is unique, so a replay finds the first attempt;
  * an order has at most one live (`pending` or `processing`) payment.
  */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HttpRefused, HttpUnavailable, requestJson } from '../providers/http';
-import { FX_CURRENCIES, normalizeRate, type FxCurrency } from '../store/money';
+import { FX_CURRENCIES, normalizeRate, type FxCurrency } from '../lib/money';
 import { FxSourceError, type FetchedRates, type FxSource } from './source';
 
 export interface HttpFxSourceOptions {

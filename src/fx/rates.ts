@@ -1,5 +1,5 @@
 import type { Sql } from '../db/sql';
-import { FX_CURRENCIES, isFxCurrency, type DisplayCurrency } from '../store/money';
+import { FX_CURRENCIES, isFxCurrency, type DisplayCurrency } from '../lib/money';
 import { latestRate, latestRates, type FxRate } from './repository';
 
 /**

@@ -1,5 +1,5 @@
 import { query, type Sql } from '../db/sql';
-import type { FxCurrency } from '../store/money';
+import type { FxCurrency } from '../lib/money';
 
 /** Exchange-rate snapshots: appended by the FX schedule (and the development seed), read as the latest per currency. */
 

@@ -1,4 +1,4 @@
-import type { FxCurrency } from '../store/money';
+import type { FxCurrency } from '../lib/money';
 
 /**
  * Where exchange rates come from (spec "GET /admin/settings/fx-rates": "An FX source plugin: a mock
@@ -8,7 +8,7 @@ import type { FxCurrency } from '../store/money';
 export interface FetchedRates {
   /** Recorded on each snapshot (`mock`, or the HTTP source's host). */
   source: string;
-  /** Units per US dollar, normalized decimal text (src/store/money.ts normalizeRate); currencies the source did not give are absent. */
+  /** Units per US dollar, normalized decimal text (src/lib/money.ts normalizeRate); currencies the source did not give are absent. */
   rates: Partial<Record<FxCurrency, string>>;
 }
 

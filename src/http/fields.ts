@@ -1,5 +1,5 @@
 import { z } from '../openapi/registry';
-import { halalasOf } from '../lib/halalas';
+import { halalasOf } from '../lib/money';
 
 /**
  * Request field types whose OpenAPI rendering says exactly what the server

@@ -8,7 +8,7 @@ import type { PersonalDataCipher } from '../lib/crypto';
 import { MessageDeliveryError, type MessageSender, type OutgoingMessage } from '../providers/messages';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { queueStatements } from '../relay/statements';
-import { dropSent, giveUp, OUTBOX_CHANNEL, OUTBOX_STATEMENTS, type ClaimedMessage } from './repository';
+import { dropSent, giveUp, OUTBOX_CHANNEL, OUTBOX_QUEUE, type ClaimedMessage } from './repository';
 import type { UndeliveredCount } from './undelivered';
 
 /** sent: the provider took it (the row goes); expired: its code expired first; refused: the provider refused it for good. */
@@ -36,7 +36,7 @@ function outboxQueue(opts: MessageRelayOptions): RelayQueue<ClaimedMessage, Mess
     channel: OUTBOX_CHANNEL,
     outcomes: ['sent', 'expired', 'refused'],
     reached: 'sent',
-    ...queueStatements<ClaimedMessage>(OUTBOX_STATEMENTS),
+    ...queueStatements<ClaimedMessage>(OUTBOX_QUEUE),
     async handle(row) {
       if (row.expired) return 'expired';
       try {

@@ -5,7 +5,7 @@
 import { query, type Sql } from '../db/sql';
 import type { MessageFailureReason } from '../entities/message-outbox';
 import type { Channel, OutgoingMessage } from '../providers/messages';
-import type { QueueStatements } from '../relay/statements';
+import type { QueueTable } from '../relay/statements';
 
 /** NOTIFY channel of new rows (a trigger on message_outbox): the relay LISTENs. */
 export const OUTBOX_CHANNEL = 'message_outbox';
@@ -64,26 +64,15 @@ export interface ClaimedMessage {
   expired: boolean;
 }
 
-const CLAIM = `select id, channel, purpose, payload_encrypted as "payloadEncrypted", expires_at <= now() as expired
-  from message_outbox where status = 'pending' and next_attempt_at <= now()
- order by next_attempt_at, id limit $1
- for update skip locked`;
-const NEXT_DUE = `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
-  from message_outbox where status = 'pending'`;
-// Each failed message waits base x 2^attempts (capped), never past its expiry (then it is given up).
-const FAILED = `update message_outbox m set attempts = m.attempts + 1, last_error = f.error,
-    next_attempt_at = least(m.expires_at, now() + make_interval(secs => least($3::float8, $4::float8 * power(2, m.attempts))))
-  from unnest($1::bigint[], $2::text[]) as f(id, error) where m.id = f.id`;
-// The provider answers again: what waited on it is due now.
-const RECOVERED = `update message_outbox set next_attempt_at = now() where status = 'pending' and next_attempt_at > now()`;
-
-/** The relay loop's statements on message_outbox (src/relay/statements.ts). */
-export const OUTBOX_STATEMENTS: QueueStatements = {
+/** The relay loop's queue on message_outbox (src/relay/statements.ts). */
+export const OUTBOX_QUEUE: QueueTable = {
   name: 'messages.outbox',
-  claim: CLAIM,
-  nextDue: NEXT_DUE,
-  failed: FAILED,
-  recovered: RECOVERED,
+  table: 'message_outbox',
+  alias: 'm',
+  columns: `m.id, m.channel, m.purpose, m.payload_encrypted as "payloadEncrypted", m.expires_at <= now() as expired`,
+  pending: `m.status = 'pending'`,
+  // A failed message waits its backoff, never past its expiry (then it is given up).
+  waitsAtMost: 'm.expires_at',
 };
 
 const SENT = query('messages.outbox-sent', `delete from message_outbox where id = any($1::bigint[])`);

@@ -8,7 +8,7 @@ import type { PaymentRuns } from './runs';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreOrderPayments } from '../store';
-import { fromMinorUnits } from './money';
+import { fromMinorUnits } from '../lib/money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';
 import type { IntentMethod } from './schemas';

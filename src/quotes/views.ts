@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
 import type { Language } from '../http/errors';
-import { sarOf } from '../lib/halalas';
+import { sarOf } from '../lib/money';
 import { quoteRef } from '../../workflows/quote-contract';
 import { chainVersions, versionItems, type CatalogDbRow, type VersionDbRow } from './repository';
 

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { ReconciliationCode } from '../http/error-codes';
-import { fromMinorUnits } from '../payments/money';
+import { fromMinorUnits } from '../lib/money';
 import { findRefundFacts, lockRefundRecord, resolveRecord, writeReconciliationRecord } from './repository';
 
 // The reconciliation area's face (issue 35, "one public face per area"): other areas write and close records

@@ -5,7 +5,7 @@ import { guard } from '../http/guards';
 import { AppError } from '../http/errors';
 import { json, type Api } from '../http/route';
 import type { FxRates } from '../fx/rates';
-import { rateNumber } from '../store/money';
+import { rateNumber } from '../lib/money';
 import { readOrganizationSettings, type OrganizationSettingsService } from './organization';
 import * as s from './schemas';
 

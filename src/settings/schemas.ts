@@ -1,6 +1,6 @@
 import { E164Phone, Email, text } from '../http/fields';
 import { z } from '../openapi/registry';
-import { FX_CURRENCIES } from '../store/money';
+import { FX_CURRENCIES } from '../lib/money';
 
 export const DEFAULT_VAT_RATE_PERCENT = 15;
 

@@ -18,7 +18,8 @@ import {
   type StoreProviderRow,
 } from './repository';
 import type { StoreSyncRuns } from './runs';
-import { productView, type ProductView } from './service';
+import type { AdminProductAnswer } from './schemas';
+import { productView } from './service';
 
 /** Who acts, and from where (the audit row's fields). */
 export interface StoreActor {
@@ -38,7 +39,7 @@ export interface ProviderView {
   health: { ok: boolean; checkedAt: string | null; detail: string | null };
 }
 
-export type AdminProductView = ProductView & { sku: string; isActive: boolean; syncedAt: string };
+export type AdminProductView = AdminProductAnswer;
 
 export const providerView = (p: StoreProviderRow): ProviderView => ({
   id: p.id,

@@ -1,6 +1,7 @@
 import { query, type Sql } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
 import type { Cursor } from '../http/pagination';
+import type { ProductSnapshot } from './product';
 
 /** Store orders as the routes show them (GET /store/orders*, GET /admin/store/orders). */
 export interface StoreOrderRow {
@@ -8,15 +9,7 @@ export interface StoreOrderRow {
   userId: string;
   providerSlug: string;
   status: StoreOrderStatus;
-  productSnapshot: {
-    productId: string;
-    nameEn: string;
-    nameAr: string;
-    countries: string[];
-    dataAmountMb: number | null;
-    isUnlimited: boolean;
-    validityDays: number;
-  };
+  productSnapshot: ProductSnapshot;
   /** bigint as text. */
   chargeUsdCents: string;
   displayCurrency: string;

@@ -1,5 +1,6 @@
 import { query, type Sql } from '../db/sql';
 import type { StoreOrderStatus, StorePaymentMode } from '../entities';
+import type { ProductSnapshot, StoreProductRow } from './product';
 
 /**
  * The SQL of store orders (esim-store spec "Device acknowledgement", "Store order", "States"): the
@@ -35,18 +36,8 @@ export async function ownsAcknowledgement(sql: Sql, id: string, userId: string):
 // --- Creating an order ----------------------------------------------------------------------------
 
 /** A product as ordering checks it, with its provider (any state of either). */
-export interface OrderableProduct {
+export interface OrderableProduct extends StoreProductRow {
   id: string;
-  sku: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  /** bigint as text. */
-  priceUsdCents: string;
   isActive: boolean;
   providerId: string;
   providerSlug: string;
@@ -83,7 +74,7 @@ export interface NewStoreOrder {
   providerId: string;
   deviceAcknowledgementId: string;
   sku: string;
-  productSnapshot: Record<string, unknown>;
+  productSnapshot: ProductSnapshot;
   chargeUsdCents: number;
   displayCurrency: string;
   displayMinor: number;

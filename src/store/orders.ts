@@ -15,7 +15,7 @@ import type { WorkflowSignals } from '../workflow-signals/outbox';
 import type { StoreActor } from './admin-service';
 import { reopenFailed } from './failure';
 import { sharedHealthChecks } from './health';
-import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from './money';
+import { amountOf, displayMinor, isDisplayCurrency, minorUnitsOf, MIN_CHARGE_USD_CENTS, rateNumber } from '../lib/money';
 import { findOwnStoreOrder, findStoreOrder, listOwnStoreOrders, listStoreOrders, type StoreOrderRow } from './order-reads';
 import * as repo from './order-repository';
 import type { EsimProfile, StoreProviderRegistry } from './providers/plugin';

@@ -1,5 +1,6 @@
 import { query, type Sql } from '../db/sql';
 import { MAX_LIMIT } from '../http/pagination';
+import type { StoreProductRow } from './product';
 
 /**
  * The store's read models: the public catalog (GET /store/products, GET /store/products/:id) and the
@@ -8,19 +9,8 @@ import { MAX_LIMIT } from '../http/pagination';
  * about `limit` rows whatever the catalog's size (bench/store.ts).
  */
 
-export interface ProductRow {
-  id: string;
-  providerSlug: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  /** US cents (bigint as text from pg, read with Number: far inside the safe range). */
-  priceUsdCents: string;
-}
+/** A product on sale as the public routes read it: its fields but the SKU, and its provider's slug. */
+export type ProductRow = { id: string; providerSlug: string } & Omit<StoreProductRow, 'sku'>;
 
 const PRODUCT_COLUMNS = `p.id, o.slug as "providerSlug", p.name_en as "nameEn", p.name_ar as "nameAr", p.countries,
   p.data_amount_mb as "dataAmountMb", p.is_unlimited as "isUnlimited", p.validity_days as "validityDays",
@@ -107,11 +97,7 @@ export function findActiveProduct(sql: Sql, id: string): Promise<ProductRow | un
 
 // --- Administration ---------------------------------------------------------------------------------
 
-export interface AdminProductRow extends ProductRow {
-  sku: string;
-  isActive: boolean;
-  syncedAt: Date;
-}
+export type AdminProductRow = ProductRow & Pick<StoreProductRow, 'sku'> & { isActive: boolean; syncedAt: Date };
 
 export interface AdminProductFilter {
   providerId?: string;

@@ -1,7 +1,7 @@
 import { chars, idempotencyKeyHeader, PathId, text, UUID_SOURCE, Uuid } from '../http/fields';
 import { CursorParam, Limit, offsetParams, offsetPage } from '../http/pagination';
 import { z } from '../openapi/registry';
-import { DISPLAY_CURRENCIES } from './money';
+import { DISPLAY_CURRENCIES } from '../lib/money';
 
 // --- Shared pieces --------------------------------------------------------------------------------
 
@@ -39,6 +39,7 @@ export const Product = z
     fx: FxUsed,
   })
   .openapi('StoreProduct');
+export type ProductAnswer = z.input<typeof Product>;
 
 // --- GET /store/status ------------------------------------------------------------------------------
 
@@ -133,6 +134,7 @@ export const AdminProduct = Product.extend({
   isActive: z.boolean(),
   syncedAt: Timestamp.openapi({ description: 'The last sync (or seed) that found the SKU listed by its provider' }),
 }).openapi('StoreAdminProduct', { description: 'A product in USD (price = priceUsd, fx null) with its SKU, active flag and last sync' });
+export type AdminProductAnswer = z.input<typeof AdminProduct>;
 
 export const AdminProductList = offsetPage('StoreAdminProductList', 'products', AdminProduct);
 export const AdminProductResponse = z.object({ data: AdminProduct }).openapi('StoreAdminProductResponse');

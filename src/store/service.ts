@@ -4,24 +4,12 @@ import type { FxRates } from '../fx/rates';
 import type { FxRate } from '../fx';
 import { AppError } from '../http/errors';
 import { DEFAULT_LIMIT } from '../http/pagination';
-import { amountOf, displayMinor, isDisplayCurrency, rateNumber, type DisplayCurrency } from './money';
+import { amountOf, displayMinor, isDisplayCurrency, rateNumber, type DisplayCurrency } from '../lib/money';
 import { browseProducts, findActiveProduct, type ProductRow } from './reads';
+import type { ProductAnswer } from './schemas';
 
-/** A product as the public routes answer it (spec "Product"). */
-export interface ProductView {
-  id: string;
-  providerSlug: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  price: { amount: number; currency: DisplayCurrency };
-  priceUsd: { amount: number; currency: 'USD' };
-  fx: { ratePerUsd: number; fetchedAt: string; source: string } | null;
-}
+/** A product as the public routes answer it (spec "Product"): the route schema's shape. */
+export type ProductView = ProductAnswer;
 
 /** The display currency and the rate it needs (null for USD). */
 interface Display {

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/sql';
 import { MOCK_FX_RATES, MOCK_FX_SOURCE } from '../fx/mock';
 import { appendSnapshots, latestRates } from '../fx';
-import { FX_CURRENCIES } from './money';
+import { FX_CURRENCIES } from '../lib/money';
 import { MOCK_STORE_PROVIDERS, MOCK_STORE_SKUS } from './providers/mock-catalog';
 import { seedProduct, seedProvider } from './repository';
 

@@ -1,3 +1,4 @@
+import type { StoreProductFields } from './product';
 import type { ProviderProduct } from './providers/plugin';
 
 /**
@@ -14,7 +15,7 @@ import type { ProviderProduct } from './providers/plugin';
  */
 
 /** A listed product, checked and normalized (countries upper case, sorted, once; data null when unlimited). */
-export type SyncedProduct = ProviderProduct;
+export type SyncedProduct = StoreProductFields;
 
 /** A product as stored: what the sync compares against. */
 export interface StoredProduct extends SyncedProduct {

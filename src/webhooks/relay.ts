@@ -11,7 +11,7 @@ import { runOnOwnClient } from '../temporal/connection';
 import { createPaymentRuns } from '../temporal/payments';
 import type { PaymentRuns, ProcessorEvent } from '../payments/runs';
 import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
-import { INBOX_STATEMENTS, markInbox, type ClaimedInboxRow } from './repository';
+import { INBOX_QUEUE, markInbox, type ClaimedInboxRow } from './repository';
 
 export interface InboxRelayOptions {
   db: Db;
@@ -47,7 +47,7 @@ function inboxQueue(runs: InboxRelayOptions['runs']): RelayQueue<ClaimedInboxRow
     channel: INBOX_CHANNEL,
     outcomes: ['delivered', 'skipped'],
     reached: 'delivered',
-    ...queueStatements<ClaimedInboxRow>(INBOX_STATEMENTS),
+    ...queueStatements<ClaimedInboxRow>(INBOX_QUEUE),
     async handle(row) {
       if (!stillMatters(row)) return 'skipped';
       // One row per payment per claim: the batch's signals go in parallel without reordering any payment.

@@ -3,7 +3,7 @@
 import { query, type Sql } from '../db/sql';
 import type { PaymentProviderName, PaymentStatus } from '../entities/payment';
 import type { SettlementPayment } from '../payments';
-import type { QueueStatements } from '../relay/statements';
+import type { QueueTable } from '../relay/statements';
 import type { ProcessorEvent } from '../payments/runs';
 
 // --- The inbox: appending ------------------------------------------------------------------------
@@ -133,33 +133,20 @@ export interface ClaimedInboxRow {
   paymentStatus: PaymentStatus;
 }
 
-// A row is claimable when it is due and no earlier row of its payment is still pending: one row per
-// payment per claim, in arrival order. A head locked by another relay is skipped, and so is the rest
-// of its payment (the earlier pending row hides it), so two relays never reorder a payment.
-const HEADS = `i.status = 'pending'
-   and not exists (select 1 from webhook_inbox e where e.payment_id = i.payment_id and e.status = 'pending' and e.id < i.id)`;
-const CLAIM = `select i.id, i.event_id as "eventId", i.payment_id as "paymentId", i.type, i.failure_message as "failureMessage",
-       p.status as "paymentStatus"
-  from webhook_inbox i join payments p on p.id = i.payment_id
- where ${HEADS} and i.next_attempt_at <= now()
- order by i.id limit $1
- for update of i skip locked`;
-const NEXT_DUE = `select (extract(epoch from min(i.next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
-  from webhook_inbox i where ${HEADS}`;
-// Each failed row waits base x 2^attempts (capped) before it is claimed again.
-const FAILED = `update webhook_inbox i set attempts = i.attempts + 1, last_error = f.error,
-    next_attempt_at = now() + make_interval(secs => least($3::float8, $4::float8 * power(2, i.attempts)))
-  from unnest($1::bigint[], $2::text[]) as f(id, error) where i.id = f.id`;
-// Temporal answers again: what waited on it is due now, not after its own backoff.
-const RECOVERED = `update webhook_inbox set next_attempt_at = now() where status = 'pending' and next_attempt_at > now()`;
-
-/** The relay loop's statements on webhook_inbox (src/relay/statements.ts). */
-export const INBOX_STATEMENTS: QueueStatements = {
+/** The relay loop's queue on webhook_inbox (src/relay/statements.ts). */
+export const INBOX_QUEUE: QueueTable = {
   name: 'webhooks.inbox',
-  claim: CLAIM,
-  nextDue: NEXT_DUE,
-  failed: FAILED,
-  recovered: RECOVERED,
+  table: 'webhook_inbox',
+  alias: 'i',
+  columns: `i.id, i.event_id as "eventId", i.payment_id as "paymentId", i.type, i.failure_message as "failureMessage",
+       p.status as "paymentStatus"`,
+  join: 'join payments p on p.id = i.payment_id',
+  pending: `i.status = 'pending'`,
+  // A row is claimable when it is due and no earlier row of its payment is still pending: one row per
+  // payment per claim, in arrival order. A head locked by another relay is skipped, and so is the rest
+  // of its payment (the earlier pending row hides it), so two relays never reorder a payment.
+  ready: `not exists (select 1 from webhook_inbox e where e.payment_id = i.payment_id and e.status = 'pending' and e.id < i.id)`,
+  order: 'i.id',
 };
 
 const MARK = {

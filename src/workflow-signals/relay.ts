@@ -8,7 +8,7 @@ import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
 import { queueStatements } from '../relay/statements';
 import { runOnOwnClient } from '../temporal/connection';
 import type { SignalOutcome, SignalSender } from './kinds';
-import { markClaimedDelivered, SIGNALS_CHANNEL, SIGNALS_STATEMENTS, type ClaimedSignal } from './repository';
+import { markClaimedDelivered, SIGNALS_CHANNEL, SIGNALS_QUEUE, type ClaimedSignal } from './repository';
 import { temporalSignalSender } from './temporal';
 
 export interface SignalRelayOptions {
@@ -28,7 +28,7 @@ function signalsQueue(send: SignalSender): RelayQueue<ClaimedSignal, SignalOutco
     channel: SIGNALS_CHANNEL,
     outcomes: ['signalled', 'closed'],
     reached: 'signalled',
-    ...queueStatements<ClaimedSignal>(SIGNALS_STATEMENTS),
+    ...queueStatements<ClaimedSignal>(SIGNALS_QUEUE),
     handle: ({ start, ...signal }) => send(start ? { ...signal, start } : signal),
     mark: (tx, outcome, rows) => markClaimedDelivered(tx, outcome, rows),
   };

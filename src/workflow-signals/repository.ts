@@ -2,7 +2,7 @@
 // the API's own attempt (./outbox.ts) or claimed and marked by the relay (./relay.ts). Time is the
 // database's (now()).
 import { query, type Sql } from '../db/sql';
-import type { QueueStatements } from '../relay/statements';
+import type { QueueTable } from '../relay/statements';
 import type { EnqueuedSignal, PendingSignal, RunStart, SignalOutcome } from './kinds';
 
 /** NOTIFY channel of new pending signals (a trigger on workflow_signals): the relay LISTENs. */
@@ -73,19 +73,16 @@ export async function recordFailedAttempt(sql: Sql, id: string, error: string): 
 /** A pending signal as the relay claims it (`start` is null for a plain signal). */
 export type ClaimedSignal = Omit<EnqueuedSignal, 'start'> & { start: RunStart | null };
 
-/** The relay loop's statements on workflow_signals (src/relay/statements.ts). */
-export const SIGNALS_STATEMENTS: QueueStatements = {
+/** The relay loop's queue on workflow_signals (src/relay/statements.ts). */
+export const SIGNALS_QUEUE: QueueTable = {
   name: 'workflow-signals',
-  claim: `select id, workflow_id as "workflowId", signal, args, start from workflow_signals s
-    where delivered_at is null and next_attempt_at <= now() and ${READY}
-    order by next_attempt_at, id limit $1
-    for update skip locked`,
-  nextDue: `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
-    from workflow_signals s where delivered_at is null and ${READY}`,
-  failed: `update workflow_signals w set attempts = w.attempts + 1, last_error = f.error,
-      next_attempt_at = now() + make_interval(secs => least($3::float8, $4::float8 * power(2, w.attempts)))
-    from unnest($1::bigint[], $2::text[]) as f(id, error) where w.id = f.id`,
-  recovered: `update workflow_signals set next_attempt_at = now() where delivered_at is null and attempts > 0 and next_attempt_at > now()`,
+  table: 'workflow_signals',
+  alias: 's',
+  columns: `s.id, s.workflow_id as "workflowId", s.signal, s.args, s.start`,
+  pending: 's.delivered_at is null',
+  ready: READY,
+  // Temporal answers again: signals that failed are due now (new ones stay the API's).
+  recoversTriedOnly: true,
 };
 
 const DELIVERED = query(

@@ -15,7 +15,7 @@ import { createStoreOrderRuns } from '../temporal/store-orders';
 import type { StoreOrderRunsConfig } from '../store/runs';
 import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
 import { queueStatements } from '../relay/statements';
-import { markClaimedStarted, STARTS_CHANNEL, STARTS_STATEMENTS, type ClaimedStart } from './repository';
+import { markClaimedStarted, STARTS_CHANNEL, STARTS_QUEUE, type ClaimedStart } from './repository';
 
 export interface StartRelayOptions {
   db: Db;
@@ -35,7 +35,7 @@ function startsQueue(starters: WorkflowStarters): RelayQueue<ClaimedStart, 'star
     channel: STARTS_CHANNEL,
     outcomes: ['started'],
     reached: 'started',
-    ...queueStatements<ClaimedStart>(STARTS_STATEMENTS),
+    ...queueStatements<ClaimedStart>(STARTS_QUEUE),
     async handle(row) {
       // The row was written from a PendingStart of this kind: its args are that kind's.
       const start = { kind: row.kind, workflowId: row.workflowId, args: row.args } as PendingStart;

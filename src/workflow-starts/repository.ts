@@ -3,7 +3,7 @@
 // Time is the database's (now()): the API that wrote a row and the relay that claims it may run on
 // different hosts.
 import { query, type Sql } from '../db/sql';
-import type { QueueStatements } from '../relay/statements';
+import type { QueueTable } from '../relay/statements';
 import type { PendingStart, StartKind } from './kinds';
 
 /** NOTIFY channel of new pending starts (a trigger on workflow_starts): the relay LISTENs. */
@@ -62,26 +62,15 @@ export interface ClaimedStart {
   ageMs: number;
 }
 
-const CLAIM = `select id, kind, workflow_id as "workflowId", args, (extract(epoch from now() - created_at) * 1000)::float8 as "ageMs"
-  from workflow_starts where started_at is null and next_attempt_at <= now()
- order by next_attempt_at, id limit $1
- for update skip locked`;
-const NEXT_DUE = `select (extract(epoch from min(next_attempt_at) - now()) * 1000)::float8 as "dueInMs"
-  from workflow_starts where started_at is null`;
-// Each failed start waits base x 2^attempts (capped) before it is claimed again.
-const FAILED = `update workflow_starts w set attempts = w.attempts + 1, last_error = f.error,
-    next_attempt_at = now() + make_interval(secs => least($3::float8, $4::float8 * power(2, w.attempts)))
-  from unnest($1::bigint[], $2::text[]) as f(id, error) where w.id = f.id`;
-// Temporal answers again: starts that failed are due now, not after their own backoff (new ones stay the API's).
-const RECOVERED = `update workflow_starts set next_attempt_at = now() where started_at is null and attempts > 0 and next_attempt_at > now()`;
-
-/** The relay loop's statements on workflow_starts (src/relay/statements.ts). */
-export const STARTS_STATEMENTS: QueueStatements = {
+/** The relay loop's queue on workflow_starts (src/relay/statements.ts). */
+export const STARTS_QUEUE: QueueTable = {
   name: 'workflow-starts',
-  claim: CLAIM,
-  nextDue: NEXT_DUE,
-  failed: FAILED,
-  recovered: RECOVERED,
+  table: 'workflow_starts',
+  alias: 'w',
+  columns: `w.id, w.kind, w.workflow_id as "workflowId", w.args, (extract(epoch from now() - w.created_at) * 1000)::float8 as "ageMs"`,
+  pending: 'w.started_at is null',
+  // Temporal answers again: starts that failed are due now, not after their own backoff (new ones stay the API's).
+  recoversTriedOnly: true,
 };
 
 const STARTED = query(

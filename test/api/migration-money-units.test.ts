@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
+import { sarText } from '../../src/lib/money';
 
 // Issue 21: "Money in integer minor units in every column, by migrations that convert the data in place
 // (tested on a database holding the old columns)". The money-units migration on rows written with the
@@ -351,4 +352,6 @@ it('renders halalas in the billing entries exactly as numeric(12,2) rendered SAR
     }),
   );
   for (const r of rows) expect(r.json).toBe(r.numeric_json);
+  // The database's one rendering and the money module's (src/lib/money.ts) are the same digits.
+  expect(rows.map((r) => r.text)).toEqual(halalas.map((h) => sarText(h)));
 });

@@ -1,4 +1,4 @@
-import { fromMinorUnits, toMinorUnits } from '../../src/payments/money';
+import { fromMinorUnits, toMinorUnits } from '../../src/lib/money';
 
 describe('money in minor units', () => {
   it.each([

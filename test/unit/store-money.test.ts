@@ -1,10 +1,10 @@
 /**
  * Store money (spec "Gate and currencies"): "A display price is `priceUsd × ratePerUsd`, rounded half-up
- * to 2 decimals, computed in integer minor units." Written once (src/store/money.ts); checked here
+ * to 2 decimals, computed in integer minor units." Written once (src/lib/money.ts); checked here
  * against an independent BigInt computation over random prices and rates.
  */
 import fc from 'fast-check';
-import { amountOf, displayMinor, minorUnitsOf, normalizeRate } from '../../src/store/money';
+import { amountOf, displayMinor, minorUnitsOf, normalizeRate } from '../../src/lib/money';
 
 /** The same rule in BigInt: cents × rate, the rate as an integer over 10^scale, half-up. */
 function referenceDisplayMinor(cents: number, rate: string): number {

@@ -11,7 +11,7 @@ import { functionSql, supersededFunctionSql } from '../functions';
  *
  * Payments and orders are converted at 100 minor units per major unit: every currency the service
  * handles has 2 decimals (it writes SAR; tests use USD). A row in a currency whose minor unit is not a
- * hundredth (src/payments/money.ts lists those it knows) would be converted wrongly, so the migration
+ * hundredth (src/lib/money.ts lists those it knows) would be converted wrongly, so the migration
  * refuses it and changes nothing.
  *
  * company_charges_refresh reads the integer columns; the charge entry it renders keeps its text
@@ -29,7 +29,7 @@ const COLUMNS: [table: string, from: string, to: string][] = [
   ['company_charges', 'amount_sar', 'amount_halalas'],
 ];
 
-/** Currencies whose minor unit is not a hundredth (src/payments/money.ts, as of this migration). */
+/** Currencies whose minor unit is not a hundredth (src/lib/money.ts, then src/payments/money.ts, as of this migration). */
 const NOT_HUNDREDTHS = `'JPY', 'KWD', 'BHD', 'OMR', 'JOD'`;
 
 const REFUSE_OTHER_MINOR_UNITS = `do $$

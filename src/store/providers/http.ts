@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HttpRefused, HttpUnavailable, joinUrl, reasonOf, requestJson, type HttpCall, type HttpPolicy } from '../../providers/http';
-import { minorUnitsOf } from '../money';
+import { minorUnitsOf } from '../../lib/money';
 import {
   lpaOf,
   StoreProviderRejection,

@@ -1,4 +1,5 @@
 import type { StorePaymentMode } from '../../entities';
+import type { StoreProductFields } from '../product';
 
 /**
  * The development stand-ins of the store (spec "Development stand-ins"): three mock providers and
@@ -23,20 +24,13 @@ export interface MockStoreProvider {
  */
 export type MockOutcome = 'issued' | 'delayed' | 'identity_check' | 'fail_once' | 'reject';
 
-export interface MockStoreSku {
+/** A stand-in SKU: the product's fields (unlimited when dataAmountMb is null) and how the stand-in treats it. */
+export interface MockStoreSku extends Omit<StoreProductFields, 'isUnlimited'> {
   /** The product row's id (fixed). */
   id: string;
-  sku: string;
   providerSlug: string;
-  nameEn: string;
-  nameAr: string;
-  countries: string[];
-  dataAmountMb: number | null;
-  validityDays: number;
-  priceUsdCents: number;
   /** False: the provider no longer lists it (the seed writes it inactive; a sync keeps it so). */
   listed: boolean;
-  requiresKyc: boolean;
   outcome: MockOutcome;
 }
 

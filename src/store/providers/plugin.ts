@@ -8,6 +8,7 @@
  * sync run fails); StoreProviderUnavailable is transient (the activity retries). Our order id is the
  * provider's unique reference, so placing the same order twice issues one profile.
  */
+import type { StoreProductFields } from '../product';
 
 export class StoreProviderRejection extends Error {
   constructor(readonly reason: string) {
@@ -41,21 +42,8 @@ export interface ProviderHealth {
   detail: string;
 }
 
-/** A product as the provider lists it; the sync validates and normalizes it (src/store/sync.ts). */
-export interface ProviderProduct {
-  sku: string;
-  nameEn: string;
-  nameAr: string;
-  /** ISO 3166-1 alpha-2 codes, any case and order. */
-  countries: string[];
-  /** Null (or ignored) when isUnlimited. */
-  dataAmountMb: number | null;
-  isUnlimited: boolean;
-  validityDays: number;
-  requiresKyc: boolean;
-  /** The retail price we charge, in US cents. */
-  priceUsdCents: number;
-}
+/** A product as the provider lists it (countries any case and order); the sync validates and normalizes it (src/store/sync.ts). */
+export type ProviderProduct = StoreProductFields;
 
 /** An issued eSIM profile. The activation code is a credential: encrypted at rest, never logged. */
 export interface EsimProfile {
