@@ -5,7 +5,7 @@ import type { PersonalDataCipher } from '../src/lib/crypto';
 import { handOver } from '../src/messages';
 import { renderEmail } from '../src/providers/templates';
 import type { OutgoingMessage } from '../src/providers/messages';
-import { ACCOUNT_DELETED } from '../src/compliance/reasons';
+import { ACCOUNT_DELETED } from '../src/entities';
 import { failStoreOrder, PAID_OPEN, reopenFailed } from '../src/store/failure';
 import * as repo from '../src/store/order-repository';
 import {

@@ -75,7 +75,7 @@ import { createPersonalDataCipher } from './lib/crypto';
 import { createApi } from './http/route';
 import { createRegistry, documentOf } from './openapi/registry';
 import { openApiRoutes } from './openapi/routes';
-import { mockWalletRoutes } from './payments/mock-wallet';
+import { mockWalletRoutes } from './webhooks/mock-wallet';
 import { webhookRoutes } from './webhooks/routes';
 import { createPaymentProvider, type PaymentProvider } from './payments/providers';
 import { paymentRoutes } from './payments/routes';

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from './config';
 import { openDatabase, schemaStepFor } from './db/database';
 import { drainable } from './http/drain';
 import { createLogger } from './http/logger';
-import { createProviders } from './providers';
+import { createProviders } from './provider-registry';
 import { createActivationRuns } from './temporal/activations';
 import { createCompanyRuns } from './temporal/companies';
 import { connectTemporal } from './temporal/connection';

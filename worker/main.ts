@@ -21,7 +21,7 @@ import { deleteRetiredSchedules, ensureSchedules, retiredScheduleIds, scheduleSp
 import { createPersonalDataCipher } from '../src/lib/crypto';
 import { createPaymentProvider } from '../src/payments/providers';
 import { createLogger } from '../src/http/logger';
-import { createProviders } from '../src/providers';
+import { createProviders } from '../src/provider-registry';
 import { startMessageRelay } from '../src/messages/relay';
 import { createUndeliveredCount } from '../src/messages/undelivered';
 import { startInboxRelay } from '../src/webhooks/relay';

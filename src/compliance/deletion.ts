@@ -7,13 +7,13 @@ import type { Db, Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { ACCOUNT_DELETED } from '../entities';
 import { failStoreOrder, PAID_OPEN } from '../store/failure';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { erasePersonalData, type ErasureCause, type Requester } from './erasure';
-import { ACCOUNT_DELETED } from './reasons';
 import * as repo from './repository';
 
 export interface AccountDeletionDeps {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { traceStatement } from '../telemetry/statement-span';
+import { traceStatement } from './statement-span';
 
 /**
  * The one way to Postgres (docs/architecture.md, "Data access"). Repositories and reads modules take
@@ -56,7 +56,7 @@ type Runner = Pick<Pool | PoolClient, 'query'>;
 function sqlOn(runner: Runner): Sql {
   const run = async <T extends QueryResultRow>(statement: Statement, values?: readonly unknown[]) => {
     const config = typeof statement === 'string' ? { text: statement } : statement;
-    // A span of its own inside a kept trace (src/telemetry/statement-span.ts); otherwise nothing.
+    // A span of its own inside a kept trace (src/db/statement-span.ts); otherwise nothing.
     return traceStatement(config, () => runner.query<T>({ ...config, values: values as unknown[] | undefined }));
   };
   return {

@@ -2,6 +2,11 @@ import { defineEntity, p } from '@mikro-orm/core';
 
 export const APP_ROLES = ['end_user', 'b2b_admin', 'activation_officer', 'support', 'admin', 'super_admin'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
+/**
+ * failedReason of the pending activations, failureReason of the store orders (unpaid: expired; paid, not
+ * issued: failed) an account's deletion ended (src/compliance/deletion.ts); the store's run reads it too.
+ */
+export const ACCOUNT_DELETED = 'ACCOUNT_DELETED';
 export const IDENTITY_TYPES = ['citizen', 'resident', 'visitor'] as const;
 export type IdentityType = (typeof IDENTITY_TYPES)[number];
 

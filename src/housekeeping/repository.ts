@@ -1,5 +1,5 @@
 import { query, type Query, type Sql } from '../db/sql';
-import { ESIM_RECEIPT_OUTCOMES } from '../webhooks/esim-provider';
+import { ESIM_RECEIPT_OUTCOMES } from '../store/callbacks';
 import type { PurgeTarget } from '../../workflows/housekeeping-contract';
 
 /** Which webhook_events rows are de-duplication receipts; every other row (reconciliation records, settlement claims) is kept. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import { DOCS_CSP, documentHeaders } from '../http/security-headers';
+import helmet from 'helmet';
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>activation-sys API</title>
@@ -9,6 +9,23 @@ const DOCS_PAGE = `<!doctype html>
 <body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
+
+/**
+ * The Swagger UI page (/docs): its own script, stylesheet and init file from
+ * this origin, inline style attributes (the UI sets them), images and fonts as data or blob URLs
+ * (icons, a PNG answer of "Try it out"), and calls to this origin only. Never framed.
+ */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 
 /**
  * GET /openapi.json (generated from the zod schemas the routes validate with)
@@ -31,4 +48,13 @@ export function openApiRoutes(document: () => OpenAPIObject): Router {
   });
   router.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json')), { index: false }));
   return router;
+}
+
+/** The headers that act on documents, for the Swagger UI page and its assets, with the page's CSP. */
+function documentHeaders(): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    xFrameOptions: { action: 'deny' },
+  });
 }

@@ -4,3 +4,5 @@
  */
 // A payments row as the webhook route and the settlement activities read it (src/webhooks/repository.ts).
 export type { SettlementPayment } from './repository';
+// The status of a mock mobile-wallet payment, for its development approval page (src/webhooks/mock-wallet.ts).
+export { findMockWalletPaymentStatus } from './repository';

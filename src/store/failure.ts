@@ -1,4 +1,4 @@
-import { ACCOUNT_DELETED } from '../compliance/reasons';
+import { ACCOUNT_DELETED } from '../entities';
 import type { Sql } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
 import { closeRefundForRetry, flagRefund, type RefundFlag } from '../reconciliation/records';

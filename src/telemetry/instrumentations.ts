@@ -3,7 +3,7 @@
 // Built only when tracing is on (./start.ts); off, none is registered and a request pays nothing for it.
 //
 // Not the HTTP server, Express nor pg: the API request's span is made by the request log
-// (./request-span.ts) and each statement's by the data interface (./statement-span.ts), which say why.
+// (./request-span.ts) and each statement's by the data interface (src/db/statement-span.ts), which say why.
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';

@@ -7,7 +7,13 @@ import { AppError, validationError } from '../http/errors';
 import { chars } from '../http/fields';
 import { issuesOf } from '../http/validate';
 import { z } from '../openapi/registry';
-import type { ProviderCallbacks } from '../store/providers/plugin';
+import {
+  ESIM_CALLBACK_STATUSES,
+  type EsimCallbackFacts,
+  type EsimReceiptOutcome,
+  type PartnerCallbackSource,
+  type StoreOrderReconciliation,
+} from '../store/callbacks';
 import { claimEsimReceipt, setReceiptOutcome } from './repository';
 
 // --- The callback body (the spec leaves it open; this is our definition) -----------------------
@@ -19,8 +25,6 @@ const Token = (max: number) =>
     .min(1)
     .max(max)
     .regex(/^[A-Za-z0-9_-]+$/, 'Letters, digits, `_` and `-` only');
-
-export const ESIM_CALLBACK_STATUSES = ['completed', 'failed'] as const;
 
 export const EsimProviderCallback = z
   .object({
@@ -58,42 +62,7 @@ export const EsimProviderAck = z
   .openapi('EsimProviderAck');
 export type EsimProviderAck = z.infer<typeof EsimProviderAck>;
 
-// --- The seam to the store-order process ------------------------------------------------------
-
-/**
- * What a hand-off answers, kept as the receipt's outcome. These rows are de-duplication receipts
- * only, never reconciliation records: housekeeping ages them out (activities/housekeeping.ts).
- */
-export const ESIM_RECEIPT_OUTCOMES = ['enqueued', 'unknown_order'] as const;
-export type EsimReceiptOutcome = (typeof ESIM_RECEIPT_OUTCOMES)[number];
-
-export interface EsimCallbackFacts {
-  orderId: string;
-  providerName: string;
-  status: (typeof ESIM_CALLBACK_STATUSES)[number];
-}
-
-/**
- * Hands a verified callback's order to a read-only reconciliation (it reads the
- * order from the provider and trusts nothing in the callback but the order id).
- * Answers `unknown_order` when no such store order exists; throws when the
- * handoff fails (Postgres: the route answers 503 and the provider redelivers).
- */
-export interface StoreOrderReconciliation {
-  /**
-   * `sql` is the receipt's transaction: reads and writes go through it (identical callbacks waiting on the
-   * receipt hold the pool's other connections). Signals it writes go into `toSend`, sent once the receipt commits.
-   */
-  enqueue(callback: EsimCallbackFacts, sql: Sql, toSend: EnqueuedSignal[]): Promise<EsimReceiptOutcome>;
-}
-
 // --- The handler -----------------------------------------------------------------------------
-
-/** A partner whose own signed callbacks this route also takes (a store plugin's `callbacks`), under its slug. */
-export interface PartnerCallbackSource {
-  providerName: string;
-  callbacks: ProviderCallbacks;
-}
 
 export interface EsimProviderWebhookDeps {
   db: Db;

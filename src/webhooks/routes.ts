@@ -6,13 +6,8 @@ import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { z } from '../openapi/registry';
 import { createCardProcessorWebhook } from './card-processor';
-import {
-  createEsimProviderWebhook,
-  EsimProviderAck,
-  EsimProviderCallback,
-  type PartnerCallbackSource,
-  type StoreOrderReconciliation,
-} from './esim-provider';
+import type { PartnerCallbackSource, StoreOrderReconciliation } from '../store/callbacks';
+import { createEsimProviderWebhook, EsimProviderAck, EsimProviderCallback } from './esim-provider';
 
 export interface WebhookRouteDeps {
   db: Db;

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
-import { createProviders } from '../../src/providers';
+import { createProviders } from '../../src/provider-registry';
 import { CONSENTS, errorCode } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';

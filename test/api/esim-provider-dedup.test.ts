@@ -2,7 +2,8 @@
 // is the de-duplication, so identical callbacks that arrive together hand the order over once.
 import request from 'supertest';
 import { createLogger } from '../../src/http/logger';
-import { createEsimProviderWebhook, EsimProviderCallback, type StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
+import type { StoreOrderReconciliation } from '../../src/store/callbacks';
+import { createEsimProviderWebhook, EsimProviderCallback } from '../../src/webhooks/esim-provider';
 import { createWebhookTestApp, esimCallback, type WebhookTestApp } from '../helpers/webhooks';
 
 /** A reconciliation whose hand-off takes `delayMs` (a slow queue): the window a select-then-insert would race in. */

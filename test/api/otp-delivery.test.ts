@@ -16,7 +16,7 @@ import { createLogger } from '../../src/http/logger';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { createMessageRelay, type MessageRelay } from '../../src/messages/relay';
 import { createUndeliveredCount } from '../../src/messages/undelivered';
-import { createProviders } from '../../src/providers';
+import { createProviders } from '../../src/provider-registry';
 import { CONSENTS, errorCode } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../helpers/smtp-server';

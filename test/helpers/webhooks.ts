@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createLogger } from '../../src/http/logger';
 import type { ProviderIntent } from '../../src/payments/providers';
 import type { PaymentRuns, ProcessorEvent } from '../../src/payments/runs';
-import type { StoreOrderReconciliation } from '../../src/webhooks/esim-provider';
+import type { StoreOrderReconciliation } from '../../src/store/callbacks';
 import { webhookRoutes } from '../../src/webhooks/routes';
 import { createRouteTestApp } from './api';
 import { createTestApp, signUp, type TestApp } from './app';

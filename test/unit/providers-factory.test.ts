@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
-import { createProviders } from '../../src/providers';
+import { createProviders } from '../../src/provider-registry';
 import type { OutgoingMessage } from '../../src/providers/messages';
 import { startHttpStub, type HttpStub } from '../helpers/http-stub';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server';

@@ -1,7 +1,7 @@
 /** createProviders picks the store's providers and FX source from configuration (mock by default; the HTTP ones behind a local stub). */
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/http/logger';
-import { createProviders } from '../../src/providers';
+import { createProviders } from '../../src/provider-registry';
 import { startHttpStub, type HttpStub } from '../helpers/http-stub';
 
 const logger = createLogger('silent');

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { Db } from '../db/sql';
 import { AppError } from '../http/errors';
 import { isUuid } from '../http/fields';
-import { appendToInbox } from '../webhooks/inbox';
-import { findMockWalletPaymentStatus } from './repository';
+import { findMockWalletPaymentStatus } from '../payments';
+import { appendToInbox } from './inbox';
 
 /**
  * Development only (PAYMENT_PROVIDER=mock, NODE_ENV not production): the page a

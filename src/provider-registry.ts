@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from '../config';
-import { createFxSource, type FxSourceConfig } from '../fx';
-import type { FxSource } from '../fx/source';
-import { createHttpIdentityProvider } from '../identity/http';
-import { createMockIdentityProvider, type IdentityProvider } from '../identity/provider';
-import { createHttpOperators, parseOperatorEndpoints } from '../operators/http';
-import { mockOperators } from '../operators/mock';
-import { OperatorRegistry } from '../operators/plugin';
-import { createStoreProviders, type StoreProviderConfig } from '../store/providers';
-import type { StoreProviderRegistry } from '../store/providers/plugin';
-import { createChannelSender, createFileMessageSender, type MessageSender } from './messages';
-import { createHttpSmsSender } from './sms-http';
-import { createSmtpMessageSender } from './smtp';
+import { ConfigError, type Config } from './config';
+import { createFxSource, type FxSourceConfig } from './fx';
+import type { FxSource } from './fx/source';
+import { createHttpIdentityProvider } from './identity/http';
+import { createMockIdentityProvider, type IdentityProvider } from './identity/provider';
+import { createHttpOperators, parseOperatorEndpoints } from './operators/http';
+import { mockOperators } from './operators/mock';
+import { OperatorRegistry } from './operators/plugin';
+import { createStoreProviders, type StoreProviderConfig } from './store/providers';
+import type { StoreProviderRegistry } from './store/providers/plugin';
+import { createChannelSender, createFileMessageSender, type MessageSender } from './providers/messages';
+import { createHttpSmsSender } from './providers/sms-http';
+import { createSmtpMessageSender } from './providers/smtp';
 
 export type ProviderConfig = Pick<
   Config,
