@@ -6,8 +6,9 @@
 export {
   // A user's row, locked when a use case elsewhere changes who they are (a company admin's invite).
   findUser,
-  // An active user's role and portal areas: the staff guard's read (src/http/guards.ts).
-  findStaffAccess,
   // Ends a user's live sessions (a company's suspension, activities/companies.ts).
   revokeLiveSessions,
 } from './repository';
+
+// An active user's role and portal areas, read fresh: the staff guard's (src/http/guards.ts).
+export { staffAccessOf } from './staff-access';

@@ -1,4 +1,5 @@
 import type { AppRole, ClientType, OtpPurpose, UserRow } from '../entities';
+import type { PrincipalUser } from '../http/principal';
 import { query, type Sql } from '../db/sql';
 
 /**
@@ -436,10 +437,7 @@ export async function insertSession(
 /** What the session check reads: the session's state, and its user's columns (never claims or proof state). */
 export interface SessionCheck {
   session: { clientType: ClientType; expiresAt: Date; revokedAt: Date | null; blocked: boolean; deviceBlocked: boolean };
-  user: Omit<
-    UserRow,
-    'pendingPhoneEncrypted' | 'pendingPhoneHash' | 'pendingEmailEncrypted' | 'pendingEmailHash' | 'phoneProven' | 'emailProven'
-  >;
+  user: PrincipalUser;
 }
 
 type SessionCheckRow = SessionCheck['session'] & SessionCheck['user'];

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { createListener } from '../db/listener';
-import type { Principal } from './principal';
+import type { Principal } from '../http/principal';
 
 export const AUTH_CHANGED_CHANNEL = 'auth_changed';
 

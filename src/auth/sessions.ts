@@ -7,7 +7,7 @@ import { AppError } from '../http/errors';
 import { sha256Hex } from '../lib/crypto';
 import { deviceHasher } from './devices';
 import * as repo from './repository';
-import type { Principal } from './principal';
+import type { Principal } from '../http/principal';
 import type { SessionCache } from './session-cache';
 
 export type SessionConfig = Pick<
@@ -31,7 +31,7 @@ export interface IssuedSession {
 }
 
 // The caller as a request knows it: its own module, which the session cache reads too.
-export type { Principal, PrincipalUser } from './principal';
+export type { Principal, PrincipalUser } from '../http/principal';
 
 const ALGORITHM = 'HS256';
 

@@ -1,12 +1,10 @@
 import { parse as parseCookies } from 'cookie';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { deviceIdOf } from '../auth/devices';
-import { findStaffAccess } from '../auth';
-import type { Principal, SessionService } from '../auth/sessions';
-import type { Sql } from '../db/sql';
 import type { AppRole, CompanyRole, CompanyStatus } from '../entities';
 import type { ErrorCode } from './error-codes';
+import { deviceIdOf } from './device-id';
 import { AppError } from './errors';
+import type { Principal } from './principal';
 
 export const SESSION_COOKIE = 'activation-sys-session';
 
@@ -61,7 +59,8 @@ export type GuardContext<G extends Guard> = G extends { kind: 'public' }
     : { principal: Principal };
 
 export interface GuardDeps {
-  sessions: Pick<SessionService, 'authenticate'>;
+  /** The session check (src/auth/sessions.ts): the caller of a token, or an AUTH_* refusal. */
+  sessions: { authenticate(token: string, deviceId?: string): Promise<Principal> };
   /** Fresh role and areas of a user, read on every staff request (never frozen in the token). */
   staffAccess(userId: string): Promise<StaffAccess | null>;
   /** The caller's company membership with the company's status, or null. */
@@ -194,8 +193,3 @@ export function createGuards(deps: GuardDeps) {
 }
 
 export type GuardMiddleware = ReturnType<typeof createGuards>;
-
-/** Fresh role and areas: one indexed read per staff request. */
-export function staffAccessOf(db: Sql) {
-  return async (userId: string): Promise<StaffAccess | null> => (await findStaffAccess(db, userId)) ?? null;
-}

@@ -8,8 +8,8 @@ import { contentDisposition, CSV_CONTENT_TYPE, toCsv, TRUNCATED_HEADER, type Csv
 import { errorCodes, type ErrorCode } from './error-codes';
 import { AppError, validationError } from './errors';
 import { PathId } from './fields';
-import { DEVICE_ID_HEADER, DeviceIdHeader } from '../auth/devices';
-import type { Principal } from '../auth/sessions';
+import { DEVICE_ID_HEADER, DeviceIdHeader } from './device-id';
+import type { Principal } from './principal';
 import { guardDescription, guardErrors, type CompanyContext, type Guard, type GuardContext, type GuardMiddleware } from './guards';
 import { issuesOf } from './validate';
 

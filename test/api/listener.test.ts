@@ -6,7 +6,7 @@
  */
 import { Pool } from 'pg';
 import { createSessionCache } from '../../src/auth/session-cache';
-import type { Principal } from '../../src/auth/principal';
+import type { Principal } from '../../src/http/principal';
 import { createListener, ListenerProbeTimeout, type Listener } from '../../src/db/listener';
 import { eventually } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
