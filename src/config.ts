@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parsePostgresUrl, type PostgresUrl } from './db/postgres-url';
-import { parseTrustProxy } from './http/trust-proxy';
 import { hostOfAddress, isLoopbackHost } from './lib/net';
-import { parseOperatorEndpoints } from './operators/http';
+import { parseOperatorEndpoints } from './lib/operator-endpoints';
+import { parsePostgresUrl, type PostgresUrl } from './lib/postgres-url';
+import { parseTrustProxy } from './lib/trust-proxy';
 
 /** The span exporters OTEL_TRACES_EXPORTER may name (src/telemetry/tracing.ts), and the OTLP protocols. */
 export const TRACES_EXPORTERS = ['otlp', 'console', 'none'] as const;

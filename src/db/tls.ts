@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { checkServerIdentity, type ConnectionOptions } from 'node:tls';
 import { ConfigError } from '../config';
-import { parsePostgresUrl, type SslMode } from './postgres-url';
+import { parsePostgresUrl, type SslMode } from '../lib/postgres-url';
 
 /** What the pool and MikroORM connect with: the URL without its TLS parameters, and the TLS options, the same for both. */
 export interface PostgresConnection {

@@ -6,7 +6,7 @@
  */
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
-import { parseTrustProxy } from '../../src/http/trust-proxy';
+import { parseTrustProxy } from '../../src/lib/trust-proxy';
 import { createTestApp, type TestApp } from '../helpers/app';
 
 const MAX = 1000;

@@ -1,7 +1,8 @@
 /** The HTTP operator plugin against a local HTTP stub that records what it received. */
 import { askOperator } from '../../src/activations/serial';
 import { AppError } from '../../src/http/errors';
-import { createHttpOperator, parseOperatorEndpoints, type HttpOperatorOptions } from '../../src/operators/http';
+import { parseOperatorEndpoints } from '../../src/lib/operator-endpoints';
+import { createHttpOperator, type HttpOperatorOptions } from '../../src/operators/http';
 import { OperatorRejection, OperatorTimeout, OperatorUnavailable } from '../../src/operators/plugin';
 import { closedPort, startHttpStub, type HttpStub } from '../helpers/http-stub';
 
