@@ -86,6 +86,7 @@ import { createQuoteAdmin } from './quotes/admin-service';
 import { quoteRoutes } from './quotes/routes';
 import type { QuoteRuns } from './quotes/runs';
 import { createQuoteService } from './quotes/service';
+import { claimLink, findLinkById, findLinkByTokenHash } from './links';
 import { linkRoutes } from './links/routes';
 import { createLinks } from './links/service';
 import { rosterRoutes } from './roster/routes';
@@ -229,6 +230,7 @@ export function createApp(deps: AppDeps): Express {
   const phoneChange = createPhoneChangeService({ db, cipher, clock, otp });
   const magicLinks = createMagicLinkService({
     db,
+    links: { byTokenHash: findLinkByTokenHash, byId: findLinkById, claim: claimLink },
     cipher,
     clock,
     sessions,

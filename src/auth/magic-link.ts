@@ -1,6 +1,5 @@
-import type { Db } from '../db/sql';
+import type { Db, Sql } from '../db/sql';
 import { ACTIVE_LINK_STATUSES, type ClientType, type LinkStatus, type RequiredConsentType } from '../entities';
-import { claimLink, findLinkById, findLinkByTokenHash } from '../links';
 import { AppError } from '../http/errors';
 import { sha256Hex, type PersonalDataCipher } from '../lib/crypto';
 import type { DeviceCheck } from './devices';
@@ -28,8 +27,31 @@ export interface MagicLinkLookups {
   seatPackageId(linkId: string): Promise<string | null>;
 }
 
+/** What redeeming a link reads of it. */
+export interface RedeemableLink {
+  id: string;
+  userId: string;
+  companyId: string | null;
+  packageId: string | null;
+  status: LinkStatus;
+  usedAt: Date | null;
+  expiresAt: Date;
+}
+
+/**
+ * The link rows redemption reads and claims: the links area's (src/links/index.ts), handed in by the
+ * composition (src/app.ts) so that auth, which the areas above sign in through, depends on none of them.
+ */
+export interface MagicLinkRows {
+  byTokenHash(sql: Sql, tokenHash: string): Promise<RedeemableLink | undefined>;
+  byId(sql: Sql, id: string): Promise<RedeemableLink | undefined>;
+  /** Claims the link while it is still redeemable: false when another redemption, a revoke or expiry won. */
+  claim(sql: Sql, id: string, now: Date): Promise<boolean>;
+}
+
 export interface MagicLinkDeps {
   db: Db;
+  links: MagicLinkRows;
   cipher: PersonalDataCipher;
   clock: () => Date;
   sessions: SessionService;
@@ -69,11 +91,11 @@ const isLive = (a: LatestActivation | null): a is LatestActivation => !!a && a.s
  * check runs before the link is claimed, so a refused redemption leaves the link as it was.
  */
 export function createMagicLinkService(deps: MagicLinkDeps) {
-  const { db, cipher, clock, sessions, lookups } = deps;
+  const { db, cipher, clock, sessions, lookups, links } = deps;
 
   async function redeem(token: string, clientType: ClientType, deviceId?: string) {
     await deps.assertDeviceAllowed(deviceId);
-    const link = await findLinkByTokenHash(db, sha256Hex(token));
+    const link = await links.byTokenHash(db, sha256Hex(token));
     if (!link) throw new AppError('MAGIC_LINK_INVALID');
     const refusal = refusalOf(link, clock());
     if (refusal) throw new AppError(refusal);
@@ -100,7 +122,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
     // it (Postgres away) leaves the link redeemable for its retry, and one that committed answers 200.
     const now = clock();
     const session = await db.transaction(async (tx) => {
-      if (!(await claimLink(tx, link.id, now))) throw new AppError(await lostClaim(link.id, now));
+      if (!(await links.claim(tx, link.id, now))) throw new AppError(await lostClaim(link.id, now));
       if (!user.verifiedAt) await markVerified(tx, user.id, now);
       return sessions.issue(user.id, clientType, deviceId, tx);
     });
@@ -109,7 +131,7 @@ export function createMagicLinkService(deps: MagicLinkDeps) {
 
   /** Why the claim found nothing: the row as it is now (another redemption, a revoke, expiry). */
   async function lostClaim(linkId: string, now: Date): Promise<LinkRefusal> {
-    const current = await findLinkById(db, linkId);
+    const current = await links.byId(db, linkId);
     return (current && refusalOf(current, now)) ?? 'MAGIC_LINK_ALREADY_USED';
   }
 

@@ -1,6 +1,7 @@
 import { query, type Sql } from '../db/sql';
 import { ACTIVE_LINK_SQL, type LinkChannel, type LinkStatus } from '../entities';
 import { CONSUMED_SEATS, SEAT_CONSUMED } from '../contracts';
+import type { RedeemableLink } from '../auth/magic-link';
 
 /**
  * The SQL of link minting, revoking and redemption. Everything runs on the Sql the caller hands
@@ -225,17 +226,6 @@ export async function revokeLinks(sql: Sql, rosterIds: readonly string[], now: D
 }
 
 // --- Redemption (POST /auth/magic-link, src/auth/magic-link.ts) ----------------------------------
-
-/** What redeeming a link reads of it. */
-export interface RedeemableLink {
-  id: string;
-  userId: string;
-  companyId: string | null;
-  packageId: string | null;
-  status: LinkStatus;
-  usedAt: Date | null;
-  expiresAt: Date;
-}
 
 const LINK_COLUMNS = `id, user_id as "userId", company_id as "companyId", package_id as "packageId", status, used_at as "usedAt",
   expires_at as "expiresAt"`;
