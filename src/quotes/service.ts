@@ -70,13 +70,16 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       companyId,
       tip: { versionId: id, version: 1, status: 'draft', companyAuthored: true },
     });
-    await db.transaction(async (tx) => {
+    // The answer is read in the transaction: nothing after the commit can fail the request, so an error
+    // means no draft was made (a retry makes the one draft) and a 201 means it was.
+    const detail = await db.transaction(async (tx) => {
       await insertDraft(tx, { id, companyId, createdBy: actor.userId, needs: needsColumns(input.needs), now: clock() });
       await insertItems(tx, id, input.items);
       await enqueueStart(tx, start);
+      return readDetail(tx, id, {});
     });
     await deps.starts.launch(start);
-    return readDetail(db, id, {});
+    return detail;
   }
 
   /**

@@ -299,13 +299,13 @@ export function createStoreOrders(deps: StoreOrderDeps) {
           userAgent: actor.userAgent,
           at: now,
         });
-        return {
-          id: row.id,
-          signal: await deps.signals.enqueue(tx, pendingSignal.storeOrderRequeue(row.id, requeuedRun(deps.config, row.id))),
-        };
+        const signal = await deps.signals.enqueue(tx, pendingSignal.storeOrderRequeue(row.id, requeuedRun(deps.config, row.id)));
+        // The answer is read in the transaction: nothing after the commit can fail the request (an error
+        // means the order was not requeued).
+        return { signal, view: adminView((await findStoreOrder(tx, row.id))!) };
       });
       await deps.signals.launch([requeued.signal]);
-      return adminView((await findStoreOrder(db, requeued.id))!);
+      return requeued.view;
     },
   };
 }

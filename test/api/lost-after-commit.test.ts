@@ -93,3 +93,27 @@ describe('POST /auth/magic-link', () => {
     expect((await request(t.app).get('/auth/session').set(bearer(body.session.token))).status).toBe(200);
   });
 });
+
+describe('POST /b2b/quotes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ wrapDb: lostAfterCommit });
+  });
+  afterAll(() => t.close());
+
+  it('answers 201 with the draft it made: one draft, not a 503 whose retry makes a second', async () => {
+    const c = await readyCompany(t, { people: 1 });
+    const before = await t.db.query<{ id: string }>('select id from quote_versions where company_id = $1', [c.companyId]);
+    const drafted = await losingAfterCommit(() =>
+      post(t, c.token, '/b2b/quotes', {
+        needs: { userCount: 2, preference: 'data', budgetSar: 500 },
+        items: [{ packageId: c.packageIds[0], qty: 2 }],
+      }),
+    );
+    expect([drafted.status, errorCode(drafted)]).toEqual([201, undefined]);
+    const made = await t.db.query<{ id: string }>('select id from quote_versions where company_id = $1', [c.companyId]);
+    expect(made.map((q) => q.id).filter((id) => !before.some((b) => b.id === id))).toEqual([
+      (drafted.body as { data: { id: string } }).data.id,
+    ]);
+  });
+});
