@@ -299,3 +299,6 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     await repo.markActivated(db, activationId, { ...change, now: clock() });
   }
 }
+
+/** The activities of the activation workflow; workflows/activation.ts imports this type only. */
+export type ActivationActivities = ReturnType<typeof createActivationActivities>;
