@@ -19,11 +19,12 @@ import {
   type SimLimitVerdict,
 } from '../workflows/activation-contract';
 
+/** What the activation's activities use, and nothing more (the worker hands in the whole of each). */
 export interface ActivationActivityDeps {
   db: Db;
-  operators: OperatorRegistry;
+  operators: Pick<OperatorRegistry, 'get'>;
   identity: IdentityProvider;
-  cipher: PersonalDataCipher;
+  cipher: Pick<PersonalDataCipher, 'encrypt' | 'decrypt' | 'lookupHash'>;
   messages: MessageSender;
   clock?: () => Date;
 }
