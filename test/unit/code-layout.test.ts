@@ -267,6 +267,16 @@ describe('one process, one place', () => {
     }
   });
 
+  it('builds a Temporal implementation only in a composition root or a relay: services take the port', () => {
+    const importers = ['src', 'activities', 'workflows', 'worker']
+      .flatMap((dir) => sourceFiles(dir))
+      .filter((file) => importsOf(file).some((target) => /^src\/[a-z-]+\/runs-temporal$/.test(target)));
+    expect(importers).toEqual(expect.arrayContaining(['src/main.ts']));
+    expect(
+      importers.filter((file) => !(file === 'src/main.ts' || file.startsWith('worker/') || /^src\/[a-z-]+\/relay\.ts$/.test(file))),
+    ).toEqual([]);
+  });
+
   it('proxies no workflow’s activities through the merged Activities type of activities/index.ts', () => {
     const offenders = sourceFiles('workflows').flatMap((file) => [
       ...importsOf(file)
@@ -294,6 +304,41 @@ describe('one process, one place', () => {
     // No factory but the worker's assembly takes the whole ActivityDeps.
     const whole = files.filter((file) => /\(deps: ActivityDeps\)/.test(read(file)));
     expect(whole).toEqual([]);
+  });
+
+  /** The rows of the index under "## Processes": the code spans of each cell. */
+  function processIndex(): string[][][] {
+    const doc = read('docs/architecture.md');
+    const section = doc.slice(doc.indexOf('## Processes'));
+    const lines = section.slice(0, section.indexOf('\n## ', 1)).split('\n');
+    return lines
+      .filter((line) => /^\|\s*`\w+Workflow`/.test(line))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1])),
+      );
+  }
+
+  it('indexes every workflow in docs/architecture.md "Processes", with files that exist', () => {
+    const rows = processIndex();
+    const exported = [...read('workflows/index.ts').matchAll(/export \{([^}]*)\}/g)].flatMap((m) => m[1].split(',').map((n) => n.trim()));
+    expect(exported.length).toBeGreaterThan(8);
+    const indexed = rows.flatMap((cells) => cells[0].filter((name) => /Workflow$/.test(name)));
+    expect(indexed.sort()).toEqual([...exported].sort());
+    const files = rows.flatMap((cells) => cells.flat()).filter((span) => /^(src|workflows|activities|worker)\/[\w/.-]+\.ts$/.test(span));
+    expect(files.filter((file) => !fs.existsSync(path.join(ROOT, file)))).toEqual([]);
+    // Each row names its contract and workflow files, and the index names every client side and activity module.
+    for (const cells of rows) {
+      expect({ row: cells[0], contract: cells[1].some((f) => f.endsWith('-contract.ts')) }).toEqual({ row: cells[0], contract: true });
+      expect({ row: cells[0], workflow: cells[2].length }).toEqual({ row: cells[0], workflow: 1 });
+    }
+    const expected = [
+      ...sourceFiles('src').filter((file) => /\/(runs|runs-temporal|schedules)\.ts$/.test(file) && !file.startsWith('src/temporal/')),
+      ...sourceFiles('activities').filter((file) => file !== 'activities/index.ts'),
+    ];
+    expect(expected.filter((file) => !files.includes(file))).toEqual([]);
   });
 
   it('proxies in each workflow only the activities it calls', () => {
