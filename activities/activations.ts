@@ -19,11 +19,12 @@ import {
   type SimLimitVerdict,
 } from '../workflows/activation-contract';
 
+/** What the activation's activities use, and nothing more (the worker hands in the whole of each). */
 export interface ActivationActivityDeps {
   db: Db;
-  operators: OperatorRegistry;
+  operators: Pick<OperatorRegistry, 'get'>;
   identity: IdentityProvider;
-  cipher: PersonalDataCipher;
+  cipher: Pick<PersonalDataCipher, 'encrypt' | 'decrypt' | 'lookupHash'>;
   messages: MessageSender;
   clock?: () => Date;
 }
@@ -299,3 +300,6 @@ export function createActivationActivities(deps: ActivationActivityDeps) {
     await repo.markActivated(db, activationId, { ...change, now: clock() });
   }
 }
+
+/** The activities of the activation workflow; workflows/activation.ts imports this type only. */
+export type ActivationActivities = ReturnType<typeof createActivationActivities>;

@@ -19,7 +19,8 @@ import {
 
 export interface CompanyActivityDeps {
   db: Db;
-  cipher: PersonalDataCipher;
+  /** Reads a notice's recipients. */
+  cipher: Pick<PersonalDataCipher, 'decrypt'>;
   messages: MessageSender;
   clock?: () => Date;
 }

@@ -9,7 +9,8 @@ import type { SettlementPayment } from '../src/payments/repository';
 import { completePayment } from '../src/payments/settle';
 import type { StoreOrderPayments } from '../src/store';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../src/payments/verify';
-import { flagRefund, PAID_AFTER_ORDER_CANCELLED, writeReconciliationRecord } from '../src/reconciliation/records';
+import { flagRefund, PAID_AFTER_ORDER_CANCELLED } from '../src/payments/refunds';
+import { writeReconciliationRecord } from '../src/reconciliation/records';
 import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
 
 export interface PaymentActivityDeps {

@@ -19,8 +19,8 @@ import { STORE_ORDER_MISSING, STORE_PROVIDER_REJECTION, type ProviderOutcome } f
 
 export interface StoreOrderActivityDeps {
   db: Db;
-  storeProviders: StoreProviderRegistry;
-  cipher: PersonalDataCipher;
+  storeProviders: Pick<StoreProviderRegistry, 'get'>;
+  cipher: Pick<PersonalDataCipher, 'encrypt' | 'decrypt' | 'lookupHash'>;
   clock?: () => Date;
 }
 

@@ -9,7 +9,7 @@ import type { SyncCounts } from '../workflows/store-sync-contract';
 export interface StoreActivityDeps {
   db: Db;
   /** The store's provider plugins by slug (src/store/providers, chosen by STORE_PROVIDER). */
-  storeProviders: StoreProviderRegistry;
+  storeProviders: Pick<StoreProviderRegistry, 'get'>;
   clock?: () => Date;
 }
 

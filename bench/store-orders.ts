@@ -32,7 +32,7 @@ import { MOCK_STORE_SKUS } from '../src/store/providers/mock-catalog';
 import { seedStoreStandIns } from '../src/store/stand-ins';
 import { dataConverterFromConfig } from '../src/temporal/codec';
 import { temporalSignalSender } from '../src/workflow-signals/temporal';
-import { createStoreOrderRuns } from '../src/temporal/store-orders';
+import { createStoreOrderRuns } from '../src/store/runs-temporal';
 import { discardLogger } from './lib/app';
 import { ROOT } from './lib/paths';
 import type { Phase, PhaseContext } from './lib/phase';

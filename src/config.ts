@@ -354,7 +354,7 @@ const schema = z
      * after this many handled events or actions, instead of their workflows' own 500.
      */
     WORKFLOW_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().positive().optional(),
-    // --- Housekeeping: Temporal Schedules `housekeeping-*` (src/temporal/housekeeping.ts), created by the
+    // --- Housekeeping: Temporal Schedules `housekeeping-*` (src/housekeeping/schedules.ts), created by the
     // worker. How often each purge runs, and how long rows are kept once they ended. ---
     HOUSEKEEPING_OTP_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),
     HOUSEKEEPING_SESSIONS_EVERY_SECONDS: z.coerce.number().int().positive().default(3600),

@@ -1,5 +1,5 @@
 // What the activation workflow shares with its callers: its id, its signal, update and query,
-// their payloads, and the failure types activities throw at it. Pure: the API (src/temporal/),
+// their payloads, and the failure types activities throw at it. Pure: the API (src/activations/runs-temporal.ts),
 // the worker, activities and tests import it, and it imports nothing of theirs back.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 // Type-only (erased at build): the entity file derives these unions from the arrays its columns use.

@@ -16,7 +16,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { RetryState } from '@temporalio/common';
-import type { Activities } from '../activities';
+import type { ActivationActivities } from '../activities/activations';
+import type { PaymentActivities } from '../activities/payments';
 import type { ActivationStatus, IdentityStatus } from '../src/entities/activation';
 import {
   ACTIVATION_END_REASONS,
@@ -38,16 +39,23 @@ import {
   type VerifyIdentityInput,
 } from './activation-contract';
 
+/**
+ * The activities this workflow calls: its own (activities/activations.ts) and, once it ended, the
+ * payments' cancellation of the order's open intents (activities/payments.ts, beside the settlement
+ * that would take the money).
+ */
+type ActivationWorkflowActivities = ActivationActivities & Pick<PaymentActivities, 'cancelOpenIntents'>;
+
 const RECORDS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 };
-const records = proxyActivities<Activities>(RECORDS);
+const records = proxyActivities<ActivationWorkflowActivities>(RECORDS);
 // The handoff's gate is one short transaction on the money path: run inside the workflow task that
 // heard "order paid" (a local activity), so that task already schedules the operator call.
-const local = proxyLocalActivities<Activities>(RECORDS);
+const local = proxyLocalActivities<ActivationWorkflowActivities>(RECORDS);
 // Status polls as they were before IDENTITY_POLL_PATCH (runs replaying a poll recorded then).
-const identityBeforePatch = proxyActivities<Activities>({
+const identityBeforePatch = proxyActivities<ActivationWorkflowActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [IDENTITY_ERROR] },
 });
@@ -57,7 +65,7 @@ const identityBeforePatch = proxyActivities<Activities>({
 // retried: the activity heartbeats while the call is in flight, so a worker lost mid-call is noticed within
 // 3 s (a timeout) and the call runs again on another worker with the same idempotency key, all of it within
 // 12 s. (A failed write of the answer is retried the same way.)
-const identityStart = proxyActivities<Activities>({
+const identityStart = proxyActivities<ActivationWorkflowActivities>({
   startToCloseTimeout: '10 seconds',
   heartbeatTimeout: '3 seconds',
   scheduleToCloseTimeout: '12 seconds',
@@ -73,7 +81,7 @@ const identityStart = proxyActivities<Activities>({
  * supersedes it or the deadline passes.
  */
 const identityPoll = (deadline: number) =>
-  proxyActivities<Activities>({
+  proxyActivities<ActivationWorkflowActivities>({
     startToCloseTimeout: '20 seconds',
     scheduleToCloseTimeout: Math.max(1_000, deadline - Date.now()),
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -81,7 +89,7 @@ const identityPoll = (deadline: number) =>
 // Operators are slow and flaky: transient failures retry without limit (never surfaced);
 // a definite refusal is non-retryable and ends the activation `failed`. The activity
 // heartbeats while it waits, so a worker lost mid-handoff is retried within seconds.
-const operator = proxyActivities<Activities>({
+const operator = proxyActivities<ActivationWorkflowActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
   retry: {
@@ -92,7 +100,7 @@ const operator = proxyActivities<Activities>({
   },
 });
 // The card processor may be down for a while: keep asking, with backoff (the row is already final).
-const processor = proxyActivities<Activities>({
+const processor = proxyActivities<ActivationWorkflowActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });

@@ -1,4 +1,4 @@
-// The FX fetch's contract: its result, imported by the schedule (src/temporal/store-schedules.ts), the workflow and the tests.
+// The FX fetch's contract: its result, imported by the schedule (src/store/schedules.ts), the workflow and the tests.
 
 /** `fetched`: a snapshot per currency was appended. `failed`: the source gave nothing usable; the last rates stay (logged). */
 export type FxFetchResult =

@@ -1,5 +1,5 @@
 // The housekeeping workflow's contract: what it can purge and its input, imported by the
-// schedules (src/temporal/housekeeping.ts), the workflow and the activities.
+// schedules (src/housekeeping/schedules.ts), the workflow and the activities.
 
 /**
  * What housekeeping purges, one kind of row each. What "past its life" means for each is in

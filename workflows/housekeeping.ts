@@ -21,7 +21,7 @@ async function purgeAll(step: PurgeStep, input: HousekeepingInput, purged: House
 }
 
 /**
- * Housekeeping, started by the `housekeeping-*` Temporal Schedules (src/temporal/housekeeping.ts):
+ * Housekeeping, started by the `housekeeping-*` Temporal Schedules (src/housekeeping/schedules.ts):
  * purges what is past its life, target by target, in bounded batches.
  */
 export async function housekeepingWorkflow(input: HousekeepingInput): Promise<HousekeepingResult> {

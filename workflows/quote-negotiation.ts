@@ -61,7 +61,7 @@ function refusal(type: string, message: string): ApplicationFailure {
  * The run completes when nothing more can happen to the chain: the tip is rejected (admin reject or
  * company decline), or a contract was confirmed from it (the company has its one active contract; a
  * later quote is a fresh chain). Actions on a completed chain are answered by the API from the
- * database (src/temporal/quotes.ts). Continues as new after QUOTE_ACTIONS_PER_RUN actions, carrying the tip.
+ * database (src/quotes/runs-temporal.ts). Continues as new after QUOTE_ACTIONS_PER_RUN actions, carrying the tip.
  */
 export async function quoteNegotiationWorkflow(input: QuoteWorkflowInput): Promise<void> {
   const state: QuoteWorkflowState = { chainRootId: input.chainRootId, companyId: input.companyId, tip: input.tip };

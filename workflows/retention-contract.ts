@@ -1,5 +1,5 @@
 // The retention workflow's contract: its input and result, imported by the schedule
-// (src/temporal/retention.ts), the workflow and the activities.
+// (src/compliance/schedules.ts), the workflow and the activities.
 
 export interface RetentionInput {
   /** Accounts erased per activity call: one short transaction each, the call bounded. */

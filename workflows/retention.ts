@@ -11,7 +11,7 @@ const { eraseDue } = proxyActivities<RetentionActivities>({
 
 /**
  * The retention erasure, started daily by the `retention-erasure` Temporal Schedule
- * (src/temporal/retention.ts): erases the personal data of every account whose retainUntil is before
+ * (src/compliance/schedules.ts): erases the personal data of every account whose retainUntil is before
  * the run's time, in bounded batches. The cutoff is the workflow's clock, fixed at the start, so a
  * replay and every batch of the run agree on what was due.
  */

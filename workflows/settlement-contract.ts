@@ -3,7 +3,7 @@
 // the worker, activities and tests import it, and it imports nothing of theirs back.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
-/** One settlement run per payment (see src/temporal/payments.ts for the id policies). */
+/** One settlement run per payment (see src/payments/runs-temporal.ts for the id policies). */
 export const paymentWorkflowId = (paymentId: string) => `payment:${paymentId}`;
 
 /** A verified processor event (the webhook route verified it; the event id de-duplicates). */

@@ -28,17 +28,20 @@ import {
 /** Ids kept across continue-as-new: processor redeliveries come within days, not thousands of events. */
 const KEPT_EVENT_IDS = 500;
 
+/** The activities this workflow calls (activities/payments.ts; its cancelOpenIntents is the activation's). */
+type SettlementActivities = Pick<PaymentActivities, 'settlePayment' | 'failPayment' | 'lookupIntent'>;
+
 const RECORDS: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [PAYMENT_NOT_FOUND] },
 };
-const records = proxyActivities<PaymentActivities>(RECORDS);
+const records = proxyActivities<SettlementActivities>(RECORDS);
 // Settling is one short transaction on the money path: run inside the workflow task that heard the
 // event (a local activity), so the activation is signalled in that same task, without waiting twice on
 // the server's task queue (an activity task, then a workflow task for its result).
-const local = proxyLocalActivities<PaymentActivities>(RECORDS);
+const local = proxyLocalActivities<SettlementActivities>(RECORDS);
 // The processor may be down for a while: keep asking, with backoff, never surfaced.
-const processor = proxyActivities<PaymentActivities>({
+const processor = proxyActivities<SettlementActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [PAYMENT_NOT_FOUND] },
 });

@@ -1,5 +1,5 @@
 // What the store order workflow shares with its callers: its id, its signals and query, their
-// payloads, and the failure types activities throw at it. Pure: the API (src/temporal/), the worker,
+// payloads, and the failure types activities throw at it. Pure: the API (src/store/runs-temporal.ts), the worker,
 // activities and tests import it, and it imports nothing of theirs back.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 // Type-only (erased at build).

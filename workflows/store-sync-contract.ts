@@ -1,5 +1,5 @@
 // The catalog sync's contract (spec "POST /admin/store/catalog/sync"): ids, inputs and results, imported by
-// the API (src/temporal/store-sync.ts), the schedule (src/temporal/store-schedules.ts), the workflows and the tests.
+// the API (src/store/runs-temporal.ts), the schedule (src/store/schedules.ts), the workflows and the tests.
 
 /** One sync per provider at a time: the id is the provider's, and a start finding it running joins it. */
 export const storeSyncWorkflowId = (providerId: string) => `store-sync:${providerId}`;

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { OUT_DIR, ROOT } from '../lib/paths';
 import { commandLine } from '../lib/proc';

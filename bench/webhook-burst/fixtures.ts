@@ -9,7 +9,7 @@ import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
 import { seedDemoCatalog, DEMO } from '../../src/catalog/demo-seed';
 import { loadConfig } from '../../src/config';
-import { createActivationRuns } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/activations/runs-temporal';
 import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
 
 export const TASK_QUEUE = 'bench-webhooks';

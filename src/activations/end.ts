@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import type { ActivationStatus } from '../entities/activation';
-import { flagRefund, type RefundFlag } from '../reconciliation/records';
+import { flagRefund, type RefundFlag } from '../payments/refunds';
 import * as repo from './repository';
 
 const FINAL_STATUSES = new Set<ActivationStatus>(['activated', 'failed', 'cancelled']);

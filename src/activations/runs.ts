@@ -21,7 +21,7 @@ export type ActivationStartArgs = Omit<StartActivation, 'cancelAfterMs'>;
 /**
  * What the API asks of an activation's workflow (`activation:<id>`) directly: its start. What it tells
  * the run (a verification started, the order paid) goes through pending signals (src/workflow-signals).
- * src/temporal/activations.ts implements it on a Temporal client, tests may pass a fake.
+ * src/activations/runs-temporal.ts implements it on a Temporal client, tests may pass a fake.
  */
 export interface ActivationRuns {
   start(activation: StartActivation): Promise<void>;

@@ -264,7 +264,7 @@ export async function writeCompanyStatus(sql: Sql, w: StatusWrite): Promise<bool
 /**
  * The company's status and how many status changes it has had (its `company.status_changed` audit rows,
  * written in each change's transaction), read in one statement: the state a status action applies to
- * (src/temporal/companies.ts). Statuses come back (suspend, reactivate, suspend); the count never does.
+ * (src/companies/runs-temporal.ts). Statuses come back (suspend, reactivate, suspend); the count never does.
  */
 export async function statusAndChanges(sql: Sql, companyId: string): Promise<{ status: CompanyStatus; changes: number } | null> {
   if (!isUuid(companyId)) return null;

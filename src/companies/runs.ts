@@ -2,7 +2,7 @@ import type { ReadinessGate, StatusChangeRequest, StatusChangeResult } from '../
 
 /**
  * What the API asks of a company's onboarding workflow (`company:<id>`). The routes depend on this
- * port; src/temporal/companies.ts implements it on a Temporal client, tests may pass a fake.
+ * port; src/companies/runs-temporal.ts implements it on a Temporal client, tests may pass a fake.
  */
 export interface CompanyRuns {
   /**

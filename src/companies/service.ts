@@ -53,7 +53,7 @@ export function createCompanyService(deps: CompanyServiceDeps) {
    * Company `pending`, the caller's admin membership and the run's pending start in one transaction,
    * then the run's start: a company never exists without its run, which the start relay makes when
    * this attempt could not (Temporal away, or this process died after the commit). Until it runs, a
-   * status action answers SERVICE_UNAVAILABLE (src/temporal/companies.ts).
+   * status action answers SERVICE_UNAVAILABLE (src/companies/runs-temporal.ts).
    */
   async function register(userId: string, input: RegisterCompanyInput): Promise<{ company: CompanyView; role: 'admin' }> {
     const id = randomUUID();

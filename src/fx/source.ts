@@ -3,7 +3,7 @@ import type { FxCurrency } from '../lib/money';
 /**
  * Where exchange rates come from (spec "GET /admin/settings/fx-rates": "An FX source plugin: a mock
  * with fixed published rates (default), and an HTTP JSON source configured by URL"). Only the FX
- * schedule calls it (src/temporal/store-schedules.ts, workflows/fx-fetch.ts); no route sets a rate.
+ * schedule calls it (src/store/schedules.ts, workflows/fx-fetch.ts); no route sets a rate.
  */
 export interface FetchedRates {
   /** Recorded on each snapshot (`mock`, or the HTTP source's host). */

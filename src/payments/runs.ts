@@ -5,7 +5,7 @@ export type { ProcessorEvent };
 
 /**
  * What the API asks of a payment's settlement workflow (`payment:<paymentId>`). The payment service
- * and the webhook relay depend on this port; src/temporal/payments.ts implements it on a Temporal
+ * and the webhook relay depend on this port; src/payments/runs-temporal.ts implements it on a Temporal
  * client, tests may pass a fake.
  */
 export interface PaymentRuns {

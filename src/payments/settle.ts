@@ -30,7 +30,8 @@ export function receiptNumber(now: Date): string {
  * Idempotent: a completed payment is left as it is (`changed: false`), so
  * duplicate deliveries settle once. A failed payment can still complete when
  * the processor later confirms success; `refunded` never moves. A cancelled
- * order stays cancelled (`orderStatus`): the caller flags the payment for refund.
+ * order stays cancelled (`orderStatus`): the caller flags the payment for refund (flagRefund, ./refunds.ts,
+ * this step's undo).
  * Callers lock the order first (lockOrderForSettlement), as ending an activation does. A store order
  * is the store's to mark paid (`store`, its face).
  */

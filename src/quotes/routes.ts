@@ -13,7 +13,7 @@ export interface QuoteRouteDeps extends KeptDeps {
   quotes: QuoteService;
 }
 
-/** Who acts, for the rows' stamps and the audit row (never the client's X-Request-Id: update ids are the server's, src/temporal/quotes.ts). */
+/** Who acts, for the rows' stamps and the audit row (never the client's X-Request-Id: update ids are the server's, src/quotes/runs-temporal.ts). */
 export function actorOf(principal: Principal, req: Request): QuoteActor {
   return { userId: principal.user.id, ...auditRequestContext(req) };
 }

@@ -9,7 +9,7 @@ import type {
 
 /**
  * What the API asks of a quote chain's negotiation workflow (`quote:<chainRootId>`). The routes depend
- * on this port; src/temporal/quotes.ts implements it on a Temporal client, tests may pass a fake.
+ * on this port; src/quotes/runs-temporal.ts implements it on a Temporal client, tests may pass a fake.
  * Every action resolves once its rows (and audit row) are committed; refusals arrive as AppErrors
  * with the spec's codes, a run that is not answering as SERVICE_UNAVAILABLE.
  */

@@ -59,7 +59,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   /**
    * The draft (version 1, its own chain root), its lines and the chain run's pending start in one
    * transaction, then the run's start: the start relay makes it when this attempt could not. Until the
-   * run exists, actions on the chain answer SERVICE_UNAVAILABLE (src/temporal/quotes.ts); patching the
+   * run exists, actions on the chain answer SERVICE_UNAVAILABLE (src/quotes/runs-temporal.ts); patching the
    * draft needs no run.
    */
   async function create(actor: QuoteActor, companyId: string, input: QuoteInput): Promise<QuoteDetailView> {

@@ -1,7 +1,8 @@
 import { ACCOUNT_DELETED } from '../entities';
 import type { Sql } from '../db/sql';
 import type { StoreOrderStatus } from '../entities';
-import { closeRefundForRetry, flagRefund, type RefundFlag } from '../reconciliation/records';
+import { flagRefund, type RefundFlag } from '../payments/refunds';
+import { closeRefundForRetry } from '../reconciliation/records';
 import * as repo from './order-repository';
 
 /**

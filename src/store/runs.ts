@@ -4,7 +4,7 @@ import { STORE_ORDER_WORKFLOW_TYPE, type StoreOrderWorkflowInput } from '../../w
 
 /**
  * What the API asks of the catalog sync (spec "POST /admin/store/catalog/sync"). The admin route depends
- * on this port; src/temporal/store-sync.ts implements it on a Temporal client, tests may pass a fake.
+ * on this port; src/store/runs-temporal.ts implements it on a Temporal client, tests may pass a fake.
  * Both resolve with the run's workflow id once Temporal took the start or found the run already going
  * (one sync per provider at a time: a second request gets the running one), and reject when Temporal
  * could not be reached in time (the route answers STORE_SYNC_UNAVAILABLE).
@@ -25,7 +25,7 @@ export interface StoreOrderStartArgs {
 /**
  * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: its start. "Order
  * paid", the provider's verified callbacks and a requeue go through pending signals
- * (src/workflow-signals). src/temporal/store-orders.ts implements it on a Temporal client, tests may
+ * (src/workflow-signals). src/store/runs-temporal.ts implements it on a Temporal client, tests may
  * pass a fake.
  */
 export interface StoreOrderRuns {

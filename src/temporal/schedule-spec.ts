@@ -4,7 +4,7 @@ import type { Workflow } from '@temporalio/common';
 export interface ScheduleSpec<W extends Workflow = Workflow> {
   /** Stable id, shown in the UI; the runs it starts are named `<scheduleId>-<time>`. */
   scheduleId: string;
-  /** Started by reference, as src/temporal/*.ts start workflows. */
+  /** Started by reference, as each area's runs-temporal.ts starts its workflows. */
   workflow: W;
   args: Parameters<W>;
   /** Interval between runs, in milliseconds (from configuration). */

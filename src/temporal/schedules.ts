@@ -12,10 +12,10 @@ import {
 import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { housekeepingScheduleSpecs } from './housekeeping';
-import { retentionScheduleSpecs } from './retention';
+import { housekeepingScheduleSpecs } from '../housekeeping/schedules';
+import { retentionScheduleSpecs } from '../compliance/schedules';
 import type { ScheduleSpec } from './schedule-spec';
-import { retiredStoreScheduleIds, storeScheduleSpecs } from './store-schedules';
+import { retiredStoreScheduleIds, storeScheduleSpecs } from '../store/schedules';
 
 // What one schedule is: its own module, which each part's schedules (housekeeping.ts) import.
 export { scheduleSpec, type ScheduleSpec } from './schedule-spec';

@@ -8,7 +8,7 @@ import type { Db } from '../db/sql';
 import { createRelay, type Relay, type RelayBatch as RelayBatchOf, type RelayQueue } from '../relay/loop';
 import { queueStatements } from '../relay/statements';
 import { runOnOwnClient } from '../temporal/connection';
-import { createPaymentRuns } from '../temporal/payments';
+import { createPaymentRuns } from '../payments/runs-temporal';
 import type { PaymentRuns, ProcessorEvent } from '../payments/runs';
 import { DELIVERABLE, INBOX_CHANNEL } from './inbox';
 import { INBOX_QUEUE, markInbox, type ClaimedInboxRow } from './repository';

@@ -9,7 +9,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
-import { createActivationRuns } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/activations/runs-temporal';
 import { bearer, createTestApp, signUp, type TestApp } from '../helpers/app';
 import { DEMO, fakeActivationRuns, iccid, seedCatalog } from '../helpers/activations';
 import { insertPackage } from '../helpers/catalog';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/activations';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { dataConverterFromConfig } from '../../src/temporal/codec';
 import { seedCatalog } from './activations';
 import { createTestDatabase, type TestDatabase } from './db';

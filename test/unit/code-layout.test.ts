@@ -4,6 +4,7 @@
 // every path the code defines lives in the one folder its row names, and every test file named exists.
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
@@ -212,4 +213,176 @@ describe('one public face per area', () => {
     );
     expect(offenders).toEqual([]);
   });
+});
+
+describe('one process, one place', () => {
+  // Issue 35 item 2: "For each workflow, its contract, its client side (the port and its Temporal
+  // implementation together, no per-process file in src/temporal/), its activities and its compensations
+  // can be found from one index in docs/architecture.md … Each workflow proxies only the activities it
+  // calls; each activity factory takes only what it uses."
+  const importsOf = (file: string) =>
+    [...read(file).matchAll(/(?:\bfrom|\bimport\(|\brequire\()\s*'([^']+)'/g)]
+      .map((m) => m[1])
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) => path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)));
+
+  /**
+   * Why a file of src/temporal/ is not shared Temporal infrastructure, or null. A per-process client
+   * starts, signals or schedules its workflow, so it imports that workflow or its contract (workflows/…)
+   * or implements an area's port (`create<Port>Runs`): such a file lives in the process's area
+   * (src/<area>/runs-temporal.ts, src/<area>/schedules.ts), never here.
+   */
+  function perProcess(file: string, code = read(file), imports = importsOf(file)): string | null {
+    const workflow = imports.find((target) => target.startsWith('workflows/') || target === 'workflows');
+    if (workflow) return `${file} imports ${workflow}: a process's client side lives in its area`;
+    const port = /export (?:async )?function (create\w+Runs)\b/.exec(code);
+    if (port) return `${file} exports ${port[1]}: a port's Temporal implementation lives beside the port`;
+    return null;
+  }
+
+  it('recognizes a per-process client by its workflow import or its port', () => {
+    expect(perProcess('src/temporal/orders.ts', '', ['workflows/order-contract'])).toMatch(/imports workflows\/order-contract/);
+    expect(perProcess('src/temporal/orders.ts', 'export function createOrderRuns(client: Client)', [])).toMatch(/createOrderRuns/);
+    expect(perProcess('src/temporal/update.ts', 'export async function executeUpdate()', ['src/http/errors'])).toBeNull();
+  });
+
+  it('keeps src/temporal/ to shared Temporal infrastructure: no file there imports workflows/ or implements a port', () => {
+    const files = sourceFiles('src/temporal');
+    expect(files).toEqual(expect.arrayContaining(['src/temporal/update.ts', 'src/temporal/connection.ts']));
+    expect(files.map((file) => perProcess(file)).filter(Boolean)).toEqual([]);
+  });
+
+  it('implements each port beside it: src/<area>/runs-temporal.ts next to src/<area>/runs.ts, and nowhere else', () => {
+    const ports = sourceFiles('src').filter((file) => file.endsWith('/runs.ts'));
+    const implementations = sourceFiles('src').filter((file) => /export (?:async )?function create\w+Runs\b/.test(read(file)));
+    expect(implementations.sort()).toEqual(ports.map((file) => file.replace(/runs\.ts$/, 'runs-temporal.ts')).sort());
+    for (const file of implementations) {
+      // Each create<Port>Runs returns a port declared in the runs.ts beside it.
+      const declared = new Set(
+        [...read(file.replace('runs-temporal.ts', 'runs.ts')).matchAll(/export interface (\w+Runs)\b/g)].map((m) => m[1]),
+      );
+      const returned = [...read(file).matchAll(/export function create\w+Runs\([\s\S]*?\):\s*(\w+)\s*\{/g)].map((m) => m[1]);
+      expect({ file, returned: returned.filter((name) => !declared.has(name)) }).toEqual({ file, returned: [] });
+      expect(returned.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('builds a Temporal implementation only in a composition root or a relay: services take the port', () => {
+    const importers = ['src', 'activities', 'workflows', 'worker']
+      .flatMap((dir) => sourceFiles(dir))
+      .filter((file) => importsOf(file).some((target) => /^src\/[a-z-]+\/runs-temporal$/.test(target)));
+    expect(importers).toEqual(expect.arrayContaining(['src/main.ts']));
+    expect(
+      importers.filter((file) => !(file === 'src/main.ts' || file.startsWith('worker/') || /^src\/[a-z-]+\/relay\.ts$/.test(file))),
+    ).toEqual([]);
+  });
+
+  it('proxies no workflow’s activities through the merged Activities type of activities/index.ts', () => {
+    const offenders = sourceFiles('workflows').flatMap((file) => [
+      ...importsOf(file)
+        .filter((target) => target === 'activities' || target === 'activities/index')
+        .map((target) => `${file} imports ${target}: proxy the activities it calls, from their module`),
+      ...[...read(file).matchAll(/proxy(?:Local)?Activities<\s*Activities\s*>/g)].map((m) => `${file}: ${m[0]}`),
+    ]);
+    expect(offenders).toEqual([]);
+  });
+
+  it('takes in each activity factory only what it uses: every field of its deps is read', () => {
+    const files = sourceFiles('activities').filter((file) => file !== 'activities/index.ts');
+    expect(files.length).toBeGreaterThan(5);
+    const unused = files.flatMap((file) => {
+      const code = read(file);
+      const deps = /export interface (\w+ActivityDeps) \{([\s\S]*?)\n\}/.exec(code);
+      if (!deps) return [`${file}: no exported *ActivityDeps interface`];
+      const fields = [...deps[2].matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]);
+      const destructured = [...code.matchAll(/const \{([^}]*)\} = deps\b/g)].flatMap((m) => m[1].split(',').map((name) => name.trim()));
+      return fields
+        .filter((field) => !new RegExp(`\\bdeps\\.${field}\\b`).test(code) && !destructured.includes(field))
+        .map((field) => `${file}: ${deps[1]}.${field} is never read`);
+    });
+    expect(unused).toEqual([]);
+    // No factory but the worker's assembly takes the whole ActivityDeps.
+    const whole = files.filter((file) => /\(deps: ActivityDeps\)/.test(read(file)));
+    expect(whole).toEqual([]);
+  });
+
+  /** The rows of the index under "## Processes": the code spans of each cell. */
+  function processIndex(): string[][][] {
+    const doc = read('docs/architecture.md');
+    const section = doc.slice(doc.indexOf('## Processes'));
+    const lines = section.slice(0, section.indexOf('\n## ', 1)).split('\n');
+    return lines
+      .filter((line) => /^\|\s*`\w+Workflow`/.test(line))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1])),
+      );
+  }
+
+  it('indexes every workflow in docs/architecture.md "Processes", with files that exist', () => {
+    const rows = processIndex();
+    const exported = [...read('workflows/index.ts').matchAll(/export \{([^}]*)\}/g)].flatMap((m) => m[1].split(',').map((n) => n.trim()));
+    expect(exported.length).toBeGreaterThan(8);
+    const indexed = rows.flatMap((cells) => cells[0].filter((name) => /Workflow$/.test(name)));
+    expect(indexed.sort()).toEqual([...exported].sort());
+    const files = rows.flatMap((cells) => cells.flat()).filter((span) => /^(src|workflows|activities|worker)\/[\w/.-]+\.ts$/.test(span));
+    expect(files.filter((file) => !fs.existsSync(path.join(ROOT, file)))).toEqual([]);
+    // Each row names its contract and workflow files, and the index names every client side and activity module.
+    for (const cells of rows) {
+      expect({ row: cells[0], contract: cells[1].some((f) => f.endsWith('-contract.ts')) }).toEqual({ row: cells[0], contract: true });
+      expect({ row: cells[0], workflow: cells[2].length }).toEqual({ row: cells[0], workflow: 1 });
+    }
+    const expected = [
+      ...sourceFiles('src').filter((file) => /\/(runs|runs-temporal|schedules)\.ts$/.test(file) && !file.startsWith('src/temporal/')),
+      ...sourceFiles('activities').filter((file) => file !== 'activities/index.ts'),
+    ];
+    expect(expected.filter((file) => !files.includes(file))).toEqual([]);
+  });
+
+  it('proxies in each workflow only the activities it calls', () => {
+    // The type checker reads each proxyActivities<T> / proxyLocalActivities<T> of workflows/ and lists what T
+    // offers; each name must be called in that file (`proxy.name(`, `proxy(…).name(`, or destructured).
+    const files = sourceFiles('workflows').map((file) => path.join(ROOT, file));
+    const config = ts.getParsedCommandLineOfConfigFile(
+      path.join(ROOT, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: () => undefined,
+      },
+    );
+    const program = ts.createProgram(files, { ...config!.options, noEmit: true, incremental: false });
+    const checker = program.getTypeChecker();
+    const offered = new Map<string, Set<string>>();
+    for (const file of files) {
+      const source = program.getSourceFile(file)!;
+      const names = new Set<string>();
+      const visit = (node: ts.Node): void => {
+        if (
+          ts.isCallExpression(node) &&
+          ts.isIdentifier(node.expression) &&
+          /^proxy(?:Local)?Activities$/.test(node.expression.text) &&
+          node.typeArguments?.length
+        ) {
+          for (const property of checker.getPropertiesOfType(checker.getTypeFromTypeNode(node.typeArguments[0]))) names.add(property.name);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      if (names.size) offered.set(path.relative(ROOT, file), names);
+    }
+    // The check sees the workflows it is for.
+    expect([...offered.keys()]).toEqual(
+      expect.arrayContaining(['workflows/activation.ts', 'workflows/settlement.ts', 'workflows/store-order.ts']),
+    );
+    const uncalled = [...offered].flatMap(([file, names]) => {
+      const code = read(file);
+      return [...names]
+        .filter((name) => !new RegExp(`\\.${name}\\b|[{,]\\s*${name}\\s*[,}]`).test(code))
+        .map((name) => `${file} proxies ${name} but never calls it`);
+    });
+    expect(uncalled).toEqual([]);
+  }, 120_000);
 });

@@ -12,8 +12,8 @@ import { CancelledFailure, WorkflowFailedError, WorkflowNotFoundError, type Work
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
-import { createActivationRuns } from '../../src/temporal/activations';
-import { createStoreOrderRuns } from '../../src/temporal/store-orders';
+import { createActivationRuns } from '../../src/activations/runs-temporal';
+import { createStoreOrderRuns } from '../../src/store/runs-temporal';
 import { activationWorkflowId } from '../../workflows/activation-contract';
 import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { bearer, eventually, signUp, type TestApp } from '../helpers/app';

@@ -1,5 +1,5 @@
 // The company onboarding workflow on the time-skipping server, driven through the API's client code
-// (src/temporal/companies.ts), with its real activities on a test database. Message delivery is a fake
+// (src/companies/runs-temporal.ts), with its real activities on a test database. Message delivery is a fake
 // that can be told to fail; readiness is a fake the tests set (contract and payment gates are always
 // false until contracts exist, so canSendLinks can only turn true through it), except in the test of
 // the real readiness query.
@@ -16,7 +16,7 @@ import { AppError } from '../../src/http/errors';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { MessageDeliveryError, type OutgoingMessage } from '../../src/providers/messages';
 import { renderEmail, renderSms } from '../../src/providers/templates';
-import { createCompanyRuns } from '../../src/temporal/companies';
+import { createCompanyRuns } from '../../src/companies/runs-temporal';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import {
   COMPANY_ACTIONS,

@@ -8,7 +8,7 @@ import request from 'supertest';
 import type { z } from 'zod';
 import type { CompanyResponse, RegisteredCompanyResponse } from '../../src/companies/schemas';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createCompanyRuns } from '../../src/temporal/companies';
+import { createCompanyRuns } from '../../src/companies/runs-temporal';
 import { companyStateQuery, companyWorkflowId } from '../../workflows/company-contract';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { registrationBody, signInAs } from '../helpers/company-routes';

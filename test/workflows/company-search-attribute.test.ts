@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { CompanyActivities } from '../../activities/companies';
-import { createCompanyRuns } from '../../src/temporal/companies';
+import { createCompanyRuns } from '../../src/companies/runs-temporal';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/company-contract';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';

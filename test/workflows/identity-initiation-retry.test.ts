@@ -5,7 +5,7 @@
  * retried on worker loss within the request's deadline."
  *
  * The verify-identity update on the real workflow (time-skipping server) and the real activity on
- * Postgres, through the API's own update call (src/temporal/activations.ts, its 15 s deadline). A lost
+ * Postgres, through the API's own update call (src/activations/runs-temporal.ts, its 15 s deadline). A lost
  * worker is an attempt that stops heartbeating; provider refusals and outages stay one attempt.
  */
 import { Context } from '@temporalio/activity';

@@ -1,5 +1,5 @@
 // The quote negotiation workflow on the time-skipping server, driven through the API's client code
-// (src/temporal/quotes.ts), with its real activities on a test database. The company's onboarding run
+// (src/quotes/runs-temporal.ts), with its real activities on a test database. The company's onboarding run
 // is real too, with a readiness activity that reads only whether an active contract exists, so the
 // test sees the confirm's readiness signal land.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createQuoteActivities } from '../../activities/quotes';
 import { AppError } from '../../src/http/errors';
 import type { QuoteRuns } from '../../src/quotes/runs';
-import { createQuoteRuns } from '../../src/temporal/quotes';
+import { createQuoteRuns } from '../../src/quotes/runs-temporal';
 import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/company-contract';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import {

@@ -3,7 +3,7 @@
 // server, without a worker (only the start's search attributes are under test).
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createQuoteRuns } from '../../src/temporal/quotes';
+import { createQuoteRuns } from '../../src/quotes/runs-temporal';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { quoteRef, quoteWorkflowId } from '../../workflows/quote-contract';
 import { eventually } from '../helpers/app';

@@ -12,7 +12,7 @@ import { FxSourceError, type FxSource } from '../../src/fx/source';
 import { mockStoreProviders } from '../../src/store/providers/mock';
 import { ensureSchedules, retiredScheduleIds, scheduleSpecs } from '../../src/temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { STORE_SCHEDULE_IDS, storeScheduleSpecs } from '../../src/temporal/store-schedules';
+import { STORE_SCHEDULE_IDS, storeScheduleSpecs } from '../../src/store/schedules';
 import type { FxFetchResult } from '../../workflows/fx-fetch-contract';
 import type { StoreSyncAllResult } from '../../workflows/store-sync-contract';
 import { eventually, type TestApp } from '../helpers/app';

@@ -6,7 +6,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError } from '@temporalio/client';
-import { createStoreSyncRuns } from '../../src/temporal/store-sync';
+import { createStoreSyncRuns } from '../../src/store/runs-temporal';
 import { MOCK_STORE_SKUS } from '../../src/store/providers/mock-catalog';
 import { createMockStoreProvider } from '../../src/store/providers/mock';
 import {

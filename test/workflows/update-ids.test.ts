@@ -14,8 +14,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { createMemoryMessageSender } from '../../src/providers/messages';
-import { createCompanyRuns } from '../../src/temporal/companies';
-import { createQuoteRuns } from '../../src/temporal/quotes';
+import { createCompanyRuns } from '../../src/companies/runs-temporal';
+import { createQuoteRuns } from '../../src/quotes/runs-temporal';
 import { actionDerivedId } from '../../src/temporal/update';
 import { changeStatusUpdate, companyWorkflowId } from '../../workflows/company-contract';
 import { counterUpdate, quoteWorkflowId } from '../../workflows/quote-contract';
@@ -176,7 +176,7 @@ describe('quote actions', () => {
     const items = [{ packageId: pkg, qty: 3 }];
     const note = 'bulk price';
 
-    // The derived id as the server makes it (src/temporal/quotes.ts): the request repeated must name it again.
+    // The derived id as the server makes it (src/quotes/runs-temporal.ts): the request repeated must name it again.
     const derivedId = actionDerivedId({ action: 'counter', appliesTo: v1, body: { actor: manager.userId, items, note } });
     const run = env.client.workflow.getHandle(quoteWorkflowId(v1));
     const updateId = await diedMidUpdate(derivedId, (id) =>
@@ -314,7 +314,7 @@ describe('company status actions', () => {
     const { companyId } = await registeredAndApproved(manager);
     const reason = 'unpaid invoices';
 
-    // The derived id as the server made it before the suspend (src/temporal/companies.ts): after one change (the approve).
+    // The derived id as the server made it before the suspend (src/companies/runs-temporal.ts): after one change (the approve).
     // The retry, reading a suspended company after two, names the state before the change it may have made.
     const derivedId = actionDerivedId({
       action: 'changeStatus:suspend',

@@ -10,7 +10,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { AppError } from '../../src/http/errors';
-import { createActivationRuns } from '../../src/temporal/activations';
+import { createActivationRuns } from '../../src/activations/runs-temporal';
 import { actionDerivedId, executeAction, executeUpdate, type ActionKey } from '../../src/temporal/update';
 import { verifyByUpdate } from '../helpers/activations';
 import { IDENTITY_ERROR } from '../../workflows/activation-contract';

@@ -3,7 +3,7 @@
 import type { Config } from '../config';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import type { HousekeepingInput, PurgeStep } from '../../workflows/housekeeping-contract';
-import { scheduleSpec, type ScheduleSpec } from './schedule-spec';
+import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 /** Batches per target and run: a huge backlog is worked off over several runs, each with a short history. */
 export const MAX_BATCHES_PER_RUN = 200;

@@ -1,10 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import type { PaymentRuns } from '../payments/runs';
+import type { PaymentRuns } from './runs';
 import { settlementWorkflow } from '../../workflows/settlement';
 import { paymentWorkflowId, processorEventSignal, type SettlementWorkflowInput } from '../../workflows/settlement-contract';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
 export type PaymentRunsConfig = Pick<
   Config,

@@ -4,7 +4,7 @@
 import type { Config } from '../config';
 import { fxFetchWorkflow } from '../../workflows/fx-fetch';
 import { storeCatalogSyncAllWorkflow } from '../../workflows/store-sync';
-import { scheduleSpec, type ScheduleSpec } from './schedule-spec';
+import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 export const STORE_SCHEDULE_IDS = {
   catalogSync: 'store-catalog-sync',

@@ -1,13 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import type { ActivationRuns, StartActivation } from '../activations/runs';
+import type { ActivationRuns, StartActivation } from './runs';
 import { activationWorkflow } from '../../workflows/activation';
 import { activationWorkflowId, type ActivationWorkflowInput } from '../../workflows/activation-contract';
-import { START_DEADLINE_MS } from './connection';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
-
-export { SEARCH_ATTRIBUTES };
+import { START_DEADLINE_MS } from '../temporal/connection';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
 export type ActivationRunsConfig = Pick<
   Config,

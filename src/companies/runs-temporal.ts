@@ -1,8 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from 'pino';
-import { statusAndChanges } from '../companies';
-import type { CompanyRuns } from '../companies/runs';
+import { statusAndChanges } from './repository';
+import type { CompanyRuns } from './runs';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
@@ -16,9 +16,9 @@ import {
   type CompanyWorkflowInput,
   type StatusChangeRequest,
 } from '../../workflows/company-contract';
-import { START_DEADLINE_MS } from './connection';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
-import { executeAction, type ActionKey } from './update';
+import { START_DEADLINE_MS } from '../temporal/connection';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { executeAction, type ActionKey } from '../temporal/update';
 
 export type CompanyRunsConfig = Pick<
   Config,

@@ -3,7 +3,7 @@
 import type { Config } from '../config';
 import { retentionWorkflow } from '../../workflows/retention';
 import type { RetentionInput } from '../../workflows/retention-contract';
-import { scheduleSpec, type ScheduleSpec } from './schedule-spec';
+import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 export const RETENTION_SCHEDULE_ID = 'retention-erasure';
 /** Accounts per batch and batches per run: 50,000 accounts a run at most, the rest the next day. */

@@ -3,7 +3,7 @@ import { TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } f
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
-import type { QuoteRuns } from '../quotes/runs';
+import type { QuoteRuns } from './runs';
 import { quoteNegotiationWorkflow } from '../../workflows/quote-negotiation';
 import {
   acceptUpdate,
@@ -19,10 +19,10 @@ import {
   type QuoteActionRequest,
 } from '../../workflows/quote-contract';
 import { tipRefusal } from '../../workflows/quote-rules';
-import { readQuoteTip } from '../quotes/tip';
-import { START_DEADLINE_MS } from './connection';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
-import { executeAction, type ActionKey } from './update';
+import { readQuoteTip } from './tip';
+import { START_DEADLINE_MS } from '../temporal/connection';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { executeAction, type ActionKey } from '../temporal/update';
 
 export type QuoteRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES' | 'WORKFLOW_CONTINUE_AS_NEW_AFTER'>;
 

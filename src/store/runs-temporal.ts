@@ -1,11 +1,55 @@
+// The store's two processes on a Temporal client: its orders (StoreOrderRuns) and its catalog syncs
+// (StoreSyncRuns), the ports of ./runs.ts.
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import type { StoreSyncRuns } from '../store/runs';
+import { START_DEADLINE_MS } from '../temporal/connection';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { storeOrderWorkflow } from '../../workflows/store-order';
+import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
 import { storeCatalogSyncAllWorkflow, storeCatalogSyncWorkflow } from '../../workflows/store-sync';
 import { STORE_SYNC_ALL_WORKFLOW_ID, storeSyncWorkflowId } from '../../workflows/store-sync-contract';
-import { START_DEADLINE_MS } from './connection';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { storeOrderInput, type StoreOrderRuns, type StoreOrderRunsConfig, type StoreSyncRuns } from './runs';
+
+/**
+ * The StoreOrderRuns port on a Temporal client. The order's first run is started with REJECT_DUPLICATE
+ * (one run per order; a start that finds it counts as made). An admin requeue is a pending signal with
+ * start (src/workflow-signals: a new run once the last one finished).
+ */
+export function createStoreOrderRuns(
+  client: Client,
+  config: StoreOrderRunsConfig,
+  opts: { startDeadlineMs?: number } = {},
+): StoreOrderRuns {
+  const deadline = () => Date.now() + (opts.startDeadlineMs ?? START_DEADLINE_MS);
+  const attributes = (orderId: string, userId: string) =>
+    config.TEMPORAL_SEARCH_ATTRIBUTES
+      ? new TypedSearchAttributes([
+          { key: SEARCH_ATTRIBUTES.OrderId, value: orderId },
+          { key: SEARCH_ATTRIBUTES.UserId, value: userId },
+        ])
+      : undefined;
+
+  return {
+    async start({ orderId, userId }, late) {
+      try {
+        await client.withDeadline(deadline(), () =>
+          client.workflow.start(storeOrderWorkflow, {
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            workflowId: storeOrderWorkflowId(orderId),
+            // A run started late by the relay keeps the payment deadline of the order's creation.
+            args: [storeOrderInput(config, orderId, { paymentTtlMs: config.STORE_ORDER_PAYMENT_TTL - (late?.ageMs ?? 0) })],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+            typedSearchAttributes: attributes(orderId, userId),
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+  };
+}
 
 export type StoreSyncRunsConfig = Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_SEARCH_ATTRIBUTES'>;
 
