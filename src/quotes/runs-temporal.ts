@@ -90,7 +90,7 @@ export function createQuoteRuns(
           client.workflow.start(quoteNegotiationWorkflow, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: quoteWorkflowId(input.chainRootId),
-            args: [{ ...input, continueAsNewAfter: config.WORKFLOW_CONTINUE_AS_NEW_AFTER }],
+            args: [{ ...input, continueAsNewAfter: input.continueAsNewAfter ?? config.WORKFLOW_CONTINUE_AS_NEW_AFTER }],
             workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
             // Operators find a chain's run by `QuoteRef = "Q-…"`, and all of a company's by `CompanyId = "…"`.
