@@ -128,9 +128,11 @@ it('with Temporal away at the request: the same answer; the signal relay cancels
 
   expect((await request(t.app).post('/auth/me/deletion-request').set(bearer(person.token))).status).toBe(202);
 
-  for (const run of [activationRun, storeRun]) await expectCancelled(run);
   const runs = [activationRun.workflowId, storeRun.workflowId, unstarted].sort();
   // The API's attempt failed (one attempt counted), the relay's was taken; the unstarted run was not found.
+  // Waited for before the runs' results: awaiting a result lets the time-skipping server jump ahead, and a
+  // run's timer (the activation's paid check) then races the cancel with an activity of its own, which the
+  // Java test server answers ACTIVITY_UNKNOWN and never settles (the run hangs; a real server does not).
   await eventually(
     async () =>
       expect(await cancellations(runs)).toEqual(
@@ -138,5 +140,6 @@ it('with Temporal away at the request: the same answer; the signal relay cancels
       ),
     10_000,
   );
+  for (const run of [activationRun, storeRun]) await expectCancelled(run);
   await expect(env.client.workflow.getHandle(unstarted).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 });
