@@ -17,7 +17,7 @@ import {
   OPERATOR_REJECTION,
   type ActivationEnd,
   type SimLimitVerdict,
-} from '../workflows/activation-contract';
+} from '../workflows/contracts/activation-contract';
 
 /** What the activation's activities use, and nothing more (the worker hands in the whole of each). */
 export interface ActivationActivityDeps {

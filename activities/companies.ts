@@ -15,7 +15,7 @@ import {
   type CompanyStatusValue,
   type NoticeDelivery,
   type Readiness,
-} from '../workflows/company-contract';
+} from '../workflows/contracts/company-contract';
 
 export interface CompanyActivityDeps {
   db: Db;

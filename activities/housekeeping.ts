@@ -1,6 +1,6 @@
 import type { Db } from '../src/db/sql';
 import { purgeBatch } from '../src/housekeeping/repository';
-import type { PurgeTarget } from '../workflows/housekeeping-contract';
+import type { PurgeTarget } from '../workflows/contracts/housekeeping-contract';
 
 export interface HousekeepingActivityDeps {
   db: Db;

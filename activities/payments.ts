@@ -7,11 +7,11 @@ import type { ProviderIntent } from '../src/payments/providers';
 import * as repo from '../src/payments/repository';
 import type { SettlementPayment } from '../src/payments/repository';
 import { completePayment } from '../src/payments/settle';
-import type { StoreOrderPayments } from '../src/store';
+import type { StoreOrderPayments } from '../src/payments/store-orders';
 import { AMOUNT_MISMATCH, recordMismatch, verifySucceededIntent } from '../src/payments/verify';
 import { flagRefund, PAID_AFTER_ORDER_CANCELLED } from '../src/payments/refunds';
 import { writeReconciliationRecord } from '../src/reconciliation/records';
-import { PAYMENT_NOT_FOUND } from '../workflows/settlement-contract';
+import { PAYMENT_NOT_FOUND } from '../workflows/contracts/settlement-contract';
 
 export interface PaymentActivityDeps {
   db: Db;

@@ -29,8 +29,8 @@ import type {
   QuoteActor,
   QuoteStatusValue,
   QuoteTip,
-} from '../workflows/quote-contract';
-import type { QuoteRefusalCode } from '../workflows/quote-rules';
+} from '../workflows/contracts/quote-contract';
+import type { QuoteRefusalCode } from '../workflows/contracts/quote-rules';
 
 export interface QuoteActivityDeps {
   db: Db;

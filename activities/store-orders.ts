@@ -15,7 +15,7 @@ import {
   type ProviderOrder,
   type StoreProviderRegistry,
 } from '../src/store/providers/plugin';
-import { STORE_ORDER_MISSING, STORE_PROVIDER_REJECTION, type ProviderOutcome } from '../workflows/store-order-contract';
+import { STORE_ORDER_MISSING, STORE_PROVIDER_REJECTION, type ProviderOutcome } from '../workflows/contracts/store-order-contract';
 
 export interface StoreOrderActivityDeps {
   db: Db;

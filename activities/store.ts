@@ -4,7 +4,7 @@ import { applySyncPlan, findProvider, listActiveProviders, lockProvider, recordH
 import { checkHealth } from '../src/store/health';
 import { StoreProviderRejection, type StoreProviderRegistry } from '../src/store/providers/plugin';
 import { planSync } from '../src/store/sync';
-import type { SyncCounts } from '../workflows/store-sync-contract';
+import type { SyncCounts } from '../workflows/contracts/store-sync-contract';
 
 export interface StoreActivityDeps {
   db: Db;

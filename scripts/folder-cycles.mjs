@@ -1,7 +1,8 @@
 // No import cycle between folders (issue 35): scripts/import-cycles.sh runs it after dpdm's file check.
-// A folder is an area of src/ (src/<area>/…), or activities/, workflows/, worker/, bench/; a file directly
-// in src/ is a node of its own (config.ts is imported by all, app.ts and main.ts import all). Any other
-// file's folder is its directory (the test fixtures). Type-only imports count, as in the file check.
+// A folder is an area of src/ (src/<area>/…), or activities/, workflows/, worker/, bench/ (a folder inside
+// one of those is a folder of its own: workflows/contracts/ is what the API and the activities share with
+// the workflows); a file directly in src/ is a node of its own (config.ts is imported by all, app.ts and
+// main.ts import all). Any other file's folder is its directory (the test fixtures). Type-only imports count, as in the file check.
 // Prints each set of folders that reach each other, with one import per step of the way, and exits 1.
 //
 //   node scripts/folder-cycles.mjs [globs…]     default: the globs of scripts/import-cycles.sh
@@ -18,7 +19,7 @@ const DEFAULT_GLOBS = ['src/**/*.ts', 'workflows/**/*.ts', 'activities/**/*.ts',
 export function folderOf(file) {
   const parts = file.split('/');
   if (parts[0] === 'src') return parts.length > 2 ? `src/${parts[1]}` : file;
-  if (['activities', 'workflows', 'worker', 'bench'].includes(parts[0])) return parts[0];
+  if (['activities', 'workflows', 'worker', 'bench'].includes(parts[0])) return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
   return path.posix.dirname(file);
 }
 

@@ -37,7 +37,7 @@ import {
   type ActivationWorkflowInput,
   type SimLimitVerdict,
   type VerifyIdentityInput,
-} from './activation-contract';
+} from './contracts/activation-contract';
 
 /**
  * The activities this workflow calls: its own (activities/activations.ts) and, once it ended, the

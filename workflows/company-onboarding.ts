@@ -29,7 +29,7 @@ import {
   type Readiness,
   type StatusChangeRequest,
   type StatusChangeResult,
-} from './company-contract';
+} from './contracts/company-contract';
 
 const NOT_READY: Readiness = { contractConfirmed: false, paymentSatisfied: false, rosterStaged: false, canSendLinks: false };
 

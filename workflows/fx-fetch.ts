@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FxActivities } from '../activities/fx';
-import type { FxFetchResult } from './fx-fetch-contract';
+import type { FxFetchResult } from './contracts/fx-fetch-contract';
 
 // A few quick tries; after that the run ends (the schedule's next run tries again), well inside the interval.
 const { fetchFxRates } = proxyActivities<FxActivities>({

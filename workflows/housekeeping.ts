@@ -1,6 +1,6 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { HousekeepingActivities } from '../activities/housekeeping';
-import type { HousekeepingInput, HousekeepingResult, PurgeStep } from './housekeeping-contract';
+import type { HousekeepingInput, HousekeepingResult, PurgeStep } from './contracts/housekeeping-contract';
 
 // A failing batch (database away) is retried a few times; after that the run fails, visibly in the
 // UI, and the next scheduled run starts over (deleting is idempotent).

@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { QuoteActivities } from '../activities/quotes';
-import { companyWorkflowId, readinessChangedSignal } from './company-contract';
+import { companyWorkflowId, readinessChangedSignal } from './contracts/company-contract';
 import {
   acceptUpdate,
   allowed,
@@ -30,8 +30,8 @@ import {
   type QuoteTip,
   type QuoteWorkflowInput,
   type QuoteWorkflowState,
-} from './quote-contract';
-import { QUOTE_REFUSAL_CODES, tipRefusal } from './quote-rules';
+} from './contracts/quote-contract';
+import { QUOTE_REFUSAL_CODES, tipRefusal } from './contracts/quote-rules';
 
 const ACTIONS: QuoteAction[] = ['submit', 'startReview', 'counter', 'accept', 'decline', 'reject', 'confirmContract'];
 

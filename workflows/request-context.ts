@@ -4,7 +4,7 @@
 // started the run; the run's own log lines carry it too. Signals and updates sent later by other
 // requests do not change it: a run belongs to the request that started it.
 import { defaultPayloadConverter, type Headers, type WorkflowInterceptors } from '@temporalio/workflow';
-import { REQUEST_ID_HEADER } from './request-context-contract';
+import { REQUEST_ID_HEADER } from './contracts/request-context-contract';
 
 function requestIdOf(headers: Headers): string | undefined {
   const payload = headers[REQUEST_ID_HEADER];

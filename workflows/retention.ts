@@ -1,6 +1,6 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { RetentionActivities } from '../activities/retention';
-import type { RetentionInput, RetentionResult } from './retention-contract';
+import type { RetentionInput, RetentionResult } from './contracts/retention-contract';
 
 // A failing batch (database away) is retried a few times; after that the run fails, visibly in the UI,
 // and the next scheduled run starts over (an erased account is not due any more).

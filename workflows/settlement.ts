@@ -12,8 +12,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
-import { activationWorkflowId, orderPaidSignal } from './activation-contract';
-import { storeOrderPaidSignal, storeOrderWorkflowId } from './store-order-contract';
+import { activationWorkflowId, orderPaidSignal } from './contracts/activation-contract';
+import { storeOrderPaidSignal, storeOrderWorkflowId } from './contracts/store-order-contract';
 import {
   LOCAL_SETTLEMENT_PATCH,
   PAYMENT_NOT_FOUND,
@@ -23,7 +23,7 @@ import {
   type SettlementOutcome,
   type SettlementState,
   type SettlementWorkflowInput,
-} from './settlement-contract';
+} from './contracts/settlement-contract';
 
 /** Ids kept across continue-as-new: processor redeliveries come within days, not thousands of events. */
 const KEPT_EVENT_IDS = 500;

@@ -24,7 +24,7 @@ import {
   type ProviderOutcome,
   type StoreOrderState,
   type StoreOrderWorkflowInput,
-} from './store-order-contract';
+} from './contracts/store-order-contract';
 
 const records = proxyActivities<StoreOrderActivities>({
   startToCloseTimeout: '30 seconds',

@@ -8,7 +8,7 @@ import {
   type StoreSyncAllResult,
   type StoreSyncInput,
   type StoreSyncResult,
-} from './store-sync-contract';
+} from './contracts/store-sync-contract';
 
 // The health check and the list are short; a provider that stays down fails them after a few tries.
 const { checkStoreProviderHealth, listStoreProvidersToSync } = proxyActivities<StoreActivities>({

@@ -22,7 +22,7 @@ import { sleep } from '../lib/processes';
 import { fmt, latencyStats, type LatencyStats } from '../lib/stats';
 import { latencyBreakdown, printBreakdown, type Step } from './breakdown';
 import { executeUpdate } from '../../src/temporal/update';
-import { activationWorkflowId, verifyIdentityUpdate } from '../../workflows/activation-contract';
+import { activationWorkflowId, verifyIdentityUpdate } from '../../workflows/contracts/activation-contract';
 import {
   forEachConcurrently,
   insertFixtures,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { Pool } from 'pg';
-import { paymentWorkflowId } from '../../workflows/settlement-contract';
+import { paymentWorkflowId } from '../../workflows/contracts/settlement-contract';
 import type { PhaseContext } from '../lib/phase';
 import { clockTicks, procStat } from '../lib/proc';
 import { seconds, sleep, type Cleanups } from '../lib/processes';

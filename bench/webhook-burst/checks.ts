@@ -9,8 +9,8 @@
  */
 import type { Pool } from 'pg';
 import type { Client } from '@temporalio/client';
-import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
-import { paymentWorkflowId } from '../../workflows/settlement-contract';
+import { activationWorkflowId, stateQuery } from '../../workflows/contracts/activation-contract';
+import { paymentWorkflowId } from '../../workflows/contracts/settlement-contract';
 import { sleep } from '../lib/processes';
 import { fmt } from '../lib/stats';
 import { DELIVERIES, forEachConcurrently, SETTLE_TIMEOUT_MS, type PaymentFixture } from './fixtures';

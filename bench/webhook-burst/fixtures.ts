@@ -10,7 +10,7 @@ import type { Client } from '@temporalio/client';
 import { seedDemoCatalog, DEMO } from '../../src/catalog/demo-seed';
 import { loadConfig } from '../../src/config';
 import { createActivationRuns } from '../../src/activations/runs-temporal';
-import { activationWorkflowId, stateQuery } from '../../workflows/activation-contract';
+import { activationWorkflowId, stateQuery } from '../../workflows/contracts/activation-contract';
 
 export const TASK_QUEUE = 'bench-webhooks';
 export const WEBHOOK_PATH = '/webhooks/card-processor';

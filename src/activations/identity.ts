@@ -6,7 +6,11 @@ import { IdentityInitiationError, type IdentityInitiation, type IdentityProvider
 import type { PersonalDataCipher } from '../lib/crypto';
 import { pendingSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
-import { IDENTITY_PROVIDER_UNAVAILABLE, type VerifyIdentityInput, type VerifyIdentityResult } from '../../workflows/activation-contract';
+import {
+  IDENTITY_PROVIDER_UNAVAILABLE,
+  type VerifyIdentityInput,
+  type VerifyIdentityResult,
+} from '../../workflows/contracts/activation-contract';
 import { findOwnedIdentity, findVerification, lockVerification, recordIdentityStart, type OwnedIdentity } from './repository';
 
 export interface IdentityDeps {

@@ -2,8 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, Workflo
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { ActivationRuns, StartActivation } from './runs';
-import { activationWorkflow } from '../../workflows/activation';
-import { activationWorkflowId, type ActivationWorkflowInput } from '../../workflows/activation-contract';
+import { ACTIVATION_WORKFLOW_TYPE, type ActivationWorkflow } from '../../workflows/contracts/activation-contract';
+import { activationWorkflowId, type ActivationWorkflowInput } from '../../workflows/contracts/activation-contract';
 import { START_DEADLINE_MS } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
@@ -52,7 +52,7 @@ export function createActivationRuns(
         paidCheckIntervalMs: config.ACTIVATION_PAID_CHECK_SECONDS * 1000,
       },
     };
-    await client.workflow.start(activationWorkflow, {
+    await client.workflow.start<ActivationWorkflow>(ACTIVATION_WORKFLOW_TYPE, {
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       workflowId: activationWorkflowId(a.activationId),
       args: [input],

@@ -10,7 +10,7 @@ import type { RegisterResponse } from '../auth/schemas';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import type { PaymentResult, Receipt } from '../payments/schemas';
 import type { AcknowledgementResponse, ProductList, StoreOrderResponse, StoreStatusResponse } from '../store/schemas';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { storeOrderWorkflowId } from '../../workflows/contracts/store-order-contract';
 import { createDemoClient, DemoError, OTP_PATTERN, type DemoClient, type DemoClientOptions } from './demo-client';
 import { digits, runUrl } from './demo-steps';
 

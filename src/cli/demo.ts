@@ -27,7 +27,7 @@ import type { RegisterResponse } from '../auth/schemas';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
 import type { PaymentResult, Receipt } from '../payments/schemas';
-import { activationWorkflowId } from '../../workflows/activation-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
 import { runB2bDemo } from './demo-b2b';
 import { runStoreDemo } from './demo-store';
 import { createDemoClient, type DemoClientOptions } from './demo-client';

@@ -3,7 +3,7 @@ import type { CompanyStatus } from '../entities';
 import { AppError } from '../http/errors';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
-import type { CompanyAction } from '../../workflows/company-contract';
+import type { CompanyAction } from '../../workflows/contracts/company-contract';
 import { companyView, findCompany, listCompanies, type CompanyView } from './repository';
 import type { CompanyRuns } from './runs';
 import type { Actor } from './service';

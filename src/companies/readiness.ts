@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import { isUuid } from '../http/fields';
-import type { Readiness } from '../../workflows/company-contract';
+import type { Readiness } from '../../workflows/contracts/company-contract';
 import { contractGates, hasRoster } from './repository';
 
 /**

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import { createLogger } from '../http/logger';
-import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
+import { COMPANY_WORKFLOW_TYPE, type CompanyOnboardingWorkflow } from '../../workflows/contracts/company-contract';
 import {
   changeStatusUpdate,
   COMPANY_TRANSITIONS,
@@ -15,7 +15,7 @@ import {
   readinessChangedSignal,
   type CompanyWorkflowInput,
   type StatusChangeRequest,
-} from '../../workflows/company-contract';
+} from '../../workflows/contracts/company-contract';
 import { START_DEADLINE_MS } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { executeAction, type ActionKey } from '../temporal/update';
@@ -49,7 +49,7 @@ export function createCompanyRuns(
       const input: CompanyWorkflowInput = { companyId, status: 'pending', continueAsNewAfter: config.WORKFLOW_CONTINUE_AS_NEW_AFTER };
       try {
         await client.withDeadline(Date.now() + startDeadlineMs, () =>
-          client.workflow.start(companyOnboardingWorkflow, {
+          client.workflow.start<CompanyOnboardingWorkflow>(COMPANY_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: companyWorkflowId(companyId),
             args: [input],

@@ -1,4 +1,4 @@
-import type { ReadinessGate, StatusChangeRequest, StatusChangeResult } from '../../workflows/company-contract';
+import type { ReadinessGate, StatusChangeRequest, StatusChangeResult } from '../../workflows/contracts/company-contract';
 
 /**
  * What the API asks of a company's onboarding workflow (`company:<id>`). The routes depend on this

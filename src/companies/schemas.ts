@@ -2,7 +2,7 @@ import { COMPANY_ROLES, COMPANY_STATUSES, PAYMENT_MODES } from '../entities';
 import { charCount, chars, E164Phone, Email, PHONE_OR_EMAIL, SaudiPhone, text, TRIMMED, Uuid } from '../http/fields';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { z } from '../openapi/registry';
-import { COMPANY_ACTIONS } from '../../workflows/company-contract';
+import { COMPANY_ACTIONS } from '../../workflows/contracts/company-contract';
 
 // --- The company, as every route answers it ------------------------------------------------------
 

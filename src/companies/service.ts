@@ -7,7 +7,7 @@ import { AppError } from '../http/errors';
 import type { PersonalDataCipher } from '../lib/crypto';
 import { pendingStart } from '../workflow-starts/kinds';
 import { enqueueStart, type StartLauncher } from '../workflow-starts/launch';
-import type { Readiness } from '../../workflows/company-contract';
+import type { Readiness } from '../../workflows/contracts/company-contract';
 import {
   companyView,
   findCompany,

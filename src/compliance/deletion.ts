@@ -11,8 +11,8 @@ import { ACCOUNT_DELETED } from '../entities';
 import { failStoreOrder, PAID_OPEN } from '../store/failure';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
-import { activationWorkflowId } from '../../workflows/activation-contract';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
+import { storeOrderWorkflowId } from '../../workflows/contracts/store-order-contract';
 import { erasePersonalData, type ErasureCause, type Requester } from './erasure';
 import * as repo from './repository';
 

@@ -1,8 +1,7 @@
 // The retention schedule: daily by default (RETENTION_ERASE_EVERY), it erases the personal data of
 // the accounts whose retainUntil passed (esim-store spec "Account deletion and compliance").
 import type { Config } from '../config';
-import { retentionWorkflow } from '../../workflows/retention';
-import type { RetentionInput } from '../../workflows/retention-contract';
+import { type RetentionInput, RETENTION_WORKFLOW_TYPE, type RetentionWorkflow } from '../../workflows/contracts/retention-contract';
 import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 export const RETENTION_SCHEDULE_ID = 'retention-erasure';
@@ -13,9 +12,9 @@ export function retentionScheduleSpecs(
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'RETENTION_ERASE_EVERY' | 'RETENTION_DAYS'>,
 ): ScheduleSpec[] {
   return [
-    scheduleSpec({
+    scheduleSpec<RetentionWorkflow>({
       scheduleId: RETENTION_SCHEDULE_ID,
-      workflow: retentionWorkflow,
+      workflowType: RETENTION_WORKFLOW_TYPE,
       args: [RETENTION_BATCH],
       every: config.RETENTION_ERASE_EVERY,
       taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -1,6 +1,6 @@
 import { query, type Query, type Sql } from '../db/sql';
 import { ESIM_RECEIPT_OUTCOMES } from '../store/callbacks';
-import type { PurgeTarget } from '../../workflows/housekeeping-contract';
+import type { PurgeTarget } from '../../workflows/contracts/housekeeping-contract';
 
 /** Which webhook_events rows are de-duplication receipts; every other row (reconciliation records, settlement claims) is kept. */
 const WEBHOOK_RECEIPTS: Array<{ provider: string; outcomes: readonly string[] }> = [

@@ -1,8 +1,12 @@
 // The housekeeping schedules: one per kind of row past its life, each starting housekeepingWorkflow
 // with its purges. Intervals and retention come from configuration (HOUSEKEEPING_*).
 import type { Config } from '../config';
-import { housekeepingWorkflow } from '../../workflows/housekeeping';
-import type { HousekeepingInput, PurgeStep } from '../../workflows/housekeeping-contract';
+import {
+  type HousekeepingInput,
+  type PurgeStep,
+  HOUSEKEEPING_WORKFLOW_TYPE,
+  type HousekeepingWorkflow,
+} from '../../workflows/contracts/housekeeping-contract';
 import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 /** Batches per target and run: a huge backlog is worked off over several runs, each with a short history. */
@@ -35,9 +39,9 @@ export function housekeepingScheduleSpecs(config: HousekeepingConfig): ScheduleS
   const skew = seconds(config.HOUSEKEEPING_CLOCK_SKEW_SECONDS);
   const spec = (scheduleId: string, everySeconds: number, purges: PurgeStep[], description: string) => {
     const input: HousekeepingInput = { purges, batchSize: config.HOUSEKEEPING_BATCH_SIZE, maxBatches: MAX_BATCHES_PER_RUN };
-    return scheduleSpec({
+    return scheduleSpec<HousekeepingWorkflow>({
       scheduleId,
-      workflow: housekeepingWorkflow,
+      workflowType: HOUSEKEEPING_WORKFLOW_TYPE,
       args: [input],
       every: seconds(everySeconds),
       taskQueue: config.TEMPORAL_TASK_QUEUE,

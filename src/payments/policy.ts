@@ -1,7 +1,7 @@
 import type { PaymentMethod } from '../entities';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
-import type { StoreOrderPayments } from '../store';
+import type { StoreOrderPayments } from './store-orders';
 
 /**
  * The spec's payment-method table, in one place. Every payment route asks it

@@ -1,9 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import type { PaymentRuns } from './runs';
-import { settlementWorkflow } from '../../workflows/settlement';
-import { paymentWorkflowId, processorEventSignal, type SettlementWorkflowInput } from '../../workflows/settlement-contract';
+import type { PaymentRuns, ProcessorEvent } from './runs';
+import {
+  paymentWorkflowId,
+  processorEventSignal,
+  SETTLEMENT_WORKFLOW_TYPE,
+  type SettlementWorkflow,
+  type SettlementWorkflowInput,
+} from '../../workflows/contracts/settlement-contract';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
 export type PaymentRunsConfig = Pick<
@@ -46,7 +51,7 @@ export function createPaymentRuns(client: Client, config: PaymentRunsConfig): Pa
     async startSettlement(paymentId) {
       try {
         await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-          client.workflow.start(settlementWorkflow, {
+          client.workflow.start<SettlementWorkflow>(SETTLEMENT_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: paymentWorkflowId(paymentId),
             args: [input(paymentId)],
@@ -67,7 +72,7 @@ export function createPaymentRuns(client: Client, config: PaymentRunsConfig): Pa
       for (let attempt = 1; ; attempt++) {
         try {
           await client.withDeadline(deadline, () =>
-            client.workflow.signalWithStart(settlementWorkflow, {
+            client.workflow.signalWithStart<SettlementWorkflow, [ProcessorEvent]>(SETTLEMENT_WORKFLOW_TYPE, {
               taskQueue: config.TEMPORAL_TASK_QUEUE,
               workflowId: paymentWorkflowId(paymentId),
               args: [input(paymentId)],

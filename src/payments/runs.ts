@@ -1,4 +1,4 @@
-import type { ProcessorEvent } from '../../workflows/settlement-contract';
+import type { ProcessorEvent } from '../../workflows/contracts/settlement-contract';
 
 /** The payload of deliverEvent; defined with the settlement workflow's signal. */
 export type { ProcessorEvent };

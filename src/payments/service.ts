@@ -7,7 +7,7 @@ import { AppError } from '../http/errors';
 import type { PaymentRuns } from './runs';
 import { pendingSignal, type EnqueuedSignal } from '../workflow-signals/kinds';
 import type { WorkflowSignals } from '../workflow-signals/outbox';
-import type { StoreOrderPayments } from '../store';
+import type { StoreOrderPayments } from './store-orders';
 import { fromMinorUnits } from '../lib/money';
 import { assertMethodAllowed, resolveOrderPaymentContext } from './policy';
 import type { PaymentProvider, ProviderPaymentInput, ProviderResult } from './providers';

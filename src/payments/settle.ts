@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/sql';
 import type { OrderStatus } from '../entities/order';
-import type { StoreOrderPayments } from '../store';
+import type { StoreOrderPayments } from './store-orders';
 import * as repo from './repository';
 
 export interface SettledPayment {

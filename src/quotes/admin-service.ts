@@ -3,7 +3,7 @@ import type { Db } from '../db/sql';
 import type { ContractBody } from '../contracts/schemas';
 import type { QuoteStatus } from '../entities';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
-import type { QuoteActor, QuoteLine } from '../../workflows/quote-contract';
+import type { QuoteActor, QuoteLine } from '../../workflows/contracts/quote-contract';
 import { queueTips } from './repository';
 import type { QuoteRuns } from './runs';
 import { assertInCatalog, readDetail, resolve } from './service';

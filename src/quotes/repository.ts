@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { query, type Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
-import type { QuoteLine } from '../../workflows/quote-contract';
+import type { QuoteLine } from '../../workflows/contracts/quote-contract';
 
 /**
  * The SQL of quote chains (quote_versions, quote_items) and of the B2B catalog they quote from.

@@ -5,7 +5,7 @@ import { languageOf } from '../http/errors';
 import { guard } from '../http/guards';
 import { json, type Api } from '../http/route';
 import { keptAnswer, type KeptDeps } from '../http/kept';
-import type { QuoteActor } from '../../workflows/quote-contract';
+import type { QuoteActor } from '../../workflows/contracts/quote-contract';
 import * as s from './schemas';
 import { noteOf, type QuoteService } from './service';
 

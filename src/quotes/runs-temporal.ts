@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { Sql } from '../db/sql';
 import { AppError } from '../http/errors';
 import type { QuoteRuns } from './runs';
-import { quoteNegotiationWorkflow } from '../../workflows/quote-negotiation';
+import { QUOTE_WORKFLOW_TYPE, type QuoteNegotiationWorkflow } from '../../workflows/contracts/quote-contract';
 import {
   acceptUpdate,
   confirmContractUpdate,
@@ -17,8 +17,8 @@ import {
   submitUpdate,
   type QuoteAction,
   type QuoteActionRequest,
-} from '../../workflows/quote-contract';
-import { tipRefusal } from '../../workflows/quote-rules';
+} from '../../workflows/contracts/quote-contract';
+import { tipRefusal } from '../../workflows/contracts/quote-rules';
 import { readQuoteTip } from './tip';
 import { START_DEADLINE_MS } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
@@ -87,7 +87,7 @@ export function createQuoteRuns(
     async start(input) {
       try {
         await client.withDeadline(Date.now() + startDeadlineMs, () =>
-          client.workflow.start(quoteNegotiationWorkflow, {
+          client.workflow.start<QuoteNegotiationWorkflow>(QUOTE_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: quoteWorkflowId(input.chainRootId),
             args: [{ ...input, continueAsNewAfter: input.continueAsNewAfter ?? config.WORKFLOW_CONTINUE_AS_NEW_AFTER }],

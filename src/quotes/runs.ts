@@ -5,7 +5,7 @@ import type {
   QuoteActionRequest,
   QuoteActionResult,
   QuoteWorkflowInput,
-} from '../../workflows/quote-contract';
+} from '../../workflows/contracts/quote-contract';
 
 /**
  * What the API asks of a quote chain's negotiation workflow (`quote:<chainRootId>`). The routes depend

@@ -4,7 +4,7 @@ import { AppError, type Language } from '../http/errors';
 import { isUuid } from '../http/fields';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { QuoteStatus } from '../entities';
-import type { QuoteActor, QuoteLine } from '../../workflows/quote-contract';
+import type { QuoteActor, QuoteLine } from '../../workflows/contracts/quote-contract';
 import {
   catalogRows,
   companyTips,

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/sql';
 import { chainTip, type TipRow } from './repository';
-import type { QuoteTip } from '../../workflows/quote-contract';
+import type { QuoteTip } from '../../workflows/contracts/quote-contract';
 
 /** A version as the negotiation run's tip: a version without a parent is the company's own (version 1). */
 export const tipOf = (row: TipRow): QuoteTip => ({

@@ -2,7 +2,7 @@ import type { Sql } from '../db/sql';
 import type { QuotePreference, QuoteStatus } from '../entities';
 import type { Language } from '../http/errors';
 import { sarOf } from '../lib/money';
-import { quoteRef } from '../../workflows/quote-contract';
+import { quoteRef } from '../../workflows/contracts/quote-contract';
 import { chainVersions, versionItems, type CatalogDbRow, type VersionDbRow } from './repository';
 
 /** The spec's shapes, built from rows: money back to SAR numbers, the needs object from its columns. */

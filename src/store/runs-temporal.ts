@@ -5,10 +5,14 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import { START_DEADLINE_MS } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { storeOrderWorkflow } from '../../workflows/store-order';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
-import { storeCatalogSyncAllWorkflow, storeCatalogSyncWorkflow } from '../../workflows/store-sync';
-import { STORE_SYNC_ALL_WORKFLOW_ID, storeSyncWorkflowId } from '../../workflows/store-sync-contract';
+import { STORE_ORDER_WORKFLOW_TYPE, storeOrderWorkflowId, type StoreOrderWorkflow } from '../../workflows/contracts/store-order-contract';
+import {
+  STORE_SYNC_ALL_WORKFLOW_TYPE,
+  STORE_SYNC_WORKFLOW_TYPE,
+  type StoreCatalogSyncAllWorkflow,
+  type StoreCatalogSyncWorkflow,
+} from '../../workflows/contracts/store-sync-contract';
+import { STORE_SYNC_ALL_WORKFLOW_ID, storeSyncWorkflowId } from '../../workflows/contracts/store-sync-contract';
 import { storeOrderInput, type StoreOrderRuns, type StoreOrderRunsConfig, type StoreSyncRuns } from './runs';
 
 /**
@@ -34,7 +38,7 @@ export function createStoreOrderRuns(
     async start({ orderId, userId }, late) {
       try {
         await client.withDeadline(deadline(), () =>
-          client.workflow.start(storeOrderWorkflow, {
+          client.workflow.start<StoreOrderWorkflow>(STORE_ORDER_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: storeOrderWorkflowId(orderId),
             // A run started late by the relay keeps the payment deadline of the order's creation.
@@ -82,7 +86,7 @@ export function createStoreSyncRuns(client: Client, config: StoreSyncRunsConfig,
     syncProvider(provider) {
       const workflowId = storeSyncWorkflowId(provider.id);
       return started(workflowId, () =>
-        client.workflow.start(storeCatalogSyncWorkflow, {
+        client.workflow.start<StoreCatalogSyncWorkflow>(STORE_SYNC_WORKFLOW_TYPE, {
           ...common,
           workflowId,
           args: [{ providerId: provider.id }],
@@ -96,7 +100,7 @@ export function createStoreSyncRuns(client: Client, config: StoreSyncRunsConfig,
 
     syncAll() {
       return started(STORE_SYNC_ALL_WORKFLOW_ID, () =>
-        client.workflow.start(storeCatalogSyncAllWorkflow, {
+        client.workflow.start<StoreCatalogSyncAllWorkflow>(STORE_SYNC_ALL_WORKFLOW_TYPE, {
           ...common,
           workflowId: STORE_SYNC_ALL_WORKFLOW_ID,
           args: [{ searchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES }],

@@ -1,6 +1,10 @@
 import type { Config } from '../config';
 import type { RunStart } from '../workflow-signals/kinds';
-import { STORE_ORDER_WORKFLOW_TYPE, type StoreOrderWorkflowInput } from '../../workflows/store-order-contract';
+import {
+  STORE_ORDER_WORKFLOW_TYPE,
+  type StoreOrderStartArgs,
+  type StoreOrderWorkflowInput,
+} from '../../workflows/contracts/store-order-contract';
 
 /**
  * What the API asks of the catalog sync (spec "POST /admin/store/catalog/sync"). The admin route depends
@@ -16,11 +20,8 @@ export interface StoreSyncRuns {
   syncAll(): Promise<{ workflowId: string }>;
 }
 
-/** What a store order's run starts from (its pending start, src/workflow-starts): ids only. */
-export interface StoreOrderStartArgs {
-  orderId: string;
-  userId: string;
-}
+// What a store order's run starts from is the workflow's contract (its pending start stores it: src/workflow-starts).
+export type { StoreOrderStartArgs } from '../../workflows/contracts/store-order-contract';
 
 /**
  * What the API asks of a store order's workflow (`store-order:<orderId>`) directly: its start. "Order

@@ -2,8 +2,8 @@
 // (FX_FETCH_EVERY), both with the worker's overlap SKIP (src/temporal/schedules.ts). They run only while
 // the store is on (FEATURE_ESIM_STORE); with it off the worker deletes them where they exist.
 import type { Config } from '../config';
-import { fxFetchWorkflow } from '../../workflows/fx-fetch';
-import { storeCatalogSyncAllWorkflow } from '../../workflows/store-sync';
+import { FX_FETCH_WORKFLOW_TYPE, type FxFetchWorkflow } from '../../workflows/contracts/fx-fetch-contract';
+import { STORE_SYNC_ALL_WORKFLOW_TYPE, type StoreCatalogSyncAllWorkflow } from '../../workflows/contracts/store-sync-contract';
 import { scheduleSpec, type ScheduleSpec } from '../temporal/schedule-spec';
 
 export const STORE_SCHEDULE_IDS = {
@@ -19,18 +19,18 @@ export type StoreScheduleConfig = Pick<
 export function storeScheduleSpecs(config: StoreScheduleConfig): ScheduleSpec[] {
   if (!config.FEATURE_ESIM_STORE) return [];
   return [
-    scheduleSpec({
+    scheduleSpec<StoreCatalogSyncAllWorkflow>({
       scheduleId: STORE_SCHEDULE_IDS.catalogSync,
-      workflow: storeCatalogSyncAllWorkflow,
+      workflowType: STORE_SYNC_ALL_WORKFLOW_TYPE,
       args: [{ searchAttributes: config.TEMPORAL_SEARCH_ATTRIBUTES }],
       every: config.STORE_SYNC_EVERY,
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       description:
         'Syncs the catalog of every active eSIM store provider (upsert by provider and SKU, vanished SKUs deactivated), one store-sync:<providerId> run each.',
     }),
-    scheduleSpec({
+    scheduleSpec<FxFetchWorkflow>({
       scheduleId: STORE_SCHEDULE_IDS.fxFetch,
-      workflow: fxFetchWorkflow,
+      workflowType: FX_FETCH_WORKFLOW_TYPE,
       args: [],
       every: config.FX_FETCH_EVERY,
       taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -23,7 +23,7 @@ import {
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { Sinks } from '@temporalio/workflow';
 import type pino from 'pino';
-import { REQUEST_ID_HEADER } from '../../workflows/request-context-contract';
+import { REQUEST_ID_HEADER } from '../../workflows/contracts/request-context-contract';
 import { currentRequestId, logFields, runInRequest } from './context';
 import { activeTracing, type Tracing } from './tracing';
 

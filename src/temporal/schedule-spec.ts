@@ -4,8 +4,8 @@ import type { Workflow } from '@temporalio/common';
 export interface ScheduleSpec<W extends Workflow = Workflow> {
   /** Stable id, shown in the UI; the runs it starts are named `<scheduleId>-<time>`. */
   scheduleId: string;
-  /** Started by reference, as each area's runs-temporal.ts starts its workflows. */
-  workflow: W;
+  /** Started by type name, as each area's runs-temporal.ts starts its workflows (`W`: its contract's signature). */
+  workflowType: string;
   args: Parameters<W>;
   /** Interval between runs, in milliseconds (from configuration). */
   every: number;
@@ -16,7 +16,7 @@ export interface ScheduleSpec<W extends Workflow = Workflow> {
   runTimeout?: number;
 }
 
-/** Typed entry: `args` must fit `workflow`. */
+/** Typed entry: `args` must fit the workflow's signature `W`, given explicitly (`scheduleSpec<HousekeepingWorkflow>({ … })`). */
 export function scheduleSpec<W extends Workflow>(spec: ScheduleSpec<W>): ScheduleSpec {
   return spec;
 }

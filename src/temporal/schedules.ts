@@ -1,4 +1,4 @@
-// Temporal Schedules the worker owns. Each one is declared once in scheduleSpecs(config); at start the
+// Temporal Schedules the worker owns. Each one is declared once (worker/schedules.ts lists them); at start the
 // worker calls ensureSchedules, which creates a missing schedule and brings an existing one to the
 // declared interval, workflow, arguments and task queue. Running it twice (or from two workers at
 // once) leaves one schedule per id. Operators see them in the Temporal UI under Schedules.
@@ -11,34 +11,10 @@ import {
 } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
-import { housekeepingScheduleSpecs } from '../housekeeping/schedules';
-import { retentionScheduleSpecs } from '../compliance/schedules';
 import type { ScheduleSpec } from './schedule-spec';
-import { retiredStoreScheduleIds, storeScheduleSpecs } from '../store/schedules';
 
 // What one schedule is: its own module, which each part's schedules (housekeeping.ts) import.
 export { scheduleSpec, type ScheduleSpec } from './schedule-spec';
-
-/**
- * Every schedule of this service, from one place (the worker ensures exactly these).
- * Other parts add their entries here.
- */
-export function scheduleSpecs(config: Config): ScheduleSpec[] {
-  return [...housekeepingScheduleSpecs(config), ...retentionScheduleSpecs(config), ...storeScheduleSpecs(config)];
-}
-
-/**
- * Schedules this service no longer runs, deleted by the worker at start where they still exist:
- * `activation-recovery` covered the gap between an activation's commit and its start, which the start
- * relay (src/workflow-starts/relay.ts) now closes for every run, from Postgres.
- */
-export const RETIRED_SCHEDULE_IDS = ['activation-recovery'];
-
-/** What the worker deletes at start: the retired schedules, and the store's while the store is off. */
-export function retiredScheduleIds(config: Config): string[] {
-  return [...RETIRED_SCHEDULE_IDS, ...retiredStoreScheduleIds(config)];
-}
 
 /** Deletes each retired schedule that exists; one already gone is fine (two workers may race). Returns the ids deleted. */
 export async function deleteRetiredSchedules(client: Client, ids: readonly string[], logger: Pick<Logger, 'info'>): Promise<string[]> {
@@ -64,7 +40,7 @@ const MIN_CATCHUP_MS = 10_000;
 function action(spec: ScheduleSpec): ScheduleOptionsStartWorkflowAction<Workflow> {
   return {
     type: 'startWorkflow',
-    workflowType: spec.workflow,
+    workflowType: spec.workflowType,
     args: spec.args,
     taskQueue: spec.taskQueue,
     // The server appends the scheduled time, so each run has its own id.

@@ -4,9 +4,19 @@
 // (./outbox.ts) and the relay (./relay.ts) take any of them as they are. A run's cancellation goes the
 // same road, in its order among the run's signals.
 import type { SignalDefinition } from '@temporalio/common';
-import { activationWorkflowId, identityStartedSignal, orderPaidSignal, type IdentityStarted } from '../../workflows/activation-contract';
-import { companyWorkflowId, readinessChangedSignal, type ReadinessGate } from '../../workflows/company-contract';
-import { providerCallbackSignal, requeueSignal, storeOrderPaidSignal, storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import {
+  activationWorkflowId,
+  identityStartedSignal,
+  orderPaidSignal,
+  type IdentityStarted,
+} from '../../workflows/contracts/activation-contract';
+import { companyWorkflowId, readinessChangedSignal, type ReadinessGate } from '../../workflows/contracts/company-contract';
+import {
+  providerCallbackSignal,
+  requeueSignal,
+  storeOrderPaidSignal,
+  storeOrderWorkflowId,
+} from '../../workflows/contracts/store-order-contract';
 
 /** One signal to deliver: written with the decision, sent at once or by the relay. Ids and options only. */
 export interface PendingSignal {

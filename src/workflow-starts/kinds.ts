@@ -2,14 +2,12 @@
 // workflow id, and how it is started. A new kind adds an entry to StartArgs, a
 // builder to pendingStart and a starter to workflowStarters; the table, the API's first attempt
 // (./launch.ts) and the relay (./relay.ts) take it as it is.
-import type { ActivationStartArgs } from '../activations/runs';
-import type { CompanyRuns } from '../companies/runs';
-import type { QuoteRuns } from '../quotes/runs';
-import type { StoreOrderRuns, StoreOrderStartArgs } from '../store/runs';
-import { activationWorkflowId } from '../../workflows/activation-contract';
-import { companyWorkflowId } from '../../workflows/company-contract';
-import { quoteWorkflowId, type QuoteWorkflowInput } from '../../workflows/quote-contract';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+// What each kind stores is its workflow's contract; the starters are handed in (the API's ports, or the
+// worker's: worker/start-relay.ts), so this module depends on none of the areas that start runs.
+import { activationWorkflowId, type ActivationStartArgs } from '../../workflows/contracts/activation-contract';
+import { companyWorkflowId } from '../../workflows/contracts/company-contract';
+import { quoteWorkflowId, type QuoteWorkflowInput } from '../../workflows/contracts/quote-contract';
+import { storeOrderWorkflowId, type StoreOrderStartArgs } from '../../workflows/contracts/store-order-contract';
 
 /** The stored arguments of each kind: ids and options only (the column is plain JSON). */
 export interface StartArgs {
@@ -64,9 +62,10 @@ export function startWith(starters: WorkflowStarters, start: PendingStart, late?
 /** The starters on the API's ports (a Temporal client, or a test's fakes); activations come with their own (src/activations/start.ts). */
 export function workflowStarters(ports: {
   activation: WorkflowStarters['activation'];
-  companies: Pick<CompanyRuns, 'start'>;
-  quotes: Pick<QuoteRuns, 'start'>;
-  storeOrders: Pick<StoreOrderRuns, 'start'>;
+  /** The `start` of each area's port (CompanyRuns, QuoteRuns, StoreOrderRuns). */
+  companies: { start(companyId: string): Promise<void> };
+  quotes: { start(input: QuoteWorkflowInput): Promise<void> };
+  storeOrders: { start(args: StoreOrderStartArgs, late?: LateStart): Promise<void> };
 }): WorkflowStarters {
   return {
     activation: ports.activation,

@@ -3,17 +3,9 @@
 // loop (src/relay/loop.ts), and reads only Postgres to know what to start: a Temporal outage stops
 // nothing but the starts themselves, which it retries with backoff.
 import type { Logger } from 'pino';
-import { activationStarter } from '../activations/start';
-import type { Config } from '../config';
 import type { Db } from '../db/sql';
 import { createRelay, type Relay, type RelayQueue } from '../relay/loop';
-import { createActivationRuns, type ActivationRunsConfig } from '../activations/runs-temporal';
-import { createCompanyRuns, type CompanyRunsConfig } from '../companies/runs-temporal';
-import { runOnOwnClient } from '../temporal/connection';
-import { createQuoteRuns, type QuoteRunsConfig } from '../quotes/runs-temporal';
-import { createStoreOrderRuns } from '../store/runs-temporal';
-import type { StoreOrderRunsConfig } from '../store/runs';
-import { startWith, workflowStarters, type PendingStart, type WorkflowStarters } from './kinds';
+import { startWith, type PendingStart, type WorkflowStarters } from './kinds';
 import { queueStatements } from '../relay/statements';
 import { markClaimedStarted, STARTS_CHANNEL, STARTS_QUEUE, type ClaimedStart } from './repository';
 
@@ -69,41 +61,4 @@ export function createStartRelay(opts: StartRelayOptions): StartRelay {
     maxBackoffMs: opts.maxBackoffMs,
     baseBackoffMs: opts.baseBackoffMs,
   });
-}
-
-export type StartRelayConfig = ActivationRunsConfig &
-  CompanyRunsConfig &
-  QuoteRunsConfig &
-  StoreOrderRunsConfig &
-  Pick<
-    Config,
-    | 'TEMPORAL_ADDRESS'
-    | 'TEMPORAL_NAMESPACE'
-    | 'TEMPORAL_PAYLOAD_KEYS'
-    | 'NODE_ENV'
-    | 'START_RELAY_BATCH_SIZE'
-    | 'START_RELAY_POLL_SECONDS'
-    | 'START_RELAY_MAX_BACKOFF_SECONDS'
-  >;
-
-/** The relay as the worker runs it, on its own Temporal client with the API's starters. Stop it before closing the pool. */
-export function startStartRelay(config: StartRelayConfig, deps: { db: Db; logger: Logger }): { stop(): Promise<void> } {
-  const logger = deps.logger.child({ component: 'start-relay' });
-  const running = runOnOwnClient(config, (client) =>
-    createStartRelay({
-      db: deps.db,
-      starters: workflowStarters({
-        activation: activationStarter({ db: deps.db, runs: createActivationRuns(client, config), config }),
-        companies: createCompanyRuns(client, config, { db: deps.db, logger }),
-        quotes: createQuoteRuns(client, config, { db: deps.db }),
-        storeOrders: createStoreOrderRuns(client, config),
-      }),
-      logger,
-      batchSize: config.START_RELAY_BATCH_SIZE,
-      pollIntervalMs: config.START_RELAY_POLL_SECONDS * 1000,
-      maxBackoffMs: config.START_RELAY_MAX_BACKOFF_SECONDS * 1000,
-    }),
-  );
-  deps.logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'start relay running');
-  return running;
 }

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { createHousekeepingActivities } from '../../activities/housekeeping';
-import type { PurgeTarget } from '../../workflows/housekeeping-contract';
+import type { PurgeTarget } from '../../workflows/contracts/housekeeping-contract';
 import { bearer, CONSENTS, createTestApp, errorCode, lastCode, MOBILE, newPhone, signUp, type TestApp } from '../helpers/app';
 
 const MINUTE = 60_000;

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ContractResponse } from '../../src/contracts/schemas';
 import { errorCodes } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
-import { quoteRef, type QuoteStatusValue } from '../../workflows/quote-contract';
+import { quoteRef, type QuoteStatusValue } from '../../workflows/contracts/quote-contract';
 import { createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
 import { signInAs, type Caller } from '../helpers/company-routes';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorCodes } from '../../src/http/error-codes';
 import { AppError } from '../../src/http/errors';
-import { quoteRef } from '../../workflows/quote-contract';
+import { quoteRef } from '../../workflows/contracts/quote-contract';
 import { createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';
 import { call, ISO, type ChainListBody, type DetailBody } from '../helpers/quote-api';

@@ -19,7 +19,7 @@ import type { CreateActivationResponse, IdentityStatusResponse } from '../../src
 import type { SignInResponse } from '../../src/auth/schemas';
 import { demoIccid, runDemo } from '../../src/cli/demo';
 import type { PaymentResult } from '../../src/payments/schemas';
-import { activationWorkflowId } from '../../workflows/activation-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import type { TestDatabase } from '../helpers/db';

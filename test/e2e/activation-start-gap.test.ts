@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { demoIccid } from '../../src/cli/demo';
-import { activationWorkflowId } from '../../workflows/activation-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
 
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';

@@ -6,9 +6,9 @@
  * and here from the rows and the runs: one charge, paid by the company, drawn once.
  */
 import { runB2bDemo, type B2bDemoResult } from '../../src/cli/demo-b2b';
-import { activationWorkflowId } from '../../workflows/activation-contract';
-import { companyWorkflowId } from '../../workflows/company-contract';
-import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
+import { companyWorkflowId } from '../../workflows/contracts/company-contract';
+import { quoteWorkflowId } from '../../workflows/contracts/quote-contract';
 import { eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import { match } from '../helpers/match';

@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { runStoreDemo } from '../../src/cli/demo-store';
 import { seedStoreStandIns } from '../../src/store/stand-ins';
 import { productId } from '../helpers/store';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { storeOrderWorkflowId } from '../../workflows/contracts/store-order-contract';
 import { CONSENTS, eventually } from '../helpers/app';
 import type { TestDatabase } from '../helpers/db';
 import { compiledProcesses, lastCode, mobileCall, stopProcess } from '../helpers/processes';

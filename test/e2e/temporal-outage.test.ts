@@ -11,9 +11,9 @@
  * verification at the provider and records it; the run hears of it and of the payment through the
  * signal relay once the server is back), and every run then activates.
  */
-import { activationWorkflowId } from '../../workflows/activation-contract';
-import { companyWorkflowId } from '../../workflows/company-contract';
-import { quoteWorkflowId } from '../../workflows/quote-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
+import { companyWorkflowId } from '../../workflows/contracts/company-contract';
+import { quoteWorkflowId } from '../../workflows/contracts/quote-contract';
 import { CONSENTS, eventually } from '../helpers/app';
 import { DEMO } from '../helpers/activations';
 import { insertPackage } from '../helpers/catalog';

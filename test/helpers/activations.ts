@@ -15,7 +15,12 @@ import { createWorkflowSignals } from '../../src/workflow-signals/outbox';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { executeUpdate } from '../../src/temporal/update';
-import { activationWorkflowId, orderPaidSignal, verifyIdentityUpdate, type VerifyIdentityInput } from '../../workflows/activation-contract';
+import {
+  activationWorkflowId,
+  orderPaidSignal,
+  verifyIdentityUpdate,
+  type VerifyIdentityInput,
+} from '../../workflows/contracts/activation-contract';
 import type { TestDatabase } from './db';
 
 export { DEMO } from '../../src/catalog/demo-seed';

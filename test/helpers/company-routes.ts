@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { CompanyRuns } from '../../src/companies/runs';
 import type { AppRole, CompanyRole, CompanyStatus } from '../../src/entities';
 import { AppError } from '../../src/http/errors';
-import { transitionOf, type StatusChangeRequest } from '../../workflows/company-contract';
+import { transitionOf, type StatusChangeRequest } from '../../workflows/contracts/company-contract';
 import { bearer, signUp, type TestApp } from './app';
 import { joinCompany } from './companies';
 

@@ -15,7 +15,7 @@ import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { DEMO } from '../../src/catalog/demo-seed';
 import { demoIccid, digits } from '../../src/cli/demo-steps';
-import { storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { storeOrderWorkflowId } from '../../workflows/contracts/store-order-contract';
 import { CONSENTS } from './app';
 import { codeOf, newCode } from './processes';
 

@@ -8,8 +8,8 @@ import type { CompanyRuns } from '../../src/companies/runs';
 import type { Db as SqlDb } from '../../src/db/sql';
 import { AppError, isErrorCode } from '../../src/http/errors';
 import type { QuoteRuns } from '../../src/quotes/runs';
-import type { QuoteAction, QuoteActionRequest, QuoteLine, QuoteTip, QuoteWorkflowInput } from '../../workflows/quote-contract';
-import { tipRefusal } from '../../workflows/quote-rules';
+import type { QuoteAction, QuoteActionRequest, QuoteLine, QuoteTip, QuoteWorkflowInput } from '../../workflows/contracts/quote-contract';
+import { tipRefusal } from '../../workflows/contracts/quote-rules';
 
 interface Db {
   sql: SqlDb;

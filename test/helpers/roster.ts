@@ -1,7 +1,7 @@
 // What the roster route tests share: stage through the route, and callers of a company in any status.
 import request from 'supertest';
 import type { z } from 'zod';
-import type { ReadinessGate } from '../../workflows/company-contract';
+import type { ReadinessGate } from '../../workflows/contracts/company-contract';
 import type { SignalSender } from '../../src/workflow-signals/kinds';
 import type { CompanyStatus } from '../../src/entities';
 import type { StageRosterResponse } from '../../src/roster/schemas';

@@ -1,6 +1,7 @@
-// Issue 21: "no import circles (checked by lint)". `npm run lint` runs scripts/import-cycles.sh (dpdm
-// over src/, workflows/, activities/, worker/ and bench/, type-only imports included); this proves the
-// check fails on a circle, folders crossed and only a type coming back, and that the tree has none.
+// Issue 21: "no import circles (checked by lint)"; issue 35: "no import cycle between folders (the
+// import-cycle lint checks folders too)". `npm run lint` runs scripts/import-cycles.sh (dpdm over src/,
+// workflows/, activities/, worker/ and bench/, type-only imports included, then scripts/folder-cycles.mjs);
+// this proves the check fails on a file circle and on a folder cycle no file closes, and that the tree has neither.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,9 +27,21 @@ describe('scripts/import-cycles.sh (the lint step)', () => {
     expect(output).not.toContain('plain.ts');
   });
 
-  it('finds no circle in src/, workflows/, activities/, worker/ and bench/', () => {
+  it('fails on a cycle between folders that no file closes (orders -> billing -> reports -> orders)', () => {
+    const { status, output } = importCycles('test/fixtures/folder-cycle/**/*.ts');
+    expect(status).toBe(1);
+    // No file circle: dpdm passes; the folder check names the folders and one import per step.
+    expect(output).toContain('no circular dependency was found');
+    expect(output).toContain(
+      'Folder cycle among 3 folders: test/fixtures/folder-cycle/billing, test/fixtures/folder-cycle/orders, test/fixtures/folder-cycle/reports',
+    );
+    expect(output).toContain('(test/fixtures/folder-cycle/reports/round.ts -> test/fixtures/folder-cycle/orders/line.ts)');
+  });
+
+  it('finds no circle in src/, workflows/, activities/, worker/ and bench/, between files or between folders', () => {
     const { status, output } = importCycles();
     expect(output).not.toContain('->');
+    expect(output).toContain('No folder cycle.');
     expect(status).toBe(0);
   });
 });

@@ -15,7 +15,7 @@ import {
   verifyIdentityUpdate,
   type ActivationTimers,
   type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+} from '../../workflows/contracts/activation-contract';
 import { activationRow, orderStatus, payOrder } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';

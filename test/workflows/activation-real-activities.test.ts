@@ -8,7 +8,7 @@ import {
   orderPaidSignal,
   verifyIdentityUpdate,
   type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+} from '../../workflows/contracts/activation-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { iccid } from '../helpers/activations';
 import { insertActivation, seedCatalog } from '../helpers/read-app';

@@ -11,7 +11,7 @@ import {
   verifyIdentityUpdate,
   type ActivationTimers,
   type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+} from '../../workflows/contracts/activation-contract';
 import { iccid, orderStatus } from '../helpers/activations';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog, type InsertedActivation } from '../helpers/read-app';

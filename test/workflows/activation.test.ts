@@ -12,7 +12,7 @@ import {
   stateQuery,
   verifyIdentityUpdate,
   type ActivationWorkflowInput,
-} from '../../workflows/activation-contract';
+} from '../../workflows/contracts/activation-contract';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';
 
 /** Runs fn as a promise: its value resolves, its throw rejects. */

@@ -29,7 +29,7 @@ import {
   type CompanyStatusValue,
   type Readiness,
   type StatusChangeRequest,
-} from '../../workflows/company-contract';
+} from '../../workflows/contracts/company-contract';
 import { eventually } from '../helpers/app';
 import { insertCompany, insertUser, joinCompany } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

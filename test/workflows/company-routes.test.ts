@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { CompanyResponse, RegisteredCompanyResponse } from '../../src/companies/schemas';
 import { createMemoryMessageSender } from '../../src/providers/messages';
 import { createCompanyRuns } from '../../src/companies/runs-temporal';
-import { companyStateQuery, companyWorkflowId } from '../../workflows/company-contract';
+import { companyStateQuery, companyWorkflowId } from '../../workflows/contracts/company-contract';
 import { bearer, createTestApp, errorCode, type TestApp } from '../helpers/app';
 import { registrationBody, signInAs } from '../helpers/company-routes';
 import { realActivities } from '../helpers/real-activities';

@@ -7,7 +7,7 @@ import { Worker } from '@temporalio/worker';
 import type { CompanyActivities } from '../../activities/companies';
 import { createCompanyRuns } from '../../src/companies/runs-temporal';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/company-contract';
+import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/contracts/company-contract';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import { eventually } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

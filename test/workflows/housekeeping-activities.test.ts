@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createHousekeepingActivities, type HousekeepingActivities } from '../../activities/housekeeping';
-import { PURGE_TARGETS, type PurgeTarget } from '../../workflows/housekeeping-contract';
+import { PURGE_TARGETS, type PurgeTarget } from '../../workflows/contracts/housekeeping-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { seedCatalog } from '../helpers/activations';
 import { insertPayment } from '../helpers/webhooks';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
-import type { HousekeepingInput } from '../../workflows/housekeeping-contract';
+import type { HousekeepingInput } from '../../workflows/contracts/housekeeping-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { realActivities } from '../helpers/real-activities';
 import { bundleWorkflows, createTimeSkippingEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';

@@ -15,7 +15,11 @@ import { AppError } from '../../src/http/errors';
 import { IdentityInitiationError, IdentityProviderUnavailable, type IdentityProvider } from '../../src/identity/provider';
 import { UPDATE_DEADLINE_MS } from '../../src/temporal/update';
 import { activationWorkflow } from '../../workflows/activation';
-import { activationWorkflowId, IDENTITY_PROVIDER_UNAVAILABLE, type ActivationWorkflowInput } from '../../workflows/activation-contract';
+import {
+  activationWorkflowId,
+  IDENTITY_PROVIDER_UNAVAILABLE,
+  type ActivationWorkflowInput,
+} from '../../workflows/contracts/activation-contract';
 import { createTestApp, signUp, type TestApp } from '../helpers/app';
 import { insertActivation, seedCatalog } from '../helpers/read-app';
 import { verifyByUpdate } from '../helpers/activations';

@@ -16,7 +16,7 @@ import { createActivationRuns } from '../../src/activations/runs-temporal';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { dataConverterFromConfig, ENCRYPTED_ENCODING, KEY_ID_METADATA_KEY, payloadCodecFromConfig } from '../../src/temporal/codec';
 import { createPaymentRuns } from '../../src/payments/runs-temporal';
-import { activationWorkflowId } from '../../workflows/activation-contract';
+import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
 import { DEMO, esimCode } from '../helpers/activations';
 import { bearer, createTestApp, eventually, newPhone, signUp, type TestApp } from '../helpers/app';
 import { seedCatalog } from '../helpers/read-app';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { createQuoteActions, type QuoteActions } from '../../activities/quotes';
-import type { QuoteActor, QuoteLine } from '../../workflows/quote-contract';
+import type { QuoteActor, QuoteLine } from '../../workflows/contracts/quote-contract';
 import { insertPackage } from '../helpers/catalog';
 import { insertCompany, insertUser } from '../helpers/companies';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';

@@ -9,7 +9,7 @@ import { createQuoteActivities } from '../../activities/quotes';
 import { AppError } from '../../src/http/errors';
 import type { QuoteRuns } from '../../src/quotes/runs';
 import { createQuoteRuns } from '../../src/quotes/runs-temporal';
-import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/company-contract';
+import { companyStateQuery, companyWorkflowId, type Readiness } from '../../workflows/contracts/company-contract';
 import { companyOnboardingWorkflow } from '../../workflows/company-onboarding';
 import {
   allowed,
@@ -19,7 +19,7 @@ import {
   type QuoteActor,
   type QuoteLine,
   type QuoteTip,
-} from '../../workflows/quote-contract';
+} from '../../workflows/contracts/quote-contract';
 import { quoteNegotiationWorkflow } from '../../workflows/quote-negotiation';
 import { eventually } from '../helpers/app';
 import { insertPackage } from '../helpers/catalog';

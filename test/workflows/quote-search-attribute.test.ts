@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createQuoteRuns } from '../../src/quotes/runs-temporal';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { quoteRef, quoteWorkflowId } from '../../workflows/quote-contract';
+import { quoteRef, quoteWorkflowId } from '../../workflows/contracts/quote-contract';
 import { eventually } from '../helpers/app';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { createLocalEnv, uniqueTaskQueue } from '../helpers/temporal';

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { retentionWorkflow } from '../../workflows/retention';
-import type { RetentionInput } from '../../workflows/retention-contract';
+import type { RetentionInput } from '../../workflows/contracts/retention-contract';
 import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { bearer, createTestApp, newPhone, signUp, type TestApp } from '../helpers/app';
 import { realActivities } from '../helpers/real-activities';

@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { echoWorkflow } from '../fixtures/sleep-workflow';
+import type { echoWorkflow } from '../fixtures/sleep-workflow';
 import { loadConfig } from '../../src/config';
-import { deleteRetiredSchedules, ensureSchedules, RETIRED_SCHEDULE_IDS, scheduleSpec, scheduleSpecs } from '../../src/temporal/schedules';
+import { deleteRetiredSchedules, ensureSchedules, scheduleSpec } from '../../src/temporal/schedules';
+import { RETIRED_SCHEDULE_IDS, scheduleSpecs } from '../../worker/schedules';
 import { eventually } from '../helpers/app';
 import { bundleWorkflows, createLocalEnv, testDataConverter, uniqueTaskQueue } from '../helpers/temporal';
 
@@ -25,7 +26,14 @@ afterAll(async () => {
 });
 
 const echoEvery = (scheduleId: string, taskQueue: string, every: number, value = 'tick') =>
-  scheduleSpec({ scheduleId, workflow: echoWorkflow, args: [value], every, taskQueue, description: `echoes ${value}` });
+  scheduleSpec<typeof echoWorkflow>({
+    scheduleId,
+    workflowType: 'echoWorkflow',
+    args: [value],
+    every,
+    taskQueue,
+    description: `echoes ${value}`,
+  });
 
 async function scheduleIds(): Promise<string[]> {
   const ids: string[] = [];

@@ -20,7 +20,7 @@ import { createPersonalDataCipher } from '../../src/lib/crypto';
 import { createMockStoreProvider, mockProfile } from '../../src/store/providers/mock';
 import { StoreProviderRegistry, type StoreProviderPlugin } from '../../src/store/providers/plugin';
 import { createStoreOrderRuns } from '../../src/store/runs-temporal';
-import { storeOrderStateQuery, storeOrderWorkflowId } from '../../workflows/store-order-contract';
+import { storeOrderStateQuery, storeOrderWorkflowId } from '../../workflows/contracts/store-order-contract';
 import { bearer, eventually, signUp, type TestApp } from '../helpers/app';
 import { signInAs } from '../helpers/company-routes';
 import { realActivities } from '../helpers/real-activities';

@@ -17,7 +17,7 @@ import {
   type StoreProviderPlugin,
 } from '../../src/store/providers/plugin';
 import { storeCatalogSyncAllWorkflow, storeCatalogSyncWorkflow } from '../../workflows/store-sync';
-import { storeSyncWorkflowId, type StoreSyncAllResult, type StoreSyncResult } from '../../workflows/store-sync-contract';
+import { storeSyncWorkflowId, type StoreSyncAllResult, type StoreSyncResult } from '../../workflows/contracts/store-sync-contract';
 import type { TestApp } from '../helpers/app';
 import { realActivities } from '../helpers/real-activities';
 import { createStoreApp, productId, providerId, seedStore } from '../helpers/store';

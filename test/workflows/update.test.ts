@@ -13,7 +13,7 @@ import { AppError } from '../../src/http/errors';
 import { createActivationRuns } from '../../src/activations/runs-temporal';
 import { actionDerivedId, executeAction, executeUpdate, type ActionKey } from '../../src/temporal/update';
 import { verifyByUpdate } from '../helpers/activations';
-import { IDENTITY_ERROR } from '../../workflows/activation-contract';
+import { IDENTITY_ERROR } from '../../workflows/contracts/activation-contract';
 import { closeSignal, statusWorkflow, transitionUpdate, type Action } from './fixtures/update-workflows';
 import { createTestDatabase, type TestDatabase } from '../helpers/db';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue, testDataConverter } from '../helpers/temporal';

@@ -43,3 +43,13 @@ export type StoreSyncAllEntry =
 export interface StoreSyncAllResult {
   providers: StoreSyncAllEntry[];
 }
+
+/**
+ * The workflows as their client side starts them: by type name, typed by their signatures (workflows/index.ts
+ * exports the implementations; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const STORE_SYNC_WORKFLOW_TYPE = 'storeCatalogSyncWorkflow';
+export type StoreCatalogSyncWorkflow = (input: StoreSyncInput) => Promise<StoreSyncResult>;
+export const STORE_SYNC_ALL_WORKFLOW_TYPE = 'storeCatalogSyncAllWorkflow';
+export type StoreCatalogSyncAllWorkflow = (input: StoreSyncAllInput) => Promise<StoreSyncAllResult>;

@@ -3,8 +3,8 @@
 // the worker, activities and tests import it, and it imports nothing of theirs back.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 // Type-only (erased at build): the entity file derives these unions from the arrays its columns use.
-import type { ActivationStatus, IdentityStatus, SimType } from '../src/entities/activation';
-import type { IdentityType } from '../src/entities/user';
+import type { ActivationStatus, IdentityStatus, SimType } from '../../src/entities/activation';
+import type { IdentityType } from '../../src/entities/user';
 
 /** One run per activation, ever (the client starts it with reject-duplicate). */
 export const activationWorkflowId = (activationId: string) => `activation:${activationId}`;
@@ -130,3 +130,29 @@ export const IDENTITY_PROVIDER_UNAVAILABLE = 'IDENTITY_PROVIDER_UNAVAILABLE';
 /** ApplicationFailure types shared with activities (and, for IDENTITY_ERROR, the API). */
 export const OPERATOR_REJECTION = 'OperatorRejection';
 export const IDENTITY_ERROR = 'IDENTITY_ERROR';
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const ACTIVATION_WORKFLOW_TYPE = 'activationWorkflow';
+export type ActivationWorkflow = (input: ActivationWorkflowInput) => Promise<ActivationStatus>;
+
+/** What a run starts from (the activation's pending start, src/workflow-starts). */
+export interface StartActivation {
+  activationId: string;
+  userId: string;
+  orderId: string;
+  simType: SimType;
+  paid?: boolean;
+  /** A company seat's company: its run is then found by CompanyId next to the company's and quotes' runs. */
+  companyId?: string | null;
+  /** The payment that paid the order before the run started (a seat's corporate payment): found by PaymentId, as a paid consumer run is. */
+  paymentId?: string | null;
+  /** What is left of the cancel deadline (a run started late keeps the deadline of its creation); default: the whole of it. */
+  cancelAfterMs?: number;
+}
+
+/** What the pending start stores: the create's ids and options (the deadline is computed when it starts). */
+export type ActivationStartArgs = Omit<StartActivation, 'cancelAfterMs'>;

@@ -118,3 +118,11 @@ export interface NoticeDelivery {
 export const COMPANY_NOT_FOUND = 'COMPANY_NOT_FOUND';
 /** ApplicationFailure type of a refused status action (a spec code: COMPANY_INVALID_TRANSITION 409, details { from, action }). */
 export const COMPANY_INVALID_TRANSITION = 'COMPANY_INVALID_TRANSITION';
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const COMPANY_WORKFLOW_TYPE = 'companyOnboardingWorkflow';
+export type CompanyOnboardingWorkflow = (input: CompanyWorkflowInput) => Promise<void>;

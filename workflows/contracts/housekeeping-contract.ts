@@ -37,3 +37,11 @@ export interface HousekeepingResult {
   /** Targets that still had rows past their life when `maxBatches` ran out. */
   unfinished: PurgeTarget[];
 }
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const HOUSEKEEPING_WORKFLOW_TYPE = 'housekeepingWorkflow';
+export type HousekeepingWorkflow = (input: HousekeepingInput) => Promise<HousekeepingResult>;

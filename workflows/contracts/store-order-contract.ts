@@ -3,7 +3,7 @@
 // activities and tests import it, and it imports nothing of theirs back.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 // Type-only (erased at build).
-import type { StoreOrderStatus } from '../src/entities/store';
+import type { StoreOrderStatus } from '../../src/entities/store';
 
 /** One workflow per order (a requeue of a finished run starts the id again). */
 export const storeOrderWorkflowId = (orderId: string) => `store-order:${orderId}`;
@@ -59,3 +59,16 @@ export const PROVIDER_UNAVAILABLE = 'STORE_PROVIDER_UNAVAILABLE';
 export const STORE_PROVIDER_REJECTION = 'StoreProviderRejection';
 /** ApplicationFailure type of an order row that does not exist (non-retryable). */
 export const STORE_ORDER_MISSING = 'StoreOrderMissing';
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export type StoreOrderWorkflow = (input: StoreOrderWorkflowInput) => Promise<StoreOrderStatus>;
+
+/** What a store order's run starts from (its pending start stores it: src/workflow-starts). */
+export interface StoreOrderStartArgs {
+  orderId: string;
+  userId: string;
+}

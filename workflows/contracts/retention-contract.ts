@@ -15,3 +15,11 @@ export interface RetentionResult {
   /** True when maxBatches ran out with accounts still due. */
   unfinished: boolean;
 }
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const RETENTION_WORKFLOW_TYPE = 'retentionWorkflow';
+export type RetentionWorkflow = (input: RetentionInput) => Promise<RetentionResult>;

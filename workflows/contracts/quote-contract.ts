@@ -122,3 +122,11 @@ export const quoteStateQuery = defineQuery<QuoteWorkflowState>('quoteState');
 // QUOTE_INVALID_STATE, QUOTE_VERSION_SUPERSEDED (accept / decline on a version that is not the tip),
 // QUOTE_NOT_FOUND, CONTRACT_ALREADY_EXISTS, CONTRACT_PACKAGE_PRICE_MISSING (details { packageId }),
 // QUOTE_COUNTER_FAILED and CONTRACT_CREATE_FAILED (the write failed for another reason).
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const QUOTE_WORKFLOW_TYPE = 'quoteNegotiationWorkflow';
+export type QuoteNegotiationWorkflow = (input: QuoteWorkflowInput) => Promise<void>;

@@ -49,3 +49,11 @@ export const LOCAL_SETTLEMENT_PATCH = 'settle-as-local-activity';
 
 /** ApplicationFailure type of a payment row that does not exist (non-retryable in the workflow). */
 export const PAYMENT_NOT_FOUND = 'PaymentNotFound';
+
+/**
+ * The workflow as its client side starts it: by type name, typed by its signature (workflows/index.ts
+ * exports the implementation; test/unit/workflow-contracts.test.ts holds the two together), so the API
+ * never imports workflow code.
+ */
+export const SETTLEMENT_WORKFLOW_TYPE = 'settlementWorkflow';
+export type SettlementWorkflow = (input: SettlementWorkflowInput) => Promise<SettlementOutcome>;
