@@ -204,10 +204,14 @@ async function issuedAfterPaidMs(pool: Pool, id: string): Promise<number> {
 async function workerChild(): Promise<void> {
   const { DefaultLogger, Runtime } = await import('@temporalio/worker');
   const { buildActivityDeps, startWorker } = await import('../worker/main.js');
+  const { startSignalRelay } = await import('../src/workflow-signals/relay.js');
+  const { startStartRelay } = await import('../worker/start-relay.js');
   let database: { db: Db; pool: Pool } | undefined;
   let running: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const relays: Array<{ stop(): Promise<void> }> = [];
   const stop = async (code = 0) => {
     setTimeout(() => process.exit(code), 5_000);
+    await Promise.all(relays.map((relay) => relay.stop().catch(() => undefined)));
     await running?.shutdown().catch(() => undefined);
     await database?.pool.end().catch(() => undefined);
     process.exit(code);
@@ -228,6 +232,13 @@ async function workerChild(): Promise<void> {
       connectTimeoutMs: 30_000,
       logger: pino({ name: 'bench-store-worker', level: 'warn' }),
     });
+    // As the worker process runs them: a payment made right after its order's create finds the order's
+    // start still pending, so its "paid" signal waits for the signal relay (src/workflow-signals/outbox.ts).
+    const relayLogger = pino({ name: 'bench-store-relays', level: 'warn' });
+    relays.push(
+      startStartRelay(cfg, { db: database.db, logger: relayLogger }),
+      startSignalRelay(cfg, { db: database.db, logger: relayLogger }),
+    );
     process.send?.({ type: 'ready' });
     await running.done;
   } catch (err) {
