@@ -6,10 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { DEMO } from '../catalog/demo-seed';
 import { REQUIRED_CONSENT_TYPES } from '../entities/consent';
-import type { MobileWalletResult, PaymentResult } from '../payments/schemas';
+import type { MobileWalletResult } from '../payments/schemas';
 import { activationWorkflowId } from '../../workflows/contracts/activation-contract';
 import { companyWorkflowId } from '../../workflows/contracts/company-contract';
 import { quoteWorkflowId } from '../../workflows/contracts/quote-contract';
@@ -44,17 +45,22 @@ async function payAtOnce(c: DemoClient, token: string, orderId: string): Promise
   await c.call('POST', '/payments/create-intent', { orderId, method: 'local_debit', idempotencyKey: `corpus-${randomUUID()}` }, { token });
 }
 
-/** Paid before identity, by mobile wallet: `processing`, a settlement run, then the wallet's approval page. */
-const paidFirstByWallet: Walk = async (opts) => {
-  const c = createDemoClient(opts);
-  const token = await customer(c);
-  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
-  const payment = await c.call<z.infer<typeof PaymentResult>>(
+/** Starts a mobile-wallet payment: `processing` until the wallet page approves or declines it. */
+function payByWallet(c: DemoClient, token: string, orderId: string) {
+  return c.call<z.infer<typeof MobileWalletResult>>(
     'POST',
     '/payments/mobile-wallet',
     { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
     { token },
   );
+}
+
+/** Paid before identity, by mobile wallet: `processing`, a settlement run, then the wallet's approval page. */
+const paidFirstByWallet: Walk = async (opts) => {
+  const c = createDemoClient(opts);
+  const token = await customer(c);
+  const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
+  const payment = await payByWallet(c, token, orderId);
   // Opening the redirect stands for approving in the wallet app (src/payments/mock-wallet.ts).
   await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}`);
   await verifyIdentity(c, token, activationId);
@@ -227,12 +233,7 @@ const walletPaymentDeclined: Walk = async (opts) => {
   const c = createDemoClient(opts);
   const token = await customer(c);
   const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
-  const payment = await c.call<z.infer<typeof MobileWalletResult>>(
-    'POST',
-    '/payments/mobile-wallet',
-    { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
-    { token },
-  );
+  const payment = await payByWallet(c, token, orderId);
   await fetch(`${opts.baseUrl}/mock-wallet/redirect/${payment.paymentId}?decision=declined`);
   const activation = activationWorkflowId(activationId);
   await c.until(
@@ -371,7 +372,7 @@ const paidCheckWhileWaiting: VariantWalk = {
     const token = await customer(c);
     const { activationId, orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
     await verifyIdentity(c, token, activationId);
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await sleep(2_500);
     await payAtOnce(c, token, orderId);
     await awaitActivated(c, token, activationId);
     return { [activationWorkflowId(activationId)]: 'paid-checks-then-paid' };
@@ -394,13 +395,8 @@ const settlementGivesUp: VariantWalk = {
     const c = createDemoClient(opts);
     const token = await customer(c);
     const { orderId } = await createActivation(c, token, DEMO.packages.starter, 'physical');
-    const payment = await c.call<z.infer<typeof MobileWalletResult>>(
-      'POST',
-      '/payments/mobile-wallet',
-      { orderId, mobileNumber: `05${digits(8)}`, idempotencyKey: `corpus-${randomUUID()}` },
-      { token },
-    );
-    await new Promise((resolve) => setTimeout(resolve, 5_000)); // silence, a lookup, silence, the end
+    const payment = await payByWallet(c, token, orderId);
+    await sleep(5_000); // silence, a lookup, silence, the end
     return { [paymentWorkflowId(payment.paymentId)]: 'lookups-exhausted' };
   },
 };
@@ -442,7 +438,7 @@ const startedByRelay: VariantWalk = {
     );
     if (!died) throw new Error('the API answered the create it should have died in');
     const { activationId, orderId } = await create(stack);
-    await new Promise((resolve) => setTimeout(resolve, 3_000)); // the relay starts the run within a second or so
+    await sleep(3_000); // the relay starts the run within a second or so
     await verifyIdentity(stack, token, activationId);
     await payAtOnce(stack, token, orderId);
     await awaitActivated(stack, token, activationId);
