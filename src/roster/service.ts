@@ -5,6 +5,7 @@ import type { RosterStatus } from '../entities';
 import { csvColumns, type CsvValue } from '../http/csv';
 import { offsetOf, offsetPageBody, type OffsetPaging } from '../http/pagination';
 import type { PersonalDataCipher } from '../lib/crypto';
+import { retryDeadlocks } from '../db/deadlock';
 import type { Db, Tx } from '../db/sql';
 import { exportRows, rosterPage, rosterTotal, type ExportRow, type LinkStatusFilter, type RosterRow } from './reads';
 import { findContacts, insertEntries, insertUsers, type NewUser } from './repository';
@@ -33,7 +34,6 @@ export interface RosterListQuery extends OffsetPaging {
   search?: string;
 }
 
-const DEADLOCK = '40P01';
 const byKey = (u: NewUser) => u.phoneHash ?? u.emailHash ?? '';
 
 /** The columns of people.csv, exactly as the spec names them. */
@@ -213,15 +213,8 @@ export function createRosterService(deps: RosterServiceDeps) {
    * hold another) can deadlock on the unique indexes; PostgreSQL then aborts one, which starts over
    * and finds the other's rows committed.
    */
-  async function withDeadlockRetry<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (err) {
-        if ((err as { code?: string }).code !== DEADLOCK || attempt >= attempts) throw err;
-        deps.logger.warn({ attempt }, 'roster staging deadlocked; retrying');
-      }
-    }
+  function withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
+    return retryDeadlocks(work, { onDeadlock: (attempt) => deps.logger.warn({ attempt }, 'roster staging deadlocked; retrying') });
   }
 
   return { list, exportCsv, stage };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import Stripe from 'stripe';
 import { z } from 'zod';
+import { retryDeadlocks } from '../db/deadlock';
 import type { Db } from '../db/sql';
 import { AppError, validationError } from '../http/errors';
 import { issuesOf } from '../http/validate';
@@ -61,10 +62,6 @@ const SucceededIntent = IntentRef.extend({
 const MAX_BATCH = 200;
 /** Statements in flight at once: while one commits, the next batch is already on its way. */
 const MAX_IN_FLIGHT = 2;
-/** PostgreSQL's deadlock_detected. */
-const DEADLOCK = '40P01';
-/** Runs of one batch's statement when it keeps deadlocking. */
-const DEADLOCK_ATTEMPTS = 3;
 
 /** What a success must match for the gate: the metadata ids, the currency and both amounts as stored; null when it cannot match. */
 function gateOf(intent: z.infer<typeof SucceededIntent>): string[] | null {
@@ -136,15 +133,10 @@ export function createCardProcessorWebhook(deps: CardProcessorWebhookDeps) {
    * its events in arrival order): their inserts then deadlock on the event ids, and PostgreSQL aborts one.
    * That statement changed nothing: run it again (it finds what the other kept), rather than answer 500.
    */
-  async function keepRetryingDeadlocks(batch: KeepRequest[]): Promise<(FoundPayment | null)[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await findAndKeepBatch(deps.db, batch);
-      } catch (err) {
-        if ((err as { code?: string }).code !== DEADLOCK || attempt >= DEADLOCK_ATTEMPTS) throw err;
-        logger.warn({ attempt, events: batch.length }, 'card webhook statement deadlocked; running it again');
-      }
-    }
+  function keepRetryingDeadlocks(batch: KeepRequest[]): Promise<(FoundPayment | null)[]> {
+    return retryDeadlocks(() => findAndKeepBatch(deps.db, batch), {
+      onDeadlock: (attempt) => logger.warn({ attempt, events: batch.length }, 'card webhook statement deadlocked; running it again'),
+    });
   }
 
   /** Finds the payment one event names (in the next batch) and keeps the event when eligible; null: none of ours. */

@@ -257,8 +257,8 @@ describe('POST /webhooks/card-processor: events', () => {
     await other.commit();
 
     expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    // Each run of the route's statement, by the event ids it kept: the batch [e2, e1] ran again (twice when
-    // its first retry took e2 before `other` did, and deadlocked once more).
+    // Each run of the route's statement, by the event ids it kept: the batch [e2, e1] ran again, after a pause
+    // that lets `other` take e2 first (run at once, it could take e2 back and deadlock again: CI saw it).
     const runs = statements.mock.calls.map(([s]) => s as unknown as { name?: string; values: unknown[] });
     statements.mockRestore();
     const batches = runs.filter((s) => s.name === 'webhooks.card-find-and-keep').map((s) => s.values[2]);
