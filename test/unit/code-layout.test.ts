@@ -213,6 +213,63 @@ describe('one public face per area', () => {
     );
     expect(offenders).toEqual([]);
   });
+
+  // "… and on a pair of areas that import each other." A folder is an area of src/ (src/<area>/…) or
+  // activities/, workflows/, worker/ (workflows/contracts/ a folder of its own: what the API and the
+  // activities share with the workflows). Files directly in src/ (config.ts, the composition roots) and
+  // src/cli/ are left aside; type-only imports count. Longer cycles are the folder-cycle lint's
+  // (scripts/folder-cycles.mjs, test/unit/import-cycles.test.ts).
+  function folderOf(target: string): string | null {
+    const parts = target.split('/');
+    if (parts[0] === 'src') {
+      const isDir = fs.existsSync(path.join(ROOT, target)) && fs.statSync(path.join(ROOT, target)).isDirectory();
+      if (parts.length === 2 && !isDir) return null;
+      return parts[1] === 'cli' ? null : `src/${parts[1]}`;
+    }
+    if (!['activities', 'workflows', 'worker'].includes(parts[0])) return null;
+    return parts[0] === 'workflows' && parts[1] === 'contracts' ? 'workflows/contracts' : parts[0];
+  }
+
+  /** "a <-> b (one import each way)" for each pair of folders that import each other. */
+  function mutualPairs(imports: Array<[file: string, target: string]>): string[] {
+    const edges = new Map<string, string>();
+    for (const [file, target] of imports) {
+      const [from, to] = [folderOf(file), folderOf(target)];
+      if (from && to && from !== to && !edges.has(`${from} ${to}`)) edges.set(`${from} ${to}`, `${file} -> ${target}`);
+    }
+    return [...edges.keys()]
+      .map((key) => key.split(' '))
+      .filter(([from, to]) => from < to && edges.has(`${to} ${from}`))
+      .map(([from, to]) => `${from} <-> ${to} (${edges.get(`${from} ${to}`)}; ${edges.get(`${to} ${from}`)})`);
+  }
+
+  const relativeImports = (file: string): Array<[string, string]> =>
+    [...read(file).matchAll(/(?:\bfrom|\bimport\(|\brequire\()\s*'([^']+)'/g)]
+      .filter((m) => m[1].startsWith('.'))
+      .map((m) => [file, path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1]))]);
+
+  it('recognizes two areas that import each other, also through a face or a type', () => {
+    expect(
+      mutualPairs([
+        ['src/payments/settle.ts', 'src/store'],
+        ['src/store/orders.ts', 'src/payments/money'],
+        ['src/billing/service.ts', 'src/contracts'],
+        ['src/config.ts', 'src/billing/service'],
+        ['src/billing/x.ts', 'src/config'],
+        ['activities/quotes.ts', 'workflows/contracts/quote'],
+        ['workflows/contracts/quote.ts', 'activities/quotes'],
+      ]),
+    ).toEqual([
+      'src/payments <-> src/store (src/payments/settle.ts -> src/store; src/store/orders.ts -> src/payments/money)',
+      'activities <-> workflows/contracts (activities/quotes.ts -> workflows/contracts/quote; workflows/contracts/quote.ts -> activities/quotes)',
+    ]);
+  });
+
+  it('finds no pair of areas that import each other', () => {
+    const imports = SCANNED.flatMap((dir) => sourceFiles(dir)).flatMap(relativeImports);
+    expect(imports.length).toBeGreaterThan(500);
+    expect(mutualPairs(imports)).toEqual([]);
+  });
 });
 
 describe('one process, one place', () => {
