@@ -208,7 +208,7 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   // Polls one verification until it is final, superseded by a newer one, or the activation times out.
   const pollIdentity = async (tx: Transaction) => {
     for (;;) {
-      const interrupted = await condition(() => superseded(tx), timers.identityPollIntervalMs);
+      const interrupted = await condition(() => superseded(tx), timers.identityPollIntervalMs, { summary: 'next identity status poll' });
       if (interrupted) return;
       let status: IdentityStatus | 'superseded';
       if (Date.now() >= tx.expiresAt) status = 'expired';
@@ -229,7 +229,7 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
   };
 
   const cancelTimer = (async () => {
-    await condition(() => state.status !== 'pending', timers.cancelAfterMs);
+    await condition(() => state.status !== 'pending', timers.cancelAfterMs, { summary: 'cancel deadline: verified and paid by then' });
     if (state.status === 'pending') timedOut = true;
   })();
   // Cancelling the run rejects the timer too; the main path handles that cancellation.
@@ -250,6 +250,7 @@ export async function activationWorkflow(input: ActivationWorkflowInput): Promis
       const woke = await condition(
         () => timedOut || readyForHandoff(state) || (transaction !== undefined && transaction.generation !== polled),
         timers.paidCheckIntervalMs ?? 5 * 60_000,
+        { summary: 'paid check: no signal for a while' },
       );
       if (!woke) {
         // No signal for a while: the payment may have completed while Temporal was away.

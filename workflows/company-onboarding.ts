@@ -128,7 +128,7 @@ export async function companyOnboardingWorkflow(input: CompanyWorkflowInput): Pr
       await condition(work);
       return true;
     }
-    return condition(work, input.readinessRecheckMs ?? READINESS_RECHECK_MS);
+    return condition(work, input.readinessRecheckMs ?? READINESS_RECHECK_MS, { summary: 'readiness recheck' });
   }
 
   function timeToContinue(): boolean {

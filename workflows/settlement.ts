@@ -73,7 +73,7 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
       // Settled. A webhook that read the payment as processing a moment ago may still be handing
       // its event over: wait for it here rather than let signal-with-start open a second run.
       const lingerMs = input.settledLingerMs ?? 0;
-      if (lingerMs === 0 || !(await condition(() => queue.length > 0, lingerMs))) break;
+      if (lingerMs === 0 || !(await condition(() => queue.length > 0, lingerMs, { summary: 'settled: linger for a late event' }))) break;
     }
     if (queue.length === 0 && workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
@@ -85,7 +85,8 @@ export async function settlementWorkflow(input: SettlementWorkflowInput): Promis
         });
       }
     }
-    const heard = queue.length > 0 || (await condition(() => queue.length > 0, input.silenceTimeoutMs));
+    const heard =
+      queue.length > 0 || (await condition(() => queue.length > 0, input.silenceTimeoutMs, { summary: 'silence: look the payment up' }));
     if (heard) {
       state.outcome = await apply(queue.shift()!);
       continue;

@@ -154,7 +154,10 @@ async function runStoreOrder(input: StoreOrderWorkflowInput): Promise<StoreOrder
         state.paid = true;
         return true;
       }
-      if (await condition(() => state.paid, Math.min(left, timers.pollIntervalMs))) return true;
+      if (
+        await condition(() => state.paid, Math.min(left, timers.pollIntervalMs), { summary: 'payment wait: check paid, or expire at TTL' })
+      )
+        return true;
       // No signal for a while: the payment may have completed while Temporal was away.
       if (Date.now() < expiresAt && (await records.isStoreOrderPaid({ orderId }))) {
         state.paid = true;
@@ -178,7 +181,9 @@ async function runStoreOrder(input: StoreOrderWorkflowInput): Promise<StoreOrder
       setStatus('awaiting_provider');
       const left = deliverByMs - Date.now();
       if (left <= 0) return { status: 'failed', reason: DELIVERY_DEADLINE_PASSED };
-      await condition(() => callbackWaiting || requeueAsked, Math.min(left, timers.pollIntervalMs));
+      await condition(() => callbackWaiting || requeueAsked, Math.min(left, timers.pollIntervalMs), {
+        summary: 'provider poll: read the order',
+      });
       if (requeueAsked) return 'requeued';
       callbackWaiting = false;
       // A callback or the poll: read the order from the provider (at the deadline too: a last look).

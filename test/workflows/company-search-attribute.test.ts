@@ -81,3 +81,32 @@ it('finds the run by CompanyId, and still finds the new run after continue-as-ne
     await handle.terminate('test done');
   });
 });
+
+it('WORKFLOW_CONTINUE_AS_NEW_AFTER reaches the runs the API starts: one event, then a new run, which keeps the quota', async () => {
+  const taskQueue = uniqueTaskQueue('company-can');
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await bundleWorkflows(require.resolve('../../workflows')),
+    dataConverter: testDataConverter,
+    activities: { companyReadiness: () => Promise.resolve(READY), companyNoticeDeliveries: () => Promise.resolve([]) },
+  });
+  await worker.runUntil(async () => {
+    const companyId = randomUUID();
+    const runs = createCompanyRuns(
+      env.client,
+      { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_SEARCH_ATTRIBUTES: true, LOG_LEVEL: 'silent', WORKFLOW_CONTINUE_AS_NEW_AFTER: 1 },
+      { db: db.sql },
+    );
+    await runs.start(companyId);
+    const handle = env.client.workflow.getHandle<typeof companyOnboardingWorkflow>(companyWorkflowId(companyId));
+    const first = (await handle.describe()).runId;
+    await runs.readinessChanged(companyId, 'rosterStaged');
+    await eventually(async () => expect((await handle.describe()).runId).not.toBe(first), 10_000);
+    const second = (await handle.describe()).runId;
+    await runs.readinessChanged(companyId, 'contractConfirmed');
+    await eventually(async () => expect((await handle.describe()).runId).not.toBe(second), 10_000);
+    expect(await handle.query(companyStateQuery)).toMatchObject({ status: 'pending', readiness: READY });
+    await handle.terminate('test done');
+  });
+});

@@ -9,6 +9,7 @@ import type { SignalSender } from '../../src/workflow-signals/kinds';
 import { temporalSignalSender } from '../../src/workflow-signals/temporal';
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
@@ -26,7 +27,14 @@ import { signInAs } from '../helpers/company-routes';
 import { realActivities } from '../helpers/real-activities';
 import { createStoreApp, productId } from '../helpers/store';
 import { esimCallback } from '../helpers/webhooks';
-import { bundleWorkflows, createTimeSkippingEnv, runTestWorker, uniqueTaskQueue, type RunningTestWorker } from '../helpers/temporal';
+import {
+  bundleWorkflows,
+  createTimeSkippingEnv,
+  runTestWorker,
+  testDataConverter,
+  uniqueTaskQueue,
+  type RunningTestWorker,
+} from '../helpers/temporal';
 
 jest.setTimeout(120_000);
 
@@ -140,6 +148,19 @@ const qrEmails = async () =>
   (await t.db.query<{ n: number }>(`select count(*)::int as n from message_outbox where purpose = 'esim.qr'`))[0].n;
 const refundRecords = (orderId: string) =>
   t.db.query<{ code: string }>(`select code from reconciliation_records where order_id = $1`, [orderId]);
+/** The summary of each timer the run started, decoded as the UI's codec server would. */
+async function timerSummaries(orderId: string): Promise<unknown[]> {
+  const { events } = await handle(orderId).fetchHistory();
+  const summaries = (events ?? []).filter((e) => e.timerStartedEventAttributes).map((e) => e.userMetadata?.summary ?? null);
+  return Promise.all(
+    summaries.map(async (payload) => {
+      if (!payload) return null;
+      let decoded = payload;
+      for (const codec of [...(testDataConverter.payloadCodecs ?? [])].reverse()) [decoded] = await codec.decode([decoded]);
+      return defaultPayloadConverter.fromPayload(decoded);
+    }),
+  );
+}
 const status = async (orderId: string, wanted: string) => eventually(async () => expect((await row(orderId)).status).toBe(wanted), 20_000);
 
 describe('a synchronous product', () => {
@@ -200,6 +221,10 @@ describe('timers', () => {
     expect(await result(id)).toBe('issued');
     const state = await handle(id).query(storeOrderStateQuery);
     expect([state.callbacks, state.reconciliations >= 1]).toEqual([0, true]);
+    // What an operator reads on each timer in the Temporal UI (a timer without a summary shows only its id and length).
+    expect(new Set(await timerSummaries(id))).toEqual(
+      new Set(['payment wait: check paid, or expire at TTL', 'provider poll: read the order']),
+    );
   });
 
   it('no profile by STORE_DELIVERY_DEADLINE: `failed` with the refund record; a requeue then issues it', async () => {
