@@ -8,7 +8,9 @@
  * - Paid → issued: orders of the synchronous mock SKU paid by card (the mock processor completes at
  *   once and the payment service signals the run), then the run places the order, stores the profile and
  *   queues the QR e-mail. Measured on the database's own timestamps: the store order's issuedAt minus
- *   the payment's paidAt (both written by the servers), one order at a time.
+ *   the payment's paidAt (both written by the servers), one order at a time. An order slower than
+ *   SLOW_MS prints its timeline: who started its run and sent its paid signal, when, and its history's
+ *   events, each in ms since paidAt.
  *
  * Budgets (issue 25): order creation server-side p50 ≤ 20 ms; paid → issued p50 < 500 ms (dev server,
  * synchronous mock).
@@ -21,6 +23,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
+import type { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+
+const { EventType } = proto.api.enums.v1;
 import pino from 'pino';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -42,6 +48,7 @@ import { signedInUser } from './lib/sign-up';
 import { fmt, latencyStats, type LatencyStats } from './lib/stats';
 import { requestTimer } from './lib/timing';
 import { startDevServer } from './webhook-burst/dev-server';
+import { storeOrderWorkflowId } from '../workflows/contracts/store-order-contract';
 
 const TASK_QUEUE = 'bench-store-orders';
 const ORDERS = 200;
@@ -49,6 +56,8 @@ const WARMUP = 20;
 const ISSUED = 30;
 const BUDGET = { createP50Ms: 20, paidToIssuedP50Ms: 500 };
 const SKU = 'MOCK-SYNC-SA-5GB';
+/** An order slower than this from paid to issued has its timeline printed: who started its run and sent its signal, when. */
+const SLOW_MS = 1_000;
 const productIdOf = (sku: string) => MOCK_STORE_SKUS.find((s) => s.sku === sku)!.id;
 
 export interface StoreOrdersReport {
@@ -156,6 +165,8 @@ async function benchStoreOrders(ctx: PhaseContext): Promise<StoreOrdersReport> {
       await waitIssued(pool, id);
       clientIssued.push(performance.now() - start);
       paidToIssued.push(await issuedAfterPaidMs(pool, id));
+      if (paidToIssued.at(-1)! > SLOW_MS)
+        console.log(`  slow: ${await timeline(pool, id)}\n    run: ${await runEvents(temporal.client, pool, id)}`);
     }
     const report: Omit<StoreOrdersReport, 'budgets' | 'verdict'> = {
       orders: ORDERS,
@@ -195,6 +206,37 @@ async function issuedAfterPaidMs(pool: Pool, id: string): Promise<number> {
     [id],
   );
   return rows[0].ms;
+}
+
+/** The run's history as `event type +ms` since the payment's paidAt (the slow orders' second line). */
+async function runEvents(client: Client, pool: Pool, id: string): Promise<string> {
+  const { rows } = await pool.query<{ paid: Date }>(
+    'select p.paid_at as paid from store_orders s join payments p on p.id = s.payment_id where s.id = $1',
+    [id],
+  );
+  const { events } = await client.workflow.getHandle(storeOrderWorkflowId(id)).fetchHistory();
+  return (events ?? [])
+    .map((e) => {
+      const at = Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6) - rows[0].paid.getTime();
+      return `${EventType[e.eventType!].replace('EVENT_TYPE_', '').toLowerCase()} ${at}`;
+    })
+    .join(', ');
+}
+
+/** Milliseconds from the payment's paidAt to each step of one order: its run's start and its signals (the API's or the relay's), issued. */
+async function timeline(pool: Pool, id: string): Promise<string> {
+  const since = (column: string) => `(extract(epoch from ${column} - p.paid_at) * 1000)::int`;
+  const { rows } = await pool.query<Record<string, unknown>>(
+    `select ${since('w.created_at')} as "start written", ${since('w.started_at')} as "run started", w.attempts as "start attempts",
+            g.signal, ${since('g.created_at')} as "signal written", ${since('g.delivered_at')} as "signal delivered",
+            g.attempts as "signal attempts", g.last_error as "signal error", ${since('s.issued_at')} as issued
+       from store_orders s join payments p on p.id = s.payment_id
+       left join workflow_starts w on w.workflow_id = $2
+       left join workflow_signals g on g.workflow_id = $2
+      where s.id = $1`,
+    [id, storeOrderWorkflowId(id)],
+  );
+  return JSON.stringify(rows);
 }
 
 // ---------------------------------------------------------------------------
