@@ -58,7 +58,8 @@ beforeAll(async () => {
       MAILPIT_URL: mailpit.url,
       CARD_PROCESSOR_WEBHOOK_URL: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/webhooks/card-processor`,
       CARD_PROCESSOR_WEBHOOK_SECRET: SECRET,
-      IDENTITY_DELAY_MS: '200',
+      // Long enough that the first status read, right after the start, still finds it waiting on a busy CI box (200 ms did not).
+      IDENTITY_DELAY_MS: '1500',
       PAYMENT_DELAY_MS: '100',
     },
     stdio: 'ignore',
@@ -100,7 +101,7 @@ it('verifies an identity as the identity provider does: waiting, then completed'
   const started = await identity.initiate({ idNumber: '1234567890', identityType: 'citizen', reference: 'a-1' });
   expect(started.randomCode).toMatch(/^\d+$/);
   expect(await identity.status(started.transId)).toBe('waiting');
-  await eventually(async () => expect(await identity.status(started.transId)).toBe('completed'), 3_000);
+  await eventually(async () => expect(await identity.status(started.transId)).toBe('completed'), 5_000);
 });
 
 it('validates, activates and issues eSIMs as a telecom operator does', async () => {
