@@ -1,10 +1,10 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
 import type { ActivationRuns, StartActivation } from './runs';
 import { ACTIVATION_WORKFLOW_TYPE, type ActivationWorkflow } from '../../workflows/contracts/activation-contract';
 import { activationWorkflowId, type ActivationWorkflowInput } from '../../workflows/contracts/activation-contract';
-import { START_DEADLINE_MS } from '../temporal/connection';
+import { startOnce } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
 export type ActivationRunsConfig = Pick<
@@ -27,15 +27,8 @@ export function createActivationRuns(
   opts: { startDeadlineMs?: number } = {},
 ): ActivationRuns {
   const useSearchAttributes = config.TEMPORAL_SEARCH_ATTRIBUTES;
-  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   return {
-    async start(a) {
-      try {
-        await client.withDeadline(Date.now() + startDeadlineMs, () => startRun(a));
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
-    },
+    start: (a) => startOnce(client, () => startRun(a), opts.startDeadlineMs),
   };
 
   async function startRun(a: StartActivation): Promise<void> {

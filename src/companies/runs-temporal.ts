@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { statusAndChanges } from './repository';
@@ -16,7 +16,7 @@ import {
   type CompanyWorkflowInput,
   type StatusChangeRequest,
 } from '../../workflows/contracts/company-contract';
-import { START_DEADLINE_MS } from '../temporal/connection';
+import { startOnce } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { executeAction, type ActionKey } from '../temporal/update';
 
@@ -41,14 +41,14 @@ export function createCompanyRuns(
   opts: { db: Sql; logger?: Pick<Logger, 'warn'>; startDeadlineMs?: number },
 ): CompanyRuns {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
-  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (companyId: string) => client.workflow.getHandle(companyWorkflowId(companyId));
 
   return {
     async start(companyId) {
       const input: CompanyWorkflowInput = { companyId, status: 'pending', continueAsNewAfter: config.WORKFLOW_CONTINUE_AS_NEW_AFTER };
-      try {
-        await client.withDeadline(Date.now() + startDeadlineMs, () =>
+      await startOnce(
+        client,
+        () =>
           client.workflow.start<CompanyOnboardingWorkflow>(COMPANY_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: companyWorkflowId(companyId),
@@ -60,10 +60,8 @@ export function createCompanyRuns(
               ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.CompanyId, value: companyId }])
               : undefined,
           }),
-        );
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+        opts.startDeadlineMs,
+      );
     },
 
     async changeStatus(companyId, request) {

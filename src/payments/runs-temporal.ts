@@ -9,6 +9,7 @@ import {
   type SettlementWorkflow,
   type SettlementWorkflowInput,
 } from '../../workflows/contracts/settlement-contract';
+import { startOnce } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 
 export type PaymentRunsConfig = Pick<
@@ -22,7 +23,8 @@ export type PaymentRunsConfig = Pick<
 
 /** The relay's wait for one hand-over: a Temporal that does not take the signal by then is retried later. */
 const DELIVER_DEADLINE_MS = 5_000;
-const START_DEADLINE_MS = 10_000;
+/** The create-intent's one try at starting settlement (a run not started by then is started by the processor's callback). */
+const SETTLEMENT_START_DEADLINE_MS = 10_000;
 
 /**
  * Id policies, chosen on purpose:
@@ -49,8 +51,9 @@ export function createPaymentRuns(client: Client, config: PaymentRunsConfig): Pa
     config.TEMPORAL_SEARCH_ATTRIBUTES ? new TypedSearchAttributes([{ key: SEARCH_ATTRIBUTES.PaymentId, value: paymentId }]) : undefined;
   return {
     async startSettlement(paymentId) {
-      try {
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      await startOnce(
+        client,
+        () =>
           client.workflow.start<SettlementWorkflow>(SETTLEMENT_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: paymentWorkflowId(paymentId),
@@ -59,12 +62,8 @@ export function createPaymentRuns(client: Client, config: PaymentRunsConfig): Pa
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
             typedSearchAttributes: searchAttributes(paymentId),
           }),
-        );
-      } catch (err) {
-        // Already ran to the end: settlement happened (or was given up) once, which is the point.
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-        throw err;
-      }
+        SETTLEMENT_START_DEADLINE_MS,
+      );
     },
 
     async deliverEvent(paymentId, event) {

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Sql } from '../db/sql';
@@ -20,7 +20,7 @@ import {
 } from '../../workflows/contracts/quote-contract';
 import { tipRefusal } from '../../workflows/contracts/quote-rules';
 import { readQuoteTip } from './tip';
-import { START_DEADLINE_MS } from '../temporal/connection';
+import { startOnce } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { executeAction, type ActionKey } from '../temporal/update';
 
@@ -38,7 +38,6 @@ export function createQuoteRuns(
   config: QuoteRunsConfig,
   opts: { db: Sql; startDeadlineMs?: number; updateDeadlineMs?: number },
 ): QuoteRuns {
-  const startDeadlineMs = opts.startDeadlineMs ?? START_DEADLINE_MS;
   const handle = (chainRootId: string) => client.workflow.getHandle(quoteWorkflowId(chainRootId));
 
   /**
@@ -85,8 +84,9 @@ export function createQuoteRuns(
 
   return {
     async start(input) {
-      try {
-        await client.withDeadline(Date.now() + startDeadlineMs, () =>
+      await startOnce(
+        client,
+        () =>
           client.workflow.start<QuoteNegotiationWorkflow>(QUOTE_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: quoteWorkflowId(input.chainRootId),
@@ -101,10 +101,8 @@ export function createQuoteRuns(
                 ])
               : undefined,
           }),
-        );
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+        opts.startDeadlineMs,
+      );
     },
     submit: (chainRootId, request) => act('submit', submitUpdate, chainRootId, request),
     startReview: (chainRootId, request) => act('startReview', startReviewUpdate, chainRootId, request),

@@ -1,9 +1,9 @@
 // The store's two processes on a Temporal client: its orders (StoreOrderRuns) and its catalog syncs
 // (StoreSyncRuns), the ports of ./runs.ts.
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from '../config';
-import { START_DEADLINE_MS } from '../temporal/connection';
+import { startOnce } from '../temporal/connection';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { STORE_ORDER_WORKFLOW_TYPE, storeOrderWorkflowId, type StoreOrderWorkflow } from '../../workflows/contracts/store-order-contract';
 import {
@@ -25,7 +25,6 @@ export function createStoreOrderRuns(
   config: StoreOrderRunsConfig,
   opts: { startDeadlineMs?: number } = {},
 ): StoreOrderRuns {
-  const deadline = () => Date.now() + (opts.startDeadlineMs ?? START_DEADLINE_MS);
   const attributes = (orderId: string, userId: string) =>
     config.TEMPORAL_SEARCH_ATTRIBUTES
       ? new TypedSearchAttributes([
@@ -36,8 +35,9 @@ export function createStoreOrderRuns(
 
   return {
     async start({ orderId, userId }, late) {
-      try {
-        await client.withDeadline(deadline(), () =>
+      await startOnce(
+        client,
+        () =>
           client.workflow.start<StoreOrderWorkflow>(STORE_ORDER_WORKFLOW_TYPE, {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             workflowId: storeOrderWorkflowId(orderId),
@@ -47,10 +47,8 @@ export function createStoreOrderRuns(
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
             typedSearchAttributes: attributes(orderId, userId),
           }),
-        );
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+        opts.startDeadlineMs,
+      );
     },
   };
 }
@@ -65,20 +63,15 @@ const SYNC_TIMEOUT = '30 minutes';
  * and again) with USE_EXISTING (a start that finds its sync running joins it instead of doubling it).
  */
 export function createStoreSyncRuns(client: Client, config: StoreSyncRunsConfig, opts: { startDeadlineMs?: number } = {}): StoreSyncRuns {
-  const deadline = () => Date.now() + (opts.startDeadlineMs ?? START_DEADLINE_MS);
   const common = {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowExecutionTimeout: SYNC_TIMEOUT,
   };
+  // USE_EXISTING: a start that finds its sync running joins it (startOnce also reads "already started" as started).
   const started = async (workflowId: string, start: () => Promise<unknown>) => {
-    try {
-      await client.withDeadline(deadline(), start);
-    } catch (err) {
-      // Not expected with USE_EXISTING; if a server answers it anyway, the run is there.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startOnce(client, start, opts.startDeadlineMs);
     return { workflowId };
   };
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, type TLSConfig } from '@temporalio/client';
 import { ConfigError, temporalUsesTls, type Config, type TemporalTlsSettings } from '../config';
 import { temporalClientInterceptors } from '../telemetry/temporal';
 import { dataConverterFromConfig } from './codec';
@@ -9,6 +9,19 @@ import { dataConverterFromConfig } from './codec';
  * and the start relay's per start. A start that does not answer in time stays pending (src/workflow-starts).
  */
 export const START_DEADLINE_MS = 3_000;
+
+/**
+ * One attempt at starting a run, within `deadlineMs`. A start that finds its run already there (the start
+ * relay or an earlier attempt whose answer was lost started it, or it closed under an id policy that refuses
+ * a second) counts as started: each workflow id names one business thing.
+ */
+export async function startOnce(client: Client, start: () => Promise<unknown>, deadlineMs = START_DEADLINE_MS): Promise<void> {
+  try {
+    await client.withDeadline(Date.now() + deadlineMs, start);
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
 
 export interface TemporalHandle {
   client: Client;
