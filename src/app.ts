@@ -54,6 +54,7 @@ import type { Config } from './config';
 import { healthRoutes } from './health/routes';
 import { createResponseContract } from './http/contract';
 import { createErrorHandler } from './http/error-middleware';
+import { weakEtag } from './http/etag';
 import { AppError } from './http/errors';
 import { companyAdminRoutes } from './companies/admin-routes';
 import { createCompanyAdmin } from './companies/admin-service';
@@ -378,6 +379,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
+  app.set('etag', weakEtag);
   // First, so every answer carries them: errors, 404s, 405s and what the rate limit refuses too.
   app.use(securityHeaders());
   app.use(requestLogger(deps.logger, { meter: deps.meter }));

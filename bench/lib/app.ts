@@ -4,8 +4,7 @@ import { loadConfig, type Config } from '../../src/config';
 import type { Pool } from 'pg';
 import { openPool } from '../../src/db/database';
 import { createDb, type Db } from '../../src/db/sql';
-import pino from 'pino';
-import { createLogger } from '../../src/http/logger';
+import { asyncDestination, createLogger } from '../../src/http/logger';
 
 /** What a server child is built from: the configuration and the bench database (set by the parent). */
 export interface ServerContext {
@@ -37,7 +36,7 @@ export function discardLogger(config: Config) {
 
 /** Logs written as the API writes them to its standard output (src/http/logger.ts), to /dev/null: the write's cost counts too. */
 export function writtenLogger(config: Config) {
-  return createLogger(config.LOG_LEVEL, pino.destination({ dest: '/dev/null', sync: false }));
+  return createLogger(config.LOG_LEVEL, asyncDestination('/dev/null'));
 }
 
 export function openDb(ctx: ServerContext): Promise<{ db: Db; pool: Pool }> {

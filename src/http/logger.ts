@@ -66,7 +66,20 @@ let stdout: pino.DestinationStream | undefined;
  * the lines of its last milliseconds.
  */
 export function stdoutDestination(): pino.DestinationStream {
-  return (stdout ??= pino.destination({ dest: 1, sync: false }));
+  return (stdout ??= asyncDestination(1));
+}
+
+/**
+ * The largest write(2) the log makes. pino's stream (sonic-boom) appends each line to the chunk it keeps
+ * while a write is under way and measures that whole chunk again (Buffer.byteLength) at every line: at
+ * its default of 16 KiB that took 3.1 µs a line, at 4 KiB 1.3 µs, for one write(2) per ~20 access lines
+ * (docs/benchmarks.md, "The per-request floor").
+ */
+const LOG_WRITE_BYTES = 4096;
+
+/** An asynchronous log destination (a file descriptor or a path), as the API and the worker write theirs. */
+export function asyncDestination(dest: number | string): pino.DestinationStream {
+  return pino.destination({ dest, sync: false, maxWrite: LOG_WRITE_BYTES });
 }
 
 export function createLogger(level: string, destination: pino.DestinationStream = stdoutDestination()): Logger {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Personal data at rest: AES-256-GCM with a random 96-bit IV per value.
@@ -59,8 +59,9 @@ export function createPersonalDataCipher(encryptionKeyBase64: string, hashKey: s
   };
 }
 
+/** SHA-256 in hex; one-shot (no Hash object), as every signed-in request hashes its token. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time comparison of two hex or text digests of any length. */
