@@ -197,7 +197,7 @@ const RETRY_LATER: HeaderSpec = {
 const SHARED_HEADERS = [REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS, RETRY_AFTER];
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-/** A JSON answer's bytes (`undefined`, which JSON cannot spell, as Express sends it: no body). */
+/** A JSON answer's bytes (`undefined`, which JSON cannot spell: an empty body). */
 const jsonBytes = (body: unknown) => Buffer.from(JSON.stringify(body) ?? '');
 
 /** Builds the one place where routes are defined: guard, validation, OpenAPI and response checks from one spec. */
