@@ -154,10 +154,10 @@ async function runStoreOrder(input: StoreOrderWorkflowInput): Promise<StoreOrder
         state.paid = true;
         return true;
       }
-      if (
-        await condition(() => state.paid, Math.min(left, timers.pollIntervalMs), { summary: 'payment wait: check paid, or expire at TTL' })
-      )
-        return true;
+      const signalled = await condition(() => state.paid, Math.min(left, timers.pollIntervalMs), {
+        summary: 'payment wait: check paid, or expire at TTL',
+      });
+      if (signalled) return true;
       // No signal for a while: the payment may have completed while Temporal was away.
       if (Date.now() < expiresAt && (await records.isStoreOrderPaid({ orderId }))) {
         state.paid = true;

@@ -72,8 +72,8 @@ export function stdoutDestination(): pino.DestinationStream {
 /**
  * The largest write(2) the log makes. pino's stream (sonic-boom) appends each line to the chunk it keeps
  * while a write is under way and measures that whole chunk again (Buffer.byteLength) at every line: at
- * its default of 16 KiB that took 3.1 µs a line, at 4 KiB 1.3 µs, for one write(2) per ~20 access lines
- * (docs/benchmarks.md, "The per-request floor").
+ * its default of 16 KiB that took 3.1 µs a line, at 4 KiB 1.3 µs, still one write(2) per ~25 access
+ * lines under load (docs/benchmarks.md, "The per-request floor").
  */
 const LOG_WRITE_BYTES = 4096;
 
